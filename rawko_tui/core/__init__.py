@@ -1,0 +1,1 @@
+"""The headless core: store, arbiter, explanations, lint. Never imports Textual or anthropic."""

@@ -1,0 +1,755 @@
+"""JavaScript regular expressions (flag ``i``, no ``u``), run in linear time.
+
+SPEC-0007's arbiter builds patterns with ``new RegExp(source, "i")`` and runs
+them on V8.  To say exactly what that arbiter decides, this module parses the
+source with the ECMAScript grammar *including Annex B* (the lenient web
+grammar V8 uses without the ``u`` flag), reports the same syntax errors, and
+translates the pattern into RE2 syntax so that no user pattern can take more
+than linear time.  Patterns RE2 cannot express (backreferences, lookaround,
+repetition counts over 1000) run on the ``regex`` module under a timeout.
+
+JavaScript semantics that differ from Python's and are reproduced here:
+
+* matching works on UTF-16 code units: an astral character is two units, so
+  ``.`` matches half of it.  Both the pattern and the text are mapped to
+  code units; surrogate units are carried as plane-15 code points, which
+  cannot otherwise occur in the mapped text.
+* ``i`` compares ``Canonicalize(ch)`` (simple upper-casing that never maps a
+  non-ASCII unit to ASCII), not Unicode case folding; literals and classes
+  are expanded into explicit sets so the engines run case-sensitively.
+* ``.`` excludes ``\\n``, ``\\r``, U+2028 and U+2029; ``$`` matches only at the
+  very end; ``\\s`` is JavaScript's white-space set; ``\\d``/``\\w``/``\\b`` are
+  ASCII.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+from dataclasses import dataclass
+from typing import Callable
+
+# Backtracking fallback budget: long enough for any sane pattern, short enough
+# that a keystroke never waits on a pathological one.
+FALLBACK_TIMEOUT_SECONDS = 0.05
+
+_RE2_MAX_REPEAT = 1000
+_SURROGATE_LO, _SURROGATE_HI = 0xD800, 0xDFFF
+_SURROGATE_CARRIER = 0xF0000  # plane 15: where surrogate units travel
+
+JS_WHITESPACE = (
+    "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_LINE_TERMINATORS = (0x0A, 0x0D, 0x2028, 0x2029)
+
+
+class JsRegexSyntaxError(ValueError):
+    """The pattern is not a valid JavaScript regular expression (V8 would throw)."""
+
+
+class JsRegexTimeout(RuntimeError):
+    """A backtracking-only pattern did not finish within the time budget."""
+
+
+Ranges = list[tuple[int, int]]  # sorted, disjoint, inclusive, in code-unit space
+
+
+# --------------------------------------------------------------------------
+# Character sets
+# --------------------------------------------------------------------------
+
+
+def _normalize(ranges: Ranges) -> Ranges:
+    out: Ranges = []
+    for lo, hi in sorted(ranges):
+        if out and lo <= out[-1][1] + 1:
+            if hi > out[-1][1]:
+                out[-1] = (out[-1][0], hi)
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def _complement(ranges: Ranges) -> Ranges:
+    out: Ranges = []
+    start = 0
+    for lo, hi in _normalize(ranges):
+        if lo > start:
+            out.append((start, lo - 1))
+        start = hi + 1
+    if start <= 0xFFFF:
+        out.append((start, 0xFFFF))
+    return out
+
+
+def _contains(ranges: Ranges, unit: int) -> bool:
+    i = bisect.bisect_right(ranges, (unit, 0x10FFFF)) - 1
+    return i >= 0 and ranges[i][0] <= unit <= ranges[i][1]
+
+
+_DIGIT: Ranges = [(0x30, 0x39)]
+_WORD: Ranges = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
+_SPACE: Ranges = _normalize([(ord(c), ord(c)) for c in JS_WHITESPACE])
+_DOT: Ranges = _complement([(u, u) for u in _LINE_TERMINATORS])
+_CLASS_ESCAPES: dict[str, Ranges] = {
+    "d": _DIGIT,
+    "D": _complement(_DIGIT),
+    "w": _WORD,
+    "W": _complement(_WORD),
+    "s": _SPACE,
+    "S": _complement(_SPACE),
+}
+
+
+@functools.cache
+def _case_groups() -> tuple[list[int], dict[int, tuple[int, ...]]]:
+    """Units that ``Canonicalize`` (non-unicode, ignoreCase) makes equal to another unit.
+
+    Returns the sorted list of such units and, for each, its whole group.
+    """
+    canon: dict[int, int] = {}
+    for unit in range(0x10000):
+        if _SURROGATE_LO <= unit <= _SURROGATE_HI:
+            continue
+        upper = chr(unit).upper()
+        if len(upper) != 1:
+            continue
+        cu = ord(upper)
+        if cu == unit or cu > 0xFFFF or (unit >= 128 and cu < 128):
+            continue
+        canon[unit] = cu
+    members: dict[int, set[int]] = {}
+    for unit, cu in canon.items():
+        members.setdefault(cu, {cu}).add(unit)
+    group_of: dict[int, tuple[int, ...]] = {}
+    for group in members.values():
+        ordered = tuple(sorted(group))
+        for unit in ordered:
+            group_of[unit] = ordered
+    return sorted(group_of), group_of
+
+
+@functools.lru_cache(maxsize=8192)
+def _case_closure(ranges: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """All units equal under ``Canonicalize`` to some unit of the set."""
+    cased, group_of = _case_groups()
+    extra: Ranges = []
+    for lo, hi in ranges:
+        start = bisect.bisect_left(cased, lo)
+        stop = bisect.bisect_right(cased, hi)
+        for unit in cased[start:stop]:
+            extra.extend((u, u) for u in group_of[unit])
+    return tuple(_normalize(list(ranges) + extra)) if extra else ranges
+
+
+# --------------------------------------------------------------------------
+# Syntax tree
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Node:
+    kind: str  # alt, seq, set, assert, group, look, backref, repeat
+    children: tuple = ()
+    ranges: tuple = ()  # for "set": the matching set (already case-closed)
+    value: object = None  # assert: ^ $ b B; group: capture flag; look: = ! <= <!; backref: n
+    min: int = 0
+    max: int | None = None  # None = unbounded
+    greedy: bool = True
+
+
+def _to_units(text: str) -> list[int]:
+    units: list[int] = []
+    for ch in text:
+        cp = ord(ch)
+        if cp > 0xFFFF:
+            cp -= 0x10000
+            units.append(0xD800 + (cp >> 10))
+            units.append(0xDC00 + (cp & 0x3FF))
+        else:
+            units.append(cp)
+    return units
+
+
+def _is_hex(u: int) -> bool:
+    return 0x30 <= u <= 0x39 or 0x41 <= u <= 0x46 or 0x61 <= u <= 0x66
+
+
+def _is_digit(u: int) -> bool:
+    return 0x30 <= u <= 0x39
+
+
+def _is_ascii_letter(u: int) -> bool:
+    return 0x41 <= u <= 0x5A or 0x61 <= u <= 0x7A
+
+
+class _Parser:
+    """ECMAScript RegExp grammar, non-unicode mode with Annex B extensions."""
+
+    def __init__(self, source: str, ignore_case: bool):
+        self.src = _to_units(source)
+        self.pos = 0
+        self.ignore_case = ignore_case
+        self.capture_count, self.group_names = self._prescan()
+        self.has_named = bool(self.group_names)
+        self.needs_backtracking = False
+        self.max_count = 0
+
+    # -- helpers -------------------------------------------------------
+    def _peek(self, offset: int = 0) -> int | None:
+        i = self.pos + offset
+        return self.src[i] if i < len(self.src) else None
+
+    def _eat(self, unit: str) -> bool:
+        if self._peek() == ord(unit):
+            self.pos += 1
+            return True
+        return False
+
+    def _error(self, message: str) -> JsRegexSyntaxError:
+        return JsRegexSyntaxError(message)
+
+    def _prescan(self) -> tuple[int, list[str]]:
+        count, names, i, in_class = 0, [], 0, False
+        src = self.src
+        while i < len(src):
+            u = src[i]
+            if u == 0x5C:  # backslash
+                i += 2
+                continue
+            if in_class:
+                in_class = u != 0x5D
+            elif u == 0x5B:
+                in_class = True
+            elif u == 0x28:
+                if i + 1 < len(src) and src[i + 1] == 0x3F:  # (?
+                    if i + 2 < len(src) and src[i + 2] == 0x3C and i + 3 < len(src) and src[i + 3] not in (0x3D, 0x21):
+                        count += 1
+                        end = i + 3
+                        while end < len(src) and src[end] != 0x3E:
+                            end += 1
+                        names.append("".join(chr(c) for c in src[i + 3 : end]))
+                else:
+                    count += 1
+            i += 1
+        return count, names
+
+    def _set(self, ranges: Ranges, negate: bool = False) -> Node:
+        closed = tuple(_normalize(ranges))
+        if self.ignore_case:
+            closed = _case_closure(closed)
+        if negate:
+            closed = tuple(_complement(list(closed)))
+        return Node("set", ranges=closed)
+
+    def _char(self, unit: int) -> Node:
+        return self._set([(unit, unit)])
+
+    # -- grammar -------------------------------------------------------
+    def parse(self) -> Node:
+        node = self._disjunction()
+        if self.pos < len(self.src):
+            if self._peek() == 0x29:
+                raise self._error("Unmatched ')'")
+            raise self._error("Unexpected character")  # pragma: no cover - defensive
+        return node
+
+    def _disjunction(self) -> Node:
+        alternatives = [self._alternative()]
+        while self._eat("|"):
+            alternatives.append(self._alternative())
+        return alternatives[0] if len(alternatives) == 1 else Node("alt", tuple(alternatives))
+
+    def _alternative(self) -> Node:
+        terms: list[Node] = []
+        while True:
+            u = self._peek()
+            if u is None or u in (0x7C, 0x29):  # | )
+                break
+            terms.append(self._term())
+        return Node("seq", tuple(terms))
+
+    def _term(self) -> Node:
+        u = self._peek()
+        # Assertions
+        if u == 0x5E or u == 0x24:  # ^ $
+            self.pos += 1
+            self._no_quantifier_allowed()
+            return Node("assert", value=chr(u))
+        if u == 0x5C and self._peek(1) in (0x62, 0x42):  # \b \B
+            self.pos += 2
+            self._no_quantifier_allowed()
+            return Node("assert", value=chr(self.src[self.pos - 1]))
+        if u == 0x28 and self._peek(1) == 0x3F:  # (?
+            kind = self._peek(2)
+            if kind in (0x3D, 0x21):  # (?= (?!  -- Annex B: quantifiable
+                self.pos += 3
+                inner = self._disjunction()
+                self._expect_close()
+                self.needs_backtracking = True
+                return self._quantified(Node("look", (inner,), value="=" if kind == 0x3D else "!"))
+            if kind == 0x3C and self._peek(3) in (0x3D, 0x21):  # (?<= (?<!
+                self.pos += 4
+                lookbehind = self._peek(-1)
+                inner = self._disjunction()
+                self._expect_close()
+                self.needs_backtracking = True
+                self._no_quantifier_allowed()
+                return Node("look", (inner,), value="<=" if lookbehind == 0x3D else "<!")
+        atom = self._atom()
+        return self._quantified(atom)
+
+    def _expect_close(self) -> None:
+        if not self._eat(")"):
+            raise self._error("Unterminated group")
+
+    def _braced_quantifier_at(self, i: int) -> tuple[int, int | None, int] | None:
+        """Parse ``{n}``, ``{n,}`` or ``{n,m}`` starting at ``i``; return (min, max, end)."""
+        src = self.src
+        if i >= len(src) or src[i] != 0x7B:
+            return None
+        j = i + 1
+        start = j
+        while j < len(src) and _is_digit(src[j]):
+            j += 1
+        if j == start:
+            return None
+        low = int("".join(chr(c) for c in src[start:j]))
+        high: int | None = low
+        if j < len(src) and src[j] == 0x2C:
+            j += 1
+            start = j
+            while j < len(src) and _is_digit(src[j]):
+                j += 1
+            high = int("".join(chr(c) for c in src[start:j])) if j > start else None
+        if j < len(src) and src[j] == 0x7D:
+            return low, high, j + 1
+        return None
+
+    def _no_quantifier_allowed(self) -> None:
+        u = self._peek()
+        if u in (0x2A, 0x2B, 0x3F) or self._braced_quantifier_at(self.pos):
+            raise self._error("Nothing to repeat")
+
+    def _quantified(self, atom: Node) -> Node:
+        u = self._peek()
+        if u == 0x2A:
+            low, high, end = 0, None, self.pos + 1
+        elif u == 0x2B:
+            low, high, end = 1, None, self.pos + 1
+        elif u == 0x3F:
+            low, high, end = 0, 1, self.pos + 1
+        else:
+            braced = self._braced_quantifier_at(self.pos)
+            if braced is None:
+                return atom
+            low, high, end = braced
+            if high is not None and high < low:
+                raise self._error("numbers out of order in {} quantifier")
+        self.pos = end
+        greedy = not self._eat("?")
+        self.max_count = max(self.max_count, low, high or 0)
+        return Node("repeat", (atom,), min=low, max=high, greedy=greedy)
+
+    def _atom(self) -> Node:
+        u = self._peek()
+        assert u is not None
+        if u == 0x2E:  # .
+            self.pos += 1
+            return self._set(list(_DOT))
+        if u == 0x28:  # (
+            self.pos += 1
+            capture = True
+            if self._eat("?"):
+                if self._eat(":"):
+                    capture = False
+                elif self._peek() == 0x3C:  # named group
+                    end = self.pos + 1
+                    while end < len(self.src) and self.src[end] != 0x3E:
+                        end += 1
+                    name = "".join(chr(c) for c in self.src[self.pos + 1 : end])
+                    if end >= len(self.src) or not _valid_group_name(name):
+                        raise self._error("Invalid capture group name")
+                    if self.group_names.count(name) > 1:
+                        raise self._error("Duplicate capture group name")
+                    self.pos = end + 1
+                else:
+                    raise self._error("Invalid group")
+            inner = self._disjunction()
+            self._expect_close()
+            return Node("group", (inner,), value=capture)
+        if u == 0x29:
+            raise self._error("Unmatched ')'")
+        if u in (0x2A, 0x2B, 0x3F):
+            raise self._error("Nothing to repeat")
+        if u == 0x7B and self._braced_quantifier_at(self.pos):
+            raise self._error("Nothing to repeat")
+        if u == 0x5B:
+            return self._class()
+        if u == 0x5C:
+            return self._atom_escape()
+        self.pos += 1
+        return self._char(u)
+
+    def _atom_escape(self) -> Node:
+        self.pos += 1  # backslash
+        u = self._peek()
+        if u is None:
+            raise self._error("\\ at end of pattern")
+        if 0x31 <= u <= 0x39:  # \1-\9: backreference, or Annex B legacy octal
+            start = self.pos
+            while _is_digit(self._peek() or 0):
+                self.pos += 1
+            number = int("".join(chr(c) for c in self.src[start : self.pos]))
+            if number <= self.capture_count:
+                self.needs_backtracking = True
+                return Node("backref", value=number)
+            self.pos = start
+            return self._char(self._legacy_octal_or_identity())
+        if u == 0x6B and self.has_named:  # \k<name>
+            self.pos += 1
+            if self._peek() != 0x3C:
+                raise self._error("Invalid named reference")
+            end = self.pos + 1
+            while end < len(self.src) and self.src[end] != 0x3E:
+                end += 1
+            name = "".join(chr(c) for c in self.src[self.pos + 1 : end])
+            if end >= len(self.src) or name not in self.group_names:
+                raise self._error("Invalid named capture referenced")
+            self.pos = end + 1
+            self.needs_backtracking = True
+            return Node("backref", value=_named_group_number(self.src, name))
+        if chr(u) in _CLASS_ESCAPES:
+            self.pos += 1
+            return self._set(list(_CLASS_ESCAPES[chr(u)]))
+        unit = self._character_escape(in_class=False)
+        if unit is None:  # "\c" not followed by a letter: a literal backslash
+            return self._char(0x5C)
+        return self._char(unit)
+
+    def _legacy_octal_or_identity(self) -> int:
+        u = self.src[self.pos]
+        if u in (0x38, 0x39):  # \8 \9: identity escapes
+            self.pos += 1
+            return u
+        digits = []
+        while len(digits) < 3 and 0x30 <= (self._peek() or 0) <= 0x37:
+            candidate = digits + [self.src[self.pos] - 0x30]
+            value = 0
+            for d in candidate:
+                value = value * 8 + d
+            if value > 0o377:
+                break
+            digits = candidate
+            self.pos += 1
+        value = 0
+        for d in digits:
+            value = value * 8 + d
+        return value
+
+    def _character_escape(self, in_class: bool) -> int | None:
+        """After a backslash: the escaped code unit, or None for a bare ``\\c``."""
+        u = self.src[self.pos]
+        simple = {0x66: 0x0C, 0x6E: 0x0A, 0x72: 0x0D, 0x74: 0x09, 0x76: 0x0B}
+        if u in simple:
+            self.pos += 1
+            return simple[u]
+        if u == 0x63:  # \c
+            nxt = self._peek(1)
+            if nxt is not None and (_is_ascii_letter(nxt) or (in_class and (_is_digit(nxt) or nxt == 0x5F))):
+                self.pos += 2
+                return nxt % 32
+            return None  # the backslash stands for itself; "c" is parsed next
+        if u == 0x30 and not _is_digit(self._peek(1) or 0):
+            self.pos += 1
+            return 0
+        if _is_digit(u):
+            return self._legacy_octal_or_identity()
+        if u == 0x78:  # \xHH
+            if all(_is_hex(self._peek(k) or 0) for k in (1, 2)):
+                value = int(chr(self.src[self.pos + 1]) + chr(self.src[self.pos + 2]), 16)
+                self.pos += 3
+                return value
+            self.pos += 1
+            return 0x78
+        if u == 0x75:  # \uHHHH
+            if all(_is_hex(self._peek(k) or 0) for k in (1, 2, 3, 4)):
+                value = int("".join(chr(self.src[self.pos + k]) for k in range(1, 5)), 16)
+                self.pos += 5
+                return value
+            self.pos += 1
+            return 0x75
+        if u == 0x6B and self.has_named:
+            raise self._error("Invalid escape")
+        self.pos += 1
+        return u  # identity escape
+
+    def _class(self) -> Node:
+        self.pos += 1  # [
+        negate = self._eat("^")
+        ranges: Ranges = []
+        while True:
+            u = self._peek()
+            if u is None:
+                raise self._error("Unterminated character class")
+            if u == 0x5D:
+                self.pos += 1
+                break
+            first = self._class_atom()
+            if self._peek() == 0x2D and self._peek(1) not in (None, 0x5D):
+                self.pos += 1  # -
+                second = self._class_atom()
+                if isinstance(first, int) and isinstance(second, int):
+                    if first > second:
+                        raise self._error("Range out of order in character class")
+                    ranges.append((first, second))
+                    continue
+                # Annex B: a class escape at either end makes "-" a literal
+                for part in (first, second):
+                    ranges.extend([(part, part)] if isinstance(part, int) else part)
+                ranges.append((0x2D, 0x2D))
+                continue
+            ranges.extend([(first, first)] if isinstance(first, int) else first)
+        return self._set(ranges, negate=negate)
+
+    def _class_atom(self) -> int | Ranges:
+        u = self.src[self.pos]
+        if u != 0x5C:
+            self.pos += 1
+            return u
+        self.pos += 1
+        u = self._peek()
+        if u is None:
+            raise self._error("\\ at end of pattern")
+        if u == 0x62:  # \b in a class is backspace
+            self.pos += 1
+            return 0x08
+        if chr(u) in _CLASS_ESCAPES:
+            self.pos += 1
+            return list(_CLASS_ESCAPES[chr(u)])
+        if u == 0x2D:
+            self.pos += 1
+            return 0x2D
+        unit = self._character_escape(in_class=True)
+        return 0x5C if unit is None else unit
+
+
+def _valid_group_name(name: str) -> bool:
+    if not name:
+        return False
+    first, rest = name[0], name[1:]
+    return (first.isidentifier() or first == "$") and all(("a" + c).isidentifier() or c == "$" for c in rest)
+
+
+def _named_group_number(src: list[int], name: str) -> int:
+    text = "".join(chr(c) for c in src)
+    count, i, in_class = 0, 0, False
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "(":
+            if text.startswith("(?<", i) and not text.startswith(("(?<=", "(?<!"), i):
+                count += 1
+                if text.startswith(f"(?<{name}>", i):
+                    return count
+            elif not text.startswith("(?", i):
+                count += 1
+        i += 1
+    return 0  # pragma: no cover - validated before
+
+
+# --------------------------------------------------------------------------
+# Emission
+# --------------------------------------------------------------------------
+
+
+def _carrier(unit: int) -> int:
+    if _SURROGATE_LO <= unit <= _SURROGATE_HI:
+        return _SURROGATE_CARRIER + (unit - _SURROGATE_LO)
+    return unit
+
+
+def _code_point(cp: int, for_re2: bool) -> str:
+    return f"\\x{{{cp:X}}}" if for_re2 else f"\\U{cp:08X}"
+
+
+def _emit_ranges(ranges: tuple, for_re2: bool) -> str:
+    parts: list[str] = []
+    for lo, hi in ranges:
+        # split around the surrogate block, which travels in plane 15
+        for a, b in _split_surrogates(lo, hi):
+            ca, cb = _carrier(a), _carrier(b)
+            first = _code_point(ca, for_re2)
+            parts.append(first if ca == cb else f"{first}-{_code_point(cb, for_re2)}")
+    if not parts:
+        # the empty class: matches nothing
+        return f"[^{_code_point(0, for_re2)}-{_code_point(0x10FFFF, for_re2)}]"
+    if len(parts) == 1 and "-" not in parts[0]:
+        return parts[0]
+    return "[" + "".join(parts) + "]"
+
+
+def _split_surrogates(lo: int, hi: int) -> list[tuple[int, int]]:
+    out = []
+    for a, b in ((lo, min(hi, _SURROGATE_LO - 1)), (max(lo, _SURROGATE_LO), min(hi, _SURROGATE_HI)), (max(lo, _SURROGATE_HI + 1), hi)):
+        if a <= b:
+            out.append((a, b))
+    return out
+
+
+def _emit(node: Node, for_re2: bool) -> str:
+    kind = node.kind
+    if kind == "set":
+        return _emit_ranges(node.ranges, for_re2)
+    if kind == "seq":
+        return "".join(_emit(c, for_re2) for c in node.children)
+    if kind == "alt":
+        return "(?:" + "|".join(_emit(c, for_re2) for c in node.children) + ")"
+    if kind == "assert":
+        return {"^": "^", "$": "$" if for_re2 else r"\Z", "b": r"\b", "B": r"\B"}[node.value]
+    if kind == "group":
+        inner = _emit(node.children[0], for_re2)
+        return f"({inner})" if node.value else f"(?:{inner})"
+    if kind == "look":
+        return f"(?{node.value}{_emit(node.children[0], for_re2)})"
+    if kind == "backref":
+        # JavaScript: a reference to a group that has not matched matches empty.
+        return f"(?({node.value})\\{node.value}|)"
+    if kind == "repeat":
+        inner = _emit(node.children[0], for_re2)
+        if node.children[0].kind not in ("set", "group"):
+            inner = f"(?:{inner})"
+        if node.min == 0 and node.max is None:
+            q = "*"
+        elif node.min == 1 and node.max is None:
+            q = "+"
+        elif node.min == 0 and node.max == 1:
+            q = "?"
+        elif node.max is None:
+            q = f"{{{node.min},}}"
+        elif node.min == node.max:
+            q = f"{{{node.min}}}"
+        else:
+            q = f"{{{node.min},{node.max}}}"
+        return inner + q + ("" if node.greedy else "?")
+    raise AssertionError(kind)  # pragma: no cover
+
+
+# --------------------------------------------------------------------------
+# Compiled patterns
+# --------------------------------------------------------------------------
+
+
+def _to_carrier_text(text: str) -> tuple[str, list[int] | None]:
+    """The text as the engines see it, plus a map from its indices back to ``text``'s."""
+    if text.isascii() or all(ord(c) < _SURROGATE_LO or _SURROGATE_HI < ord(c) <= 0xFFFF for c in text):
+        return text, None
+    out: list[str] = []
+    back: list[int] = []
+    for i, ch in enumerate(text):
+        cp = ord(ch)
+        if cp > 0xFFFF:
+            cp -= 0x10000
+            out.append(chr(_carrier(0xD800 + (cp >> 10))))
+            out.append(chr(_carrier(0xDC00 + (cp & 0x3FF))))
+            back.extend((i, i))
+        else:
+            out.append(chr(_carrier(cp)))
+            back.append(i)
+    back.append(len(text))
+    return "".join(out), back
+
+
+@dataclass(frozen=True)
+class JsRegex:
+    """A compiled JavaScript pattern. ``engine`` is ``"re2"`` (linear time) or ``"backtracking"``."""
+
+    source: str
+    engine: str
+    translated: str
+    _search: Callable[[str], tuple[int, int] | None]
+
+    def search(self, text: str) -> tuple[int, int] | None:
+        """The span of the first match in ``text`` (Python indices), as ``RegExp.prototype.exec`` finds it.
+
+        Raises JsRegexTimeout when a backtracking-only pattern exceeds its budget.
+        """
+        carrier, back = _to_carrier_text(text)
+        span = self._search(carrier)
+        if span is None or back is None:
+            return span
+        return back[span[0]], back[span[1]] if span[1] < len(back) else len(text)
+
+    def test(self, text: str) -> bool:
+        return self.search(text) is not None
+
+    @property
+    def linear_time(self) -> bool:
+        return self.engine == "re2"
+
+
+@functools.lru_cache(maxsize=4096)
+def compile_js(source: str, ignore_case: bool = True) -> JsRegex:
+    """Compile a JavaScript RegExp source (flags ``i`` or none). Raises JsRegexSyntaxError."""
+    parser = _Parser(source, ignore_case)
+    tree = parser.parse()
+    if not parser.needs_backtracking and parser.max_count <= _RE2_MAX_REPEAT:
+        import re2
+
+        options = re2.Options()
+        options.log_errors = False
+        options.dot_nl = True
+        translated = _emit(tree, for_re2=True)
+        compiled = re2.compile(translated, options)
+
+        def search(text: str, _c=compiled) -> tuple[int, int] | None:
+            m = _c.search(text)
+            return None if m is None else m.span()
+
+        return JsRegex(source, "re2", translated, search)
+
+    import regex
+
+    translated = _emit(tree, for_re2=False)
+    compiled_bt = regex.compile(translated, regex.VERSION0 | regex.DOTALL)
+
+    def search_bt(text: str, _c=compiled_bt) -> tuple[int, int] | None:
+        try:
+            m = _c.search(text, timeout=FALLBACK_TIMEOUT_SECONDS)
+        except TimeoutError as exc:
+            raise JsRegexTimeout(source) from exc
+        return None if m is None else m.span()
+
+    return JsRegex(source, "backtracking", translated, search_bt)
+
+
+@functools.lru_cache(maxsize=4096)
+def nested_quantifier_risk(source: str) -> bool:
+    """Whether a backtracking engine (V8) may take exponential time on this pattern.
+
+    A heuristic: a quantified group whose body itself ends in, or contains, an
+    unbounded quantifier -- the shape of ``(a+)+`` and ``(x+x+)+y``.
+    """
+    try:
+        tree = _Parser(source, ignore_case=False).parse()
+    except JsRegexSyntaxError:
+        return False
+
+    def unbounded_inside(node: Node) -> bool:
+        if node.kind == "repeat" and node.max is None:
+            return True
+        return any(unbounded_inside(c) for c in node.children)
+
+    def walk(node: Node) -> bool:
+        if node.kind == "repeat" and (node.max is None or node.max > 1) and unbounded_inside(node.children[0]):
+            return True
+        return any(walk(c) for c in node.children)
+
+    return walk(tree)

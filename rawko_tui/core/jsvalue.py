@@ -1,0 +1,309 @@
+"""The few JavaScript value semantics SPEC-0007's arbiter relies on.
+
+The arbiter is TypeScript running on V8; these helpers give the same answers
+for frontmatter values loaded from YAML: ``String(x)``, ``new Date(x)``,
+``String.prototype.trim``, ``split(/\\s+/)``, UTF-16 lengths and slices,
+and JavaScript's default string sort order.
+"""
+
+from __future__ import annotations
+
+import calendar
+import math
+import re
+import time
+from dataclasses import dataclass
+from datetime import datetime
+
+from .jsregex import JS_WHITESPACE
+
+
+class _Undefined:
+    """JavaScript's ``undefined``: a frontmatter field that is absent."""
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "undefined"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNDEFINED = _Undefined()
+
+
+@dataclass(frozen=True)
+class JsDate:
+    """A JavaScript Date: milliseconds since the epoch, or NaN for an invalid date."""
+
+    ms: float
+
+    @property
+    def valid(self) -> bool:
+        return not math.isnan(self.ms)
+
+    def iso(self) -> str:
+        if not self.valid:
+            return "Invalid Date"
+        seconds, millis = divmod(int(self.ms), 1000)
+        return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z"
+
+
+_JS_SPACE_CLASS = "[" + re.escape(JS_WHITESPACE) + "]"
+_TRIM_RE = re.compile(f"^{_JS_SPACE_CLASS}+|{_JS_SPACE_CLASS}+$")
+_SPLIT_RE = re.compile(f"{_JS_SPACE_CLASS}+")
+_PROTOTYPE_KEYS = frozenset(
+    {
+        "constructor",
+        "__proto__",
+        "__defineGetter__",
+        "__defineSetter__",
+        "__lookupGetter__",
+        "__lookupSetter__",
+        "hasOwnProperty",
+        "isPrototypeOf",
+        "propertyIsEnumerable",
+        "toLocaleString",
+        "toString",
+        "valueOf",
+    }
+)
+
+
+def is_prototype_key(key: str) -> bool:
+    """Whether ``{}[key]`` finds something on Object.prototype (a plain object is not empty there)."""
+    return key in _PROTOTYPE_KEYS
+
+
+def js_trim(text: str) -> str:
+    return _TRIM_RE.sub("", text)
+
+
+def js_split_whitespace(text: str) -> list[str]:
+    """``text.split(/\\s+/)``: leading or trailing white space yields an empty word."""
+    return _SPLIT_RE.split(text)
+
+
+def js_number_to_string(x: float) -> str:
+    """``Number.prototype.toString()`` (ECMAScript Number::toString, radix 10)."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, int):
+        try:
+            x = float(x)
+        except OverflowError:
+            return "Infinity" if x > 0 else "-Infinity"
+    if math.isnan(x):
+        return "NaN"
+    if x == 0:
+        return "0"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x < 0:
+        return "-" + js_number_to_string(-x)
+    mantissa, _, exponent = repr(x).partition("e")
+    whole, _, frac = mantissa.partition(".")
+    if frac == "0":
+        frac = ""
+    digits = (whole + frac).lstrip("0")
+    # n: position of the decimal point relative to the digit string
+    shift = int(exponent) if exponent else 0
+    if whole == "0":  # 0.000ddd: the point sits before the leading zeros of the fraction
+        n = shift - (len(frac) - len(frac.lstrip("0")))
+    else:
+        n = len(whole) + shift
+    digits = digits.rstrip("0") or "0"
+    k = len(digits)
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * (-n) + digits
+    sign = "+" if n - 1 >= 0 else "-"
+    head = digits[0] + ("." + digits[1:] if k > 1 else "")
+    return f"{head}e{sign}{abs(n - 1)}"
+
+
+def js_to_string(value: object) -> str:
+    """``String(value)`` for values loaded from YAML."""
+    if value is UNDEFINED:
+        return "undefined"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return js_number_to_string(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, JsDate):
+        return js_date_to_string(value)
+    if isinstance(value, (bytes, bytearray)):  # !!binary is a Uint8Array
+        return ",".join(str(b) for b in value)
+    if isinstance(value, list):
+        return ",".join("" if v is None or v is UNDEFINED else js_to_string(v) for v in value)
+    return "[object Object]"
+
+
+def js_date_to_string(date: JsDate) -> str:
+    """``Date.prototype.toString()`` in the local time zone (V8's format)."""
+    if not date.valid:
+        return "Invalid Date"
+    seconds = date.ms / 1000
+    local = datetime.fromtimestamp(seconds).astimezone()
+    offset = local.utcoffset()
+    minutes = int(offset.total_seconds() // 60) if offset else 0
+    sign = "+" if minutes >= 0 else "-"
+    minutes = abs(minutes)
+    zone = local.tzname() or ""
+    zone_name = "Coordinated Universal Time" if zone in ("UTC", "GMT") and minutes == 0 else zone
+    return local.strftime("%a %b %d %Y %H:%M:%S") + f" GMT{sign}{minutes // 60:02d}{minutes % 60:02d} ({zone_name})"
+
+
+def js_truthy(value: object) -> bool:
+    if value is UNDEFINED or value is None or value is False:
+        return False
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return not (value == 0 or (isinstance(value, float) and math.isnan(value)))
+    if isinstance(value, str):
+        return value != ""
+    return True
+
+
+# --------------------------------------------------------------------------
+# Dates
+# --------------------------------------------------------------------------
+
+_ISO_DATE = re.compile(r"^([+-]\d{6}|\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
+_ISO_DATETIME = re.compile(
+    r"^([+-]\d{6}|\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?"
+    r"(Z|[+-]\d{2}:?\d{2})?$",
+    re.IGNORECASE,
+)
+
+
+def _utc_ms(year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0, ms: int = 0) -> float:
+    """``Date.UTC`` with JavaScript's overflow (month 13 rolls into the next year)."""
+    year += (month - 1) // 12
+    month = (month - 1) % 12 + 1
+    days = _days_from_civil(year, month, 1) + (day - 1)
+    return float(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + ms)
+
+
+def _days_from_civil(y: int, m: int, d: int) -> int:
+    y -= m <= 2
+    era = (y if y >= 0 else y - 399) // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def _local_offset_ms(year: int, month: int, day: int, hour: int, minute: int, second: int) -> float:
+    """Milliseconds to subtract from a local wall-clock time to get UTC (as V8 does via the host zone)."""
+    try:
+        stamp = time.mktime((year, month, day, hour, minute, second, 0, 0, -1))
+    except (OverflowError, ValueError):
+        return 0.0
+    return (calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0)) - stamp) * 1000.0
+
+
+def parse_js_date_string(text: str) -> float:
+    """``Date.parse(text)`` for ISO 8601 forms (date-only is UTC, date-time without offset is local).
+
+    Other forms, which V8 parses with implementation-specific rules, give NaN.
+    """
+    text = text.strip()
+    m = _ISO_DATE.match(text)
+    if m:
+        year, month, day = int(m.group(1)), int(m.group(2) or 1), int(m.group(3) or 1)
+        if not (1 <= month <= 12 and 1 <= day <= 31) or m.group(1) == "-000000":
+            return math.nan
+        return _time_clip(_utc_ms(year, month, day))
+    m = _ISO_DATETIME.match(text)
+    if not m:
+        return math.nan
+    year, month, day, hour, minute = (int(m.group(i)) for i in range(1, 6))
+    second = int(m.group(6) or 0)
+    fraction = (m.group(7) or "")[:3].ljust(3, "0")
+    millis = int(fraction)
+    if not (1 <= month <= 12 and 1 <= day <= 31 and hour <= 24 and minute <= 59 and second <= 59):
+        return math.nan
+    if hour == 24 and (minute or second or millis):
+        return math.nan
+    value = _utc_ms(year, month, day, hour, minute, second, millis)
+    zone = m.group(8)
+    if zone is None:
+        value -= _local_offset_ms(year, month, day, min(hour, 23), minute, second)
+    elif zone.upper() != "Z":
+        sign = 1 if zone[0] == "+" else -1
+        digits = zone[1:].replace(":", "")
+        value -= sign * (int(digits[:2]) * 60 + int(digits[2:])) * 60_000
+    return _time_clip(value)
+
+
+def _time_clip(ms: float) -> float:
+    return ms if abs(ms) <= 8.64e15 else math.nan
+
+
+def js_new_date(value: object) -> JsDate:
+    """``new Date(value)`` for values loaded from YAML."""
+    if isinstance(value, JsDate):
+        return value
+    if value is UNDEFINED:
+        return JsDate(math.nan)
+    if value is None or value is False:
+        return JsDate(0.0)
+    if value is True:
+        return JsDate(1.0)
+    if isinstance(value, (int, float)):
+        number = float(value)
+        if math.isnan(number) or math.isinf(number):
+            return JsDate(math.nan)
+        return JsDate(_time_clip(float(math.trunc(number))))
+    if isinstance(value, str):
+        return JsDate(parse_js_date_string(value))
+    if isinstance(value, list):
+        return JsDate(parse_js_date_string(js_to_string(value)))
+    return JsDate(math.nan)
+
+
+# --------------------------------------------------------------------------
+# UTF-16
+# --------------------------------------------------------------------------
+
+
+def utf16_length(text: str) -> int:
+    return len(text) + sum(1 for c in text if ord(c) > 0xFFFF)
+
+
+def utf16_units(text: str) -> str:
+    """The string with astral characters as surrogate pairs (one Python char per UTF-16 unit)."""
+    if all(ord(c) <= 0xFFFF for c in text):
+        return text
+    return "".join(
+        c if ord(c) <= 0xFFFF else chr(0xD800 + ((ord(c) - 0x10000) >> 10)) + chr(0xDC00 + ((ord(c) - 0x10000) & 0x3FF))
+        for c in text
+    )
+
+
+def from_utf16_units(units: str) -> str:
+    """Rejoin surrogate pairs; a lone surrogate stays as it is (as in a JavaScript string)."""
+    return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def utf16_sort_key(name: str) -> bytes:
+    """JavaScript's default ``sort()`` order: by UTF-16 code units."""
+    return name.encode("utf-16-be", "surrogatepass")
+
+
+def replace_lone_surrogates(text: str) -> str:
+    """What a JavaScript runtime writes for a lone surrogate when it encodes UTF-8: U+FFFD."""
+    return re.sub("[\ud800-\udfff]", "\ufffd", text)

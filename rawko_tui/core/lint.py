@@ -1,0 +1,272 @@
+"""Lint a memory store: per-file findings, each with a severity, a code and a plain reason.
+
+The rules come from the memory-file convention (seed 001) and from how
+SPEC-0007's arbiter really treats each field; every message says what the
+arbiter will do with the file, not only what the convention wants.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from .arbiter import IMPORTANCE_ORDER, pattern_strings
+from .jsregex import JsRegexSyntaxError, JsRegexTimeout, compile_js, nested_quantifier_risk
+from .jsvalue import UNDEFINED, JsDate, js_new_date, js_to_string, js_truthy
+from .patterns import ALTERNATIVES, REGEX, SUBSTRING, WILDCARD, match_pattern
+from .store import MemoryFile, Store
+
+ERROR, WARNING, INFO = "error", "warning", "info"
+SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
+MIN_WORDS, MAX_WORDS = 50, 2000
+_REGEX_SYNTAX = set(".*+?()[]{}\\^$")
+_PROBES = ("", " ", "x", "\n", "the quick brown fox 42 developer")
+_LOCAL_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$")
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str
+    severity: str
+    code: str
+    message: str
+    line: int | None = None
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "line": self.line, "severity": self.severity, "code": self.code, "message": self.message}
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.severity}: {self.message} [{self.code}]"
+
+
+def slugify(title: str) -> str:
+    """The kebab-case file stem a title should have (seed 001: ``kebab-case-descriptive-name.md``)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower())
+    return slug.strip("-")
+
+
+def lint_store(store: Store, now_ms: float | None = None) -> list[Finding]:
+    findings: list[Finding] = []
+    titles: dict[str, list[MemoryFile]] = defaultdict(list)
+    for memory in store.files:
+        findings.extend(lint_file(memory, now_ms))
+        title = memory.attrs.get("title")
+        if isinstance(title, str) and title.strip():
+            titles[title.strip().lower()].append(memory)
+    for same in titles.values():
+        if len(same) > 1:
+            names = ", ".join(m.rel_path for m in same)
+            for memory in same:
+                findings.append(Finding(memory.rel_path, WARNING, "duplicate-title", f"the title is shared by {names}; titles should be unique"))
+    findings.sort(key=lambda f: (f.path, SEVERITY_ORDER[f.severity], f.line or 0))
+    return findings
+
+
+def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
+    out: list[Finding] = []
+    path = memory.rel_path
+
+    def add(severity: str, code: str, message: str, line: int | None = None) -> None:
+        out.append(Finding(path, severity, code, message, line))
+
+    if memory.symlink:
+        add(WARNING, "symlink", "a symlink: the spec's loader skips it (Deno readDir reports it as not a file), and rawko-tui does not follow it")
+        return out
+    if not memory.name.endswith(".md"):
+        add(WARNING, "extension", "the name does not end in lower-case '.md', so the spec's loader skips it")
+    if not memory.top_level:
+        add(INFO, "subfolder", "in a subfolder: not loaded by a SPEC-0007 arbiter (top level only); use --recursive to preview arbiters that read subfolders")
+    if memory.error is not None:
+        consequence = " A SPEC-0007 arbiter that loads it throws and injects nothing at all." if memory.spec_loadable else ""
+        add(ERROR, "parse", memory.error.reason + "." + consequence, memory.error.line)
+        return out
+    attrs = memory.attrs
+    line_of = _field_lines(memory)
+
+    # title
+    title = attrs.get("title", UNDEFINED)
+    if title is UNDEFINED:
+        add(ERROR, "missing-field", "no title: the spec's scoring calls title.toLowerCase() and throws, so nothing is injected for anyone", line_of("title"))
+    elif not isinstance(title, str):
+        add(ERROR, "field-type", f"title is a {_type_name(title)}, not text: the spec's scoring throws on it", line_of("title"))
+    else:
+        slug = slugify(title)
+        if slug and memory.stem != slug:
+            add(WARNING, "file-name", f"file name {memory.stem!r}.md is not the kebab-case slug of the title ({slug}.md)")
+
+    # whenToUse
+    when = attrs.get("whenToUse", UNDEFINED)
+    if when is UNDEFINED:
+        add(ERROR, "missing-field", "no whenToUse: the spec's matchPattern throws on undefined, so nothing is injected for anyone", line_of("whenToUse"))
+    else:
+        raw = when if isinstance(when, list) else [when]
+        for item in raw:
+            if isinstance(item, dict) and isinstance(item.get("pattern"), str):
+                add(
+                    ERROR,
+                    "pattern-map",
+                    f"whenToUse item {{pattern: {item['pattern']!r}}}: SPEC-0007's matchPattern calls pattern.toLowerCase() and throws on a map, "
+                    "so an arbiter running the spec's code verbatim injects nothing; write the pattern as a plain string. rawko-tui reads it as its pattern.",
+                    line_of("whenToUse"),
+                )
+            elif not isinstance(item, str):
+                add(ERROR, "field-type", f"whenToUse item {js_to_string(item)!r} is a {_type_name(item)}, not text: the spec's matchPattern throws on it", line_of("whenToUse"))
+        patterns, _ = pattern_strings(when)
+        for pattern in patterns:
+            out.extend(Finding(path, sev, code, msg, line_of("whenToUse")) for sev, code, msg in lint_pattern(pattern))
+
+    # importance
+    importance = attrs.get("importance", UNDEFINED)
+    if importance is UNDEFINED:
+        add(ERROR, "missing-field", "no importance: it scores 0 and fails every importance threshold, so it is never injected", line_of("importance"))
+    elif js_to_string(importance) not in IMPORTANCE_ORDER:
+        hint = f"; did you mean {js_to_string(importance).lower()!r}?" if js_to_string(importance).lower() in IMPORTANCE_ORDER else ""
+        add(ERROR, "importance", f"importance {js_to_string(importance)!r} is not low, medium, high or critical: it scores 0 and is never injected{hint}", line_of("importance"))
+    elif not isinstance(importance, str):
+        add(ERROR, "field-type", "importance is a list: it scores, but formatting calls importance.toUpperCase() and throws once it is injected", line_of("importance"))
+
+    # discoveredAt
+    discovered = attrs.get("discoveredAt", UNDEFINED)
+    if discovered is UNDEFINED:
+        add(WARNING, "missing-field", "no discoveredAt: it never gets a recency bonus", line_of("discoveredAt"))
+    else:
+        date = js_new_date(discovered)
+        if not date.valid:
+            add(WARNING, "date", f"discoveredAt {js_to_string(discovered)!r} is not an ISO 8601 date: no recency bonus", line_of("discoveredAt"))
+        elif not isinstance(discovered, (JsDate, str)):
+            add(WARNING, "date", f"discoveredAt is a {_type_name(discovered)}; JavaScript reads it as {date.iso()}", line_of("discoveredAt"))
+        else:
+            if now_ms is not None and date.ms > now_ms:
+                add(WARNING, "date", f"discoveredAt {date.iso()} is in the future: it always counts as recent (+10)", line_of("discoveredAt"))
+            if isinstance(discovered, str) and _LOCAL_DATETIME.match(discovered.strip()):
+                add(INFO, "date", "discoveredAt has a time but no offset: JavaScript reads it in the arbiter machine's local time zone; add 'Z'", line_of("discoveredAt"))
+
+    # discoveredBy
+    by = attrs.get("discoveredBy", UNDEFINED)
+    if by is UNDEFINED:
+        add(WARNING, "missing-field", "no discoveredBy: the injected text says '*Discovered by: undefined*'", line_of("discoveredBy"))
+    elif not isinstance(by, str):
+        add(WARNING, "field-type", f"discoveredBy is a {_type_name(by)}: it never matches an agent and prints as {js_to_string(by)!r}", line_of("discoveredBy"))
+
+    # tags and optional fields
+    tags = attrs.get("tags", UNDEFINED)
+    if js_truthy(tags) and not isinstance(tags, list):
+        add(ERROR, "field-type", f"tags is a {_type_name(tags)}, not a list: the spec's scoring calls tags.filter() and throws", line_of("tags"))
+    elif isinstance(tags, list) and any(not isinstance(t, str) for t in tags):
+        add(WARNING, "field-type", "tags holds values that are not text; they never match an agent's tags", line_of("tags"))
+    elif tags is not UNDEFINED and not isinstance(tags, list):
+        add(WARNING, "field-type", f"tags is {js_to_string(tags)!r}, not a list", line_of("tags"))
+    for name in ("discoveredIn", "source"):
+        value = attrs.get(name, UNDEFINED)
+        if value is not UNDEFINED and not isinstance(value, str):
+            add(WARNING, "field-type", f"{name} is a {_type_name(value)}, not text", line_of(name))
+    related = attrs.get("relatedMemories", UNDEFINED)
+    if related is not UNDEFINED and not (isinstance(related, list) and all(isinstance(r, str) for r in related)):
+        add(WARNING, "field-type", "relatedMemories should be a list of memory file names", line_of("relatedMemories"))
+
+    # body and entries
+    words = sum(len(entry.body.split()) for entry in memory.entries)
+    if words < MIN_WORDS:
+        add(WARNING, "body-length", f"the body has {words} words; the convention asks for at least {MIN_WORDS}")
+    elif words > MAX_WORDS:
+        add(WARNING, "body-length", f"the body has {words} words; the convention asks for at most {MAX_WORDS} (split it)")
+    for suspect in memory.suspect_blocks:
+        add(ERROR, "torn-entry", suspect.reason, suspect.line)
+    if memory.differs_from_entries:
+        later = memory.entries[1:]
+        add(INFO, "appended-entries", f"{len(later)} appended entr{'y' if len(later) == 1 else 'ies'}: the spec's arbiter reads only the first frontmatter and injects the rest as body text")
+        first = memory.entries[0].frontmatter or {}
+        for entry in later:
+            for key, value in (entry.frontmatter or {}).items():
+                if key in ("title", "whenToUse", "importance", "tags", "discoveredAt", "discoveredBy") and first.get(key, UNDEFINED) != value:
+                    add(WARNING, "hidden-change", f"entry {entry.index + 1} sets {key}: {js_to_string(value)!r}, which the spec's arbiter never sees", entry.line)
+    return out
+
+
+def lint_pattern(pattern: str) -> list[tuple[str, str, str]]:
+    """Findings for one whenToUse pattern, judged by how SPEC-0007's matchPattern reads it."""
+    found: list[tuple[str, str, str]] = []
+    result = match_pattern(pattern, "")
+    shown = repr(pattern)
+    if result.interpretation == ALTERNATIVES:
+        alternatives = [a.strip() for a in result.normalized.split("|")]
+        if "" in alternatives:
+            found.append((ERROR, "pattern-matches-everything", f"{shown} has an empty alternative, which every task contains: it matches everything"))
+        regexy = [a for a in alternatives if _REGEX_SYNTAX.intersection(a)]
+        if regexy:
+            found.append(
+                (
+                    WARNING,
+                    "pattern-regex-in-alternatives",
+                    f"{shown} is split on '|' into literal substrings; {', '.join(repr(a) for a in regexy)} "
+                    "only match a task that literally contains those characters ('.*' is not a wildcard there)",
+                )
+            )
+        long_phrases = [a for a in alternatives if len(a.split()) >= 3 and a not in regexy]
+        if long_phrases:
+            found.append((WARNING, "pattern-natural-language", f"{shown}: {', '.join(repr(a) for a in long_phrases)} must appear word for word in the task to match"))
+        return found
+    if result.normalized == "":
+        found.append((ERROR, "pattern-matches-everything", f"{shown} is empty: every task contains the empty string"))
+        return found
+    for reason in result.fell_through:
+        found.append((WARNING, "pattern-invalid-regex", f"{shown}: {reason}, to a plain substring match of {result.normalized!r}"))
+    if result.interpretation in (WILDCARD, REGEX):
+        compiled = compile_js(result.regex_source)
+        if _matches_everything(compiled):
+            found.append((ERROR, "pattern-matches-everything", f"{shown} becomes /{result.regex_source}/i, which matches every task"))
+        if compiled.engine != "re2":
+            found.append(
+                (
+                    WARNING,
+                    "pattern-not-linear",
+                    f"{shown} needs a backtracking engine (backreference, lookaround or a count over 1000); "
+                    "rawko-tui runs it under a time limit and a slow match counts as no match",
+                )
+            )
+        if nested_quantifier_risk(result.regex_source):
+            found.append((WARNING, "pattern-catastrophic", f"{shown} has nested quantifiers: your arbiter's backtracking engine (V8) can hang on some tasks"))
+        if result.interpretation == WILDCARD and "?" in result.normalized:
+            found.append((INFO, "pattern-wildcard", f"{shown}: every '?' becomes '.', any one character (also in '(?:' or a lazy '+?')"))
+    elif result.interpretation == SUBSTRING and len(result.normalized.split()) >= 3:
+        found.append((WARNING, "pattern-natural-language", f"{shown} is matched as a literal substring; a task rarely contains that phrase word for word"))
+    return found
+
+
+def _matches_everything(compiled) -> bool:
+    try:
+        return all(compiled.test(probe) for probe in _PROBES)
+    except JsRegexTimeout:
+        return False
+
+
+def _type_name(value: object) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "mapping"
+    if isinstance(value, JsDate):
+        return "date"
+    if value is None:
+        return "null"
+    return type(value).__name__
+
+
+def _field_lines(memory: MemoryFile):
+    """A lookup from a field name to its 1-based line in the first frontmatter block."""
+    lines: dict[str, int] = {}
+    if memory.spec is not None:
+        for offset, text in enumerate(memory.spec.frontmatter_text.split("\n")):
+            match = re.match(r"^([A-Za-z_][\w-]*)\s*:", text)
+            if match and match.group(1) not in lines:
+                lines[match.group(1)] = memory.spec.frontmatter_line + offset
+    return lines.get
+
+
+__all__ = ["Finding", "lint_store", "lint_file", "lint_pattern", "slugify", "ERROR", "WARNING", "INFO", "JsRegexSyntaxError"]

@@ -1,0 +1,467 @@
+"""Reading a rawko memory store: files, the spec's view of each, and its entry log.
+
+Two views of one file are kept side by side:
+
+* the **spec view** -- what SPEC-0007's loader sees: Deno's ``extract`` of the
+  first frontmatter block, the rest of the file (appended entries included)
+  as the body;
+* the **entry log** -- what the append-only record means: the first entry
+  plus every later ``---`` block that is a YAML mapping of memory fields,
+  each with the body text that follows it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .jsvalue import UNDEFINED, js_trim, utf16_sort_key
+from .yamljs import YamlError, load_yaml
+
+RAWKO_DIR = ".rawko"
+MEMORIES_DIR = "memories"
+AGENTS_DIR = "agents"
+
+# Deno std's front-matter extractor as the spec's arbiter runs it (flags "im").
+# Python's re differs from JavaScript here in two ways that are handled below:
+# "$" in MULTILINE also matches before "\r", U+2028 and U+2029 in JavaScript,
+# and "\s" is JavaScript's white-space set.
+_JS_LINE_END = r"(?=[\n\r\u2028\u2029]|\Z)"
+_JS_LINE_START = r"(?:(?<=[\n\r\u2028\u2029])|\A)"
+_JS_S = "[\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
+_EXTRACT_RE = re.compile(
+    rf"\A(\ufeff?---{_JS_LINE_END}([\s\S]+?){_JS_LINE_START}(?:---|\.\.\.){_JS_S}*{_JS_LINE_END}(?:\n)?)"
+)
+
+MEMORY_FIELDS = frozenset(
+    {
+        "title",
+        "whenToUse",
+        "tags",
+        "importance",
+        "discoveredAt",
+        "discoveredBy",
+        "discoveredIn",
+        "source",
+        "relatedMemories",
+        "status",
+        "reason",
+        "supersededBy",
+        "supersedes",
+        "expiresAt",
+        "updatedAt",
+        "correction",
+    }
+)
+
+
+class StoreNotFound(Exception):
+    """No ``.rawko/`` directory at or above the given place."""
+
+
+@dataclass(frozen=True)
+class LoadError:
+    """A file that could not be read as a memory, said in plain language."""
+
+    path: str  # relative to the store root, forward slashes
+    reason: str
+    line: int | None = None  # 1-based line in the file
+    stage: str = "parse"  # read | frontmatter | yaml | shape
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "line": self.line, "reason": self.reason, "stage": self.stage}
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class SpecView:
+    """Deno ``extract``: the first frontmatter block parsed as YAML, the rest as body."""
+
+    attrs: object  # whatever the YAML held: a dict for a proper memory
+    body: str
+    frontmatter_text: str
+    frontmatter_line: int  # 1-based line where the frontmatter text starts
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry of the append-only log: a frontmatter block (or none) and its body."""
+
+    index: int
+    line: int  # 1-based line of the opening delimiter (or of the body for a bare entry)
+    frontmatter: dict | None
+    body: str
+
+
+@dataclass(frozen=True)
+class SuspectBlock:
+    """A ``---`` block that looks like an appended entry but is not valid YAML (a torn write?)."""
+
+    line: int
+    reason: str
+
+
+@dataclass
+class MemoryFile:
+    path: Path
+    rel_path: str  # relative to the store root, forward slashes: ".rawko/memories/x.md"
+    name: str  # path inside memories/, forward slashes: "x.md" or "auth/x.md"
+    top_level: bool
+    symlink: bool = False
+    size: int = 0
+    mtime_ns: int = 0
+    text: str | None = None
+    spec: SpecView | None = None
+    error: LoadError | None = None
+    entries: list[Entry] = field(default_factory=list)
+    suspect_blocks: list[SuspectBlock] = field(default_factory=list)
+
+    @property
+    def spec_loadable(self) -> bool:
+        """Whether SPEC-0007's loader lists this file at all (top level, regular file, ``.md``)."""
+        return self.top_level and not self.symlink and self.name.endswith(".md")
+
+    @property
+    def stem(self) -> str:
+        return self.name.rsplit("/", 1)[-1][: -len(".md")] if self.name.lower().endswith(".md") else self.name
+
+    @property
+    def attrs(self) -> dict:
+        """The spec's frontmatter when it is a mapping, else empty."""
+        return self.spec.attrs if self.spec is not None and isinstance(self.spec.attrs, dict) else {}
+
+    @property
+    def differs_from_entries(self) -> bool:
+        """Whether the spec's view (first frontmatter, all the rest as body) hides appended entries."""
+        return len(self.entries) > 1
+
+    def effective(self) -> tuple[dict, dict[str, int]]:
+        """The fold of all entries: later entries override fields. Returns (fields, field -> entry index)."""
+        fields: dict = {}
+        origin: dict[str, int] = {}
+        for entry in self.entries:
+            for key, value in (entry.frontmatter or {}).items():
+                fields[key] = value
+                origin[key] = entry.index
+        return fields, origin
+
+
+@dataclass
+class AgentDefinition:
+    name: str
+    path: str
+    attrs: dict
+    error: LoadError | None = None
+
+    @property
+    def memory_config(self) -> dict:
+        memory = self.attrs.get("memory")
+        return memory if isinstance(memory, dict) else {}
+
+
+@dataclass
+class Store:
+    root: Path
+    files: list[MemoryFile]
+    agents: dict[str, AgentDefinition]
+    config: dict
+
+    @property
+    def memories_dir(self) -> Path:
+        return self.root / RAWKO_DIR / MEMORIES_DIR
+
+    @property
+    def errors(self) -> list[LoadError]:
+        return [f.error for f in self.files if f.error is not None]
+
+    def file(self, name_or_path: str) -> MemoryFile | None:
+        wanted = name_or_path.replace(os.sep, "/")
+        for f in self.files:
+            if wanted in (f.rel_path, f.name, str(f.path)) or wanted.endswith("/" + f.rel_path):
+                return f
+        return None
+
+
+# --------------------------------------------------------------------------
+# Finding the store
+# --------------------------------------------------------------------------
+
+
+def find_store_root(path: str | os.PathLike | None = None) -> Path:
+    """The directory holding ``.rawko/``: ``path`` itself, or, with no path, the nearest above the cwd."""
+    if path is not None:
+        candidate = Path(path).expanduser()
+        if candidate.name == RAWKO_DIR and candidate.is_dir():
+            return candidate.parent.resolve()
+        if (candidate / RAWKO_DIR).is_dir():
+            return candidate.resolve()
+        if not candidate.exists():
+            raise StoreNotFound(f"{candidate} does not exist")
+        raise StoreNotFound(f"no {RAWKO_DIR}/ directory in {candidate}")
+    here = Path.cwd().resolve()
+    for directory in (here, *here.parents):
+        if (directory / RAWKO_DIR).is_dir():
+            return directory
+    raise StoreNotFound(f"no {RAWKO_DIR}/ directory in {here} or any folder above it")
+
+
+# --------------------------------------------------------------------------
+# Reading files
+# --------------------------------------------------------------------------
+
+
+def decode_like_deno(data: bytes) -> str:
+    """``Deno.readTextFile``: UTF-8 with a leading BOM dropped and bad bytes as U+FFFD."""
+    return data.decode("utf-8-sig", errors="replace")
+
+
+def spec_extract(text: str) -> SpecView:
+    """Deno std's YAML ``extract`` as SPEC-0007 calls it. Raises LoadError-like ValueError."""
+    match = _EXTRACT_RE.match(text)
+    if match is None:
+        raise _ExtractError("no frontmatter: the file must start with a line '---' and have a closing '---'", 1)
+    raw = match.group(2)
+    frontmatter = js_trim(raw)
+    leading = raw[: len(raw) - len(raw.lstrip(_JS_WS_CHARS))]
+    first_line = 1 + _count_lines(text[: match.start(2)]) + _count_lines(leading)
+    try:
+        attrs = load_yaml(frontmatter)
+    except YamlError as exc:
+        line = first_line + exc.line if exc.line is not None else first_line
+        raise _ExtractError(f"frontmatter is not valid YAML: {exc.message}", line) from None
+    return SpecView(attrs=attrs, body=text[match.end() :], frontmatter_text=frontmatter, frontmatter_line=first_line)
+
+
+_JS_WS_CHARS = "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+class _ExtractError(ValueError):
+    def __init__(self, reason: str, line: int | None):
+        super().__init__(reason)
+        self.reason = reason
+        self.line = line
+
+
+def _count_lines(text: str) -> int:
+    return text.count("\n")
+
+
+# --------------------------------------------------------------------------
+# The entry log
+# --------------------------------------------------------------------------
+
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_DELIMITER_RE = re.compile(r"^---[ \t]*\r?$")
+_CLOSER_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$")
+_FIELD_LINE_RE = re.compile(r"^(?:" + "|".join(sorted(MEMORY_FIELDS)) + r")\s*:")
+_MAX_FRONTMATTER_LINES = 400
+
+
+def split_entries(text: str, spec: SpecView | None) -> tuple[list[Entry], list[SuspectBlock]]:
+    """Split a memory file into its append-only entries.
+
+    A later entry starts at a ``---`` line outside fenced code, after a blank
+    line, directly followed by YAML up to a closing ``---``/``...`` that parses
+    as a mapping with at least one memory field.  Anything else (a horizontal
+    rule, a ``---`` inside a code fence, a setext underline) is body text.
+    """
+    lines = text.split("\n")
+    entries: list[Entry] = []
+    suspects: list[SuspectBlock] = []
+    if spec is not None and isinstance(spec.attrs, dict):
+        consumed = text[: len(text) - len(spec.body)]
+        start = consumed.count("\n") if consumed.endswith("\n") else consumed.count("\n") + 1
+        entries.append(Entry(0, 1, spec.attrs, ""))
+    else:
+        start = 0
+        entries.append(Entry(0, 1, None, ""))
+    body_start = start
+    fence: tuple[str, int] | None = None
+    i = start
+    while i < len(lines):
+        line = lines[i]
+        fence_match = _FENCE_RE.match(line)
+        if fence_match:
+            marker = fence_match.group(1)
+            if fence is None:
+                fence = (marker[0], len(marker))
+            elif marker[0] == fence[0] and len(marker) >= fence[1] and not fence_match.group(2).strip():
+                fence = None
+            i += 1
+            continue
+        if fence is None and _DELIMITER_RE.match(line) and (i == 0 or not lines[i - 1].strip() or _DELIMITER_RE.match(lines[i - 1])):
+            found = _entry_block_at(lines, i)
+            if isinstance(found, SuspectBlock):
+                suspects.append(found)
+            elif found is not None:
+                frontmatter, close = found
+                entries[-1] = _with_body(entries[-1], lines[body_start:i])
+                entries.append(Entry(len(entries), i + 1, frontmatter, ""))
+                body_start = close + 1
+                i = close + 1
+                continue
+        i += 1
+    entries[-1] = _with_body(entries[-1], lines[body_start:])
+    if entries[0].frontmatter is None and not entries[0].body.strip() and len(entries) > 1:
+        entries = [Entry(k, e.line, e.frontmatter, e.body) for k, e in enumerate(entries[1:])]
+    return entries, suspects
+
+
+def _entry_block_at(lines: list[str], i: int) -> tuple[dict, int] | SuspectBlock | None:
+    if i + 1 >= len(lines) or not lines[i + 1].strip() or _DELIMITER_RE.match(lines[i + 1]):
+        return None
+    for j in range(i + 1, min(len(lines), i + 1 + _MAX_FRONTMATTER_LINES)):
+        if _CLOSER_RE.match(lines[j]):
+            block = "\n".join(lines[i + 1 : j])
+            try:
+                value = load_yaml(block)
+            except YamlError as exc:
+                if any(_FIELD_LINE_RE.match(line) for line in lines[i + 1 : j]):
+                    return SuspectBlock(i + 1, f"looks like an appended entry but its YAML does not parse: {exc.message}")
+                return None
+            if isinstance(value, dict) and MEMORY_FIELDS.intersection(value):
+                return value, j
+            return None
+    if any(_FIELD_LINE_RE.match(line) for line in lines[i + 1 : i + 6]):
+        return SuspectBlock(i + 1, "an appended entry's frontmatter is never closed with '---' (a torn write?)")
+    return None
+
+
+def _with_body(entry: Entry, body_lines: list[str]) -> Entry:
+    # The SPEC-0005 separator ("\n\n---\n\n") before an appended entry belongs to neither body.
+    while body_lines and (not body_lines[-1].strip() or _DELIMITER_RE.match(body_lines[-1])):
+        body_lines = body_lines[:-1]
+    while body_lines and not body_lines[0].strip():
+        body_lines = body_lines[1:]
+    return Entry(entry.index, entry.line, entry.frontmatter, "\n".join(body_lines))
+
+
+# --------------------------------------------------------------------------
+# Loading
+# --------------------------------------------------------------------------
+
+
+def read_memory_file(memory: MemoryFile) -> None:
+    """Fill in text, spec view, entries and error. Never raises for a bad file."""
+    try:
+        data = memory.path.read_bytes()
+    except OSError as exc:
+        memory.error = LoadError(memory.rel_path, f"cannot be read: {exc.strerror or exc}", stage="read")
+        return
+    text = decode_like_deno(data)
+    memory.text = text
+    try:
+        memory.spec = spec_extract(text)
+    except _ExtractError as exc:
+        memory.error = LoadError(memory.rel_path, exc.reason, exc.line, stage="frontmatter" if "no frontmatter" in exc.reason else "yaml")
+    else:
+        attrs = memory.spec.attrs
+        if not isinstance(attrs, dict):
+            kind = "empty" if attrs is UNDEFINED or attrs is None else f"a {_kind_of(attrs)}, not a mapping of fields"
+            memory.error = LoadError(memory.rel_path, f"frontmatter is {kind}", memory.spec.frontmatter_line, stage="shape")
+    memory.entries, memory.suspect_blocks = split_entries(text, memory.spec)
+
+
+def _kind_of(value: object) -> str:
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, str):
+        return "text value"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return "scalar"
+
+
+def _scan_memories(memories_dir: Path, root: Path) -> list[MemoryFile]:
+    """Every ``*.md`` under memories/, symlinked folders not followed (no loops, no escapes)."""
+    found: list[MemoryFile] = []
+    pending = [memories_dir]
+    while pending:
+        directory = pending.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                is_link = entry.is_symlink()
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(Path(entry.path))
+                    continue
+                if not entry.name.lower().endswith(".md"):
+                    continue
+                info = entry.stat(follow_symlinks=False)
+                if not is_link and not stat.S_ISREG(info.st_mode):
+                    continue
+            except OSError:
+                continue
+            path = Path(entry.path)
+            name = path.relative_to(memories_dir).as_posix()
+            found.append(
+                MemoryFile(
+                    path=path,
+                    rel_path=path.relative_to(root).as_posix(),
+                    name=name,
+                    top_level="/" not in name,
+                    symlink=is_link,
+                    size=info.st_size,
+                    mtime_ns=info.st_mtime_ns,
+                )
+            )
+    # JavaScript's default sort of names (UTF-16 code units); top level first for readability
+    found.sort(key=lambda f: (not f.top_level, utf16_sort_key(f.name)))
+    return found
+
+
+def load_agents(root: Path) -> dict[str, AgentDefinition]:
+    agents: dict[str, AgentDefinition] = {}
+    directory = root / RAWKO_DIR / AGENTS_DIR
+    if not directory.is_dir():
+        return agents
+    for path in sorted(directory.glob("*.md")):
+        rel = path.relative_to(root).as_posix()
+        try:
+            view = spec_extract(decode_like_deno(path.read_bytes()))
+            attrs = view.attrs if isinstance(view.attrs, dict) else {}
+            error = None if isinstance(view.attrs, dict) else LoadError(rel, "frontmatter is not a mapping", stage="shape")
+        except _ExtractError as exc:
+            attrs, error = {}, LoadError(rel, exc.reason, exc.line)
+        except OSError as exc:
+            attrs, error = {}, LoadError(rel, f"cannot be read: {exc.strerror or exc}", stage="read")
+        name = attrs.get("name") if isinstance(attrs.get("name"), str) else path.stem
+        agents[name] = AgentDefinition(name=name, path=rel, attrs=attrs, error=error)
+    return agents
+
+
+def load_config(root: Path) -> dict:
+    """``.rawko/rawko-tui.yaml``: the app's own settings (recursive loading, …)."""
+    path = root / RAWKO_DIR / "rawko-tui.yaml"
+    if not path.is_file():
+        return {}
+    from ruamel.yaml import YAML
+
+    try:
+        data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    except Exception as exc:  # ruamel raises many types; the file is only advisory
+        return {"_error": f"{path.name}: {exc}"}
+    return data if isinstance(data, dict) else {}
+
+
+def load_store(root: str | os.PathLike) -> Store:
+    """Read every memory file under ``root/.rawko/memories`` (all folders), agents and config."""
+    root = Path(root)
+    memories_dir = root / RAWKO_DIR / MEMORIES_DIR
+    files = _scan_memories(memories_dir, root) if memories_dir.is_dir() else []
+    for memory in files:
+        if memory.symlink:
+            continue  # never followed: the spec's loader skips them and they may point anywhere
+        read_memory_file(memory)
+    return Store(root=root, files=files, agents=load_agents(root), config=load_config(root))

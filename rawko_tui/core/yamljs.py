@@ -1,0 +1,363 @@
+"""YAML as SPEC-0007's arbiter reads it: YAML 1.2, js-yaml's default schema.
+
+Deno's ``@std/yaml`` (which the spec's ``extractFrontmatter`` uses) is a port
+of js-yaml, so the values the arbiter sees follow js-yaml 4's resolvers:
+``yes``/``on`` stay strings, ``0123`` is the integer 123, unquoted ISO dates
+become Date objects, a duplicate key is an error and an unknown tag such as
+``!!python/object`` is an error, never executed.
+
+The scanner and parser are libyaml's (through PyYAML's C binding when
+present), for speed; resolution and construction are js-yaml's rules.
+Aliases are allowed, as in js-yaml, but a document whose aliases would
+expand beyond ``MAX_EXPANDED_NODES`` (a "billion laughs") is refused.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import re
+from dataclasses import dataclass
+
+import yaml
+from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from yaml.resolver import BaseResolver
+
+from .jsvalue import UNDEFINED, JsDate, js_to_string
+
+try:  # the C parser is ~10x faster; fall back to the pure-Python one
+    from yaml import CParser as _Parser
+except ImportError:  # pragma: no cover - depends on the PyYAML build
+    from yaml.parser import Parser as _Parser  # type: ignore[assignment]
+    from yaml.reader import Reader as _Reader
+    from yaml.scanner import Scanner as _Scanner
+    from yaml.composer import Composer as _Composer
+else:
+    _Reader = _Scanner = _Composer = None  # type: ignore[assignment]
+
+MAX_EXPANDED_NODES = 100_000
+_TAG = "tag:yaml.org,2002:"
+
+
+@dataclass(frozen=True)
+class YamlError(Exception):
+    """A YAML document that js-yaml would refuse; ``line`` is 0-based within the document."""
+
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        return self.message
+
+
+# --------------------------------------------------------------------------
+# js-yaml 4.3.2 resolvers (lib/type/*.js), applied to plain scalars in order
+# --------------------------------------------------------------------------
+
+_FLOAT_RE = re.compile(
+    r"^(?:[-+]?(?:[0-9]+)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?"
+    r"|\.[0-9]+(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)"
+    r"|\.(?:nan|NaN|NAN))\Z"
+)
+_FLOAT_SPECIAL_RE = re.compile(r"^(?:[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))\Z")
+_DATE_RE = re.compile(r"^([0-9][0-9][0-9][0-9])-([0-9][0-9])-([0-9][0-9])\Z")
+_TIMESTAMP_RE = re.compile(
+    r"^([0-9][0-9][0-9][0-9])-([0-9][0-9]?)-([0-9][0-9]?)(?:[Tt]|[ \t]+)"
+    r"([0-9][0-9]?):([0-9][0-9]):([0-9][0-9])(?:\.([0-9]*))?"
+    r"(?:[ \t]*(Z|([-+])([0-9][0-9]?)(?::([0-9][0-9]))?))?\Z"
+)
+_NULLS = {"~", "null", "Null", "NULL"}
+_TRUES = {"true", "True", "TRUE"}
+_FALSES = {"false", "False", "FALSE"}
+
+
+def _parse_int(data: str) -> float | int | None:
+    """js-yaml's resolveYamlInteger + parseYamlInteger; None when it does not resolve."""
+    if not data:
+        return None
+    sign, body = 1, data
+    if body[0] in "+-":
+        sign = -1 if body[0] == "-" else 1
+        body = body[1:]
+    if body == "0":
+        return 0
+    if body[:2] in ("0b", "0x", "0o"):
+        digits, base = body[2:], {"0b": 2, "0x": 16, "0o": 8}[body[:2]]
+        allowed = {2: "01", 8: "01234567", 16: "0123456789abcdefABCDEF"}[base]
+        if not digits or any(c not in allowed for c in digits):
+            return None
+        value = sign * int(digits, base)
+    else:
+        if not body or any(not ("0" <= c <= "9") for c in body):
+            return None
+        value = sign * int(body, 10)
+    try:
+        as_float = float(value)
+    except OverflowError:
+        return None
+    if math.isinf(as_float):
+        return None
+    # JavaScript numbers are doubles: keep ints only where they are exact
+    return value if abs(value) <= 2**53 else as_float
+
+
+def _parse_float(data: str) -> float | None:
+    if not _FLOAT_RE.match(data):
+        return None
+    lowered = data.lower()
+    sign = -1.0 if lowered.startswith("-") else 1.0
+    body = lowered[1:] if lowered[:1] in "+-" else lowered
+    if body == ".inf":
+        return sign * math.inf
+    if body == ".nan":
+        return math.nan
+    value = sign * float(body)
+    if math.isinf(value) and not _FLOAT_SPECIAL_RE.match(data):
+        return None
+    return value
+
+
+def _date_utc(year: int, month0: int, day: int, hour: int = 0, minute: int = 0, second: int = 0, ms: int = 0) -> float:
+    """``Date.UTC``: years 0-99 mean 1900-1999, and fields overflow into the next unit."""
+    from .jsvalue import _utc_ms
+
+    if 0 <= year <= 99:
+        year += 1900
+    return _utc_ms(year, month0 + 1, day, hour, minute, second, ms)
+
+
+def _parse_timestamp(data: str) -> JsDate | None:
+    m = _DATE_RE.match(data)
+    if m:
+        return JsDate(_date_utc(int(m[1]), int(m[2]) - 1, int(m[3])))
+    m = _TIMESTAMP_RE.match(data)
+    if not m:
+        return None
+    fraction = int((m[7] or "")[:3].ljust(3, "0")) if m[7] else 0
+    ms = _date_utc(int(m[1]), int(m[2]) - 1, int(m[3]), int(m[4]), int(m[5]), int(m[6]), fraction)
+    if m[9]:
+        delta = (int(m[10]) * 60 + int(m[11] or 0)) * 60_000
+        ms -= -delta if m[9] == "-" else delta
+    return JsDate(ms)
+
+
+def resolve_plain_scalar(data: str) -> object:
+    """The value js-yaml gives an untagged plain scalar."""
+    if data == "" or data in _NULLS:
+        return None
+    if data in _TRUES:
+        return True
+    if data in _FALSES:
+        return False
+    integer = _parse_int(data)
+    if integer is not None:
+        return integer
+    number = _parse_float(data)
+    if number is not None:
+        return number
+    stamp = _parse_timestamp(data)
+    if stamp is not None:
+        return stamp
+    return data
+
+
+# --------------------------------------------------------------------------
+# Loader
+# --------------------------------------------------------------------------
+
+_PLAIN = _TAG + "plain"  # internal marker for unresolved plain scalars
+
+
+class _Resolver(BaseResolver):
+    """Tag every plain scalar for js-yaml resolution at construction time."""
+
+    yaml_implicit_resolvers: dict = {}
+
+    def resolve(self, kind, value, implicit):  # noqa: D401 - PyYAML hook
+        if kind is ScalarNode and implicit[0]:
+            return _PLAIN if value != "<<" else _TAG + "merge"
+        if kind is ScalarNode:
+            return _TAG + "str"
+        if kind is SequenceNode:
+            return _TAG + "seq"
+        return _TAG + "map"
+
+
+class _Constructor(SafeConstructor):
+    def construct_mapping(self, node, deep=False):
+        if not isinstance(node, MappingNode):
+            raise ConstructorError(None, None, "expected a mapping node", node.start_mark)
+        seen: set[str] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == _TAG + "merge":
+                continue
+            key = js_to_string(self.construct_object(key_node, deep=True))
+            if key in seen:
+                raise ConstructorError(None, None, "duplicated mapping key", key_node.start_mark)
+            seen.add(key)
+        self.flatten_mapping(node)
+        mapping: dict[str, object] = {}
+        for key_node, value_node in node.value:
+            key = js_to_string(self.construct_object(key_node, deep=True))
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+    def construct_plain(self, node):
+        return resolve_plain_scalar(self.construct_scalar(node))
+
+    def construct_explicit(self, node, tag: str):
+        value = self.construct_scalar(node)
+        resolved = resolve_plain_scalar(value)
+        checks = {
+            "null": lambda v: v is None,
+            "bool": lambda v: isinstance(v, bool),
+            "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+            "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+            "timestamp": lambda v: isinstance(v, JsDate),
+        }
+        if value == "" and tag == "null":
+            return None
+        if not checks[tag](resolved):
+            raise ConstructorError(None, None, f"cannot resolve a node with !<{_TAG}{tag}> explicit tag", node.start_mark)
+        return float(resolved) if tag == "float" else resolved
+
+    def construct_undefined(self, node):
+        raise ConstructorError(None, None, f"unknown tag !<{node.tag}>", node.start_mark)
+
+    def construct_binary(self, node):
+        try:
+            return base64.b64decode("".join(self.construct_scalar(node).split()))
+        except ValueError as exc:
+            raise ConstructorError(None, None, f"invalid !!binary: {exc}", node.start_mark) from exc
+
+    def construct_set(self, node):
+        return {key: None for key in self.construct_mapping(node)}
+
+    def construct_pairs(self, node):
+        if not isinstance(node, SequenceNode):
+            raise ConstructorError(None, None, "expected a sequence for !!pairs", node.start_mark)
+        out = []
+        for item in node.value:
+            if not isinstance(item, MappingNode) or len(item.value) != 1:
+                raise ConstructorError(None, None, "each !!pairs item must be a one-key mapping", item.start_mark)
+            key_node, value_node = item.value[0]
+            out.append([self.construct_object(key_node, deep=True), self.construct_object(value_node, deep=True)])
+        return out
+
+    def construct_omap(self, node):
+        if not isinstance(node, SequenceNode):
+            raise ConstructorError(None, None, "expected a sequence for !!omap", node.start_mark)
+        return [self.construct_mapping(item, deep=True) for item in node.value]
+
+
+_Constructor.yaml_constructors = {}
+_Constructor.add_constructor(_PLAIN, _Constructor.construct_plain)
+_Constructor.add_constructor(_TAG + "str", SafeConstructor.construct_yaml_str)
+_Constructor.add_constructor(_TAG + "seq", SafeConstructor.construct_yaml_seq)
+_Constructor.add_constructor(_TAG + "map", SafeConstructor.construct_yaml_map)
+for _name in ("null", "bool", "int", "float", "timestamp"):
+    _Constructor.add_constructor(_TAG + _name, lambda self, node, _n=_name: self.construct_explicit(node, _n))
+_Constructor.add_constructor(_TAG + "binary", _Constructor.construct_binary)
+_Constructor.add_constructor(_TAG + "set", _Constructor.construct_set)
+_Constructor.add_constructor(_TAG + "pairs", _Constructor.construct_pairs)
+_Constructor.add_constructor(_TAG + "omap", _Constructor.construct_omap)
+_Constructor.add_constructor("!", SafeConstructor.construct_yaml_str)
+_Constructor.add_constructor(None, _Constructor.construct_undefined)
+
+
+if _Reader is None:
+
+    class _Loader(_Parser, _Constructor, _Resolver):  # type: ignore[misc]
+        def __init__(self, stream):
+            _Parser.__init__(self, stream)
+            _Constructor.__init__(self)
+            _Resolver.__init__(self)
+
+else:  # pragma: no cover - pure-Python PyYAML
+
+    class _Loader(_Reader, _Scanner, _Parser, _Composer, _Constructor, _Resolver):  # type: ignore[misc,no-redef]
+        def __init__(self, stream):
+            _Reader.__init__(self, stream)
+            _Scanner.__init__(self)
+            _Parser.__init__(self)
+            _Composer.__init__(self)
+            _Constructor.__init__(self)
+            _Resolver.__init__(self)
+
+
+def _expanded_size(node, limit: int) -> int:
+    """Nodes a full walk of the document visits (aliases counted each time they are used)."""
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+
+    def size(n) -> int:
+        key = id(n)
+        if key in sizes:
+            return sizes[key]
+        if key in active:
+            raise YamlError("recursive alias: the document refers to itself")
+        active.add(key)
+        total = 1
+        if isinstance(n, SequenceNode):
+            for child in n.value:
+                total += size(child)
+                if total > limit:
+                    break
+        elif isinstance(n, MappingNode):
+            for k, v in n.value:
+                total += size(k) + size(v)
+                if total > limit:
+                    break
+        active.discard(key)
+        sizes[key] = total
+        return total
+
+    return size(node)
+
+
+def _has_alias_reuse(node) -> bool:
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            return True
+        seen.add(id(n))
+        if isinstance(n, SequenceNode):
+            stack.extend(n.value)
+        elif isinstance(n, MappingNode):
+            for k, v in n.value:
+                stack.extend((k, v))
+    return False
+
+
+def load_yaml(text: str) -> object:
+    """Parse one YAML document as js-yaml's ``load`` does. Raises YamlError.
+
+    An empty document (or one holding only comments) is ``UNDEFINED``.
+    """
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return UNDEFINED
+        if _has_alias_reuse(node) and _expanded_size(node, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
+            raise YamlError(
+                f"aliases expand to more than {MAX_EXPANDED_NODES:,} nodes (an alias bomb); refused",
+                node.start_mark.line,
+            )
+        return loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "invalid YAML"
+        context = f" ({exc.context})" if exc.context and exc.problem else ""
+        raise YamlError(f"{problem}{context}", mark.line if mark else None, mark.column if mark else None) from None
+    except yaml.YAMLError as exc:
+        raise YamlError(str(exc).splitlines()[0] if str(exc) else "invalid YAML") from None
+    except RecursionError:
+        raise YamlError("nesting is too deep to read") from None
+    finally:
+        loader.dispose()

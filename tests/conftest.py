@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ORACLE_DIR = Path(__file__).parent / "oracle"
+REPO_ROOT = Path(__file__).parent.parent
+FIXED_NOW = "2026-01-24T12:00:00Z"
+
+
+@pytest.fixture(autouse=True)
+def _utc(monkeypatch):
+    """JavaScript reads offset-less date-times in local time; pin the zone for both sides."""
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    time.tzset()
+
+
+def write_store(root: Path, files: dict[str, str | bytes], agents: dict[str, str] | None = None) -> Path:
+    """Make ``root/.rawko/memories/<name>`` for each file (str is written as UTF-8, bytes as is)."""
+    memories = root / ".rawko" / "memories"
+    memories.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        path = memories / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_bytes(content.encode("utf-8", "surrogatepass"))
+    for name, content in (agents or {}).items():
+        agent_dir = root / ".rawko" / "agents"
+        agent_dir.mkdir(parents=True, exist_ok=True)
+        (agent_dir / f"{name}.md").write_text(content, encoding="utf-8")
+    return root
+
+
+def memory(title="A memory", when='"auth"', importance="high", at="2026-01-23T10:30:00Z", by="developer", tags="[auth]", body=None, extra="") -> str:
+    """A memory file in the convention's shape; pass None to leave a field out."""
+    lines = ["---"]
+    for key, value in (("title", title), ("whenToUse", when), ("tags", tags), ("importance", importance), ("discoveredAt", at), ("discoveredBy", by)):
+        if value is not None:
+            lines.append(f"{key}: {value}")
+    if extra:
+        lines.append(extra)
+    lines.append("---")
+    lines.append("")
+    lines.append(body if body is not None else "Body text " * 30)
+    return "\n".join(lines) + "\n"
+
+
+class Oracle:
+    """SPEC-0007's arbiter in JavaScript (tests/oracle/spec_arbiter.js), run on node."""
+
+    def __init__(self, node: str):
+        self.node = node
+
+    def run(self, requests: list[dict]) -> list[dict]:
+        proc = subprocess.run(
+            [self.node, str(ORACLE_DIR / "spec_arbiter.js")],
+            input=json.dumps(requests),
+            capture_output=True,
+            text=True,
+            env={**os.environ, "TZ": "UTC"},
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+
+@pytest.fixture(scope="session")
+def oracle() -> Oracle:
+    node = shutil.which("node")
+    ready = node is not None and (ORACLE_DIR / "node_modules" / "js-yaml").is_dir()
+    if not ready:
+        if os.environ.get("CI"):
+            pytest.fail("the JavaScript oracle needs node and `npm ci` in tests/oracle (CI installs both)")
+        pytest.skip("node or tests/oracle/node_modules missing: run `npm ci --prefix tests/oracle`")
+    return Oracle(node)
