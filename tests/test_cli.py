@@ -1,0 +1,141 @@
+"""The command line, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXED_NOW, REPO_ROOT, memory, write_store
+from rawko_tui.cli import main
+
+ARGS = ["--task", "Add OAuth integration to existing auth system", "--agent", "developer", "--now", FIXED_NOW]
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def store(tmp_path):
+    return write_store(
+        tmp_path,
+        {
+            "oauth-too-broad.md": memory(title="OAuth Too Broad", when='"oauth|social.*auth"', importance="high"),
+            "jwt.md": memory(title="Project uses JWT authentication", when='["auth"]', importance="critical", by="planner"),
+            "email.md": memory(title="Email", when='"email"', importance="low"),
+            "deep/nested.md": memory(title="Nested", when='"auth"'),
+            "broken.md": "---\ntitle: [\n---\n",
+        },
+    )
+
+
+def test_preview_json_has_the_documented_shape(capsys, store):
+    code, out, _ = run(capsys, "preview", str(store), *ARGS, "--json")
+    assert code == 0
+    data = json.loads(out)
+    # oauth: high 25 + recency 5 + keywords "oauth", "to", "auth" 15 + same agent 10 = 55; jwt: 30 + 5 + "auth" 5 = 40
+    assert [(i["path"], i["score"]) for i in data["injected"]] == [(".rawko/memories/oauth-too-broad.md", 55), (".rawko/memories/jwt.md", 40)]
+    first = data["injected"][0]
+    assert set(first) >= {"path", "title", "score", "components"}
+    assert set(first["components"]) == {"importance", "recency", "keyword", "agentTags", "sameAgent"}
+    assert first["score"] == sum(first["components"].values())
+    paths = {c["path"]: c for c in data["candidates"]}
+    assert set(paths) == {f".rawko/memories/{n}" for n in ("oauth-too-broad.md", "jwt.md", "email.md", "deep/nested.md", "broken.md")}
+    for candidate in data["candidates"]:
+        assert set(candidate) >= {"path", "matched", "score", "components", "injected", "reason"}
+    assert paths[".rawko/memories/email.md"]["reason"] == "no-pattern-matched"
+    assert paths[".rawko/memories/deep/nested.md"]["reason"] == "not-loaded-subfolder"
+    assert data["errors"] == [{"path": ".rawko/memories/broken.md", "line": 2, "reason": data["errors"][0]["reason"], "stage": "yaml"}]
+    assert data["arbiterFailure"]["stage"] == "load"
+    assert data["prompt"].startswith("## Background Knowledge from Previous Runs\n\n")
+
+
+def test_preview_prompt_prints_exactly_the_injected_text(capsys, store):
+    _, out_json, _ = run(capsys, "preview", str(store), *ARGS, "--json")
+    _, out_prompt, _ = run(capsys, "preview", str(store), *ARGS, "--prompt")
+    assert out_prompt == json.loads(out_json)["prompt"]
+
+
+def test_preview_text_lists_injected_cut_and_unmatched(capsys, store):
+    code, out, _ = run(capsys, "preview", str(store), *ARGS, "--max", "1")
+    assert code == 0
+    assert "Injected (1):" in out and "OAuth Too Broad" in out
+    assert "Matched but not injected (1):" in out and "cut by the top-1 limit at rank 2" in out
+    assert "not loaded by a SPEC-0007 arbiter (top level only)" in out
+    assert "!! An arbiter running SPEC-0007's code verbatim throws" in out
+
+
+def test_explain_renders_the_tree(capsys, store):
+    code, out, _ = run(capsys, "explain", "email.md", str(store), *ARGS)
+    assert code == 0
+    assert "not injected: no whenToUse pattern matched" in out
+    assert "'email': literal substring 'email' -- no match" in out
+    assert "importance: low (+5)" in out
+    code, out, _ = run(capsys, "explain", ".rawko/memories/oauth-too-broad.md", str(store), *ARGS, "--json")
+    data = json.loads(out)
+    assert data["injected"] and data["explanation"]["value"] == data["score"]
+
+
+def test_explain_unknown_memory_is_a_usage_error(capsys, store):
+    code, _, err = run(capsys, "explain", "nope.md", str(store), *ARGS)
+    assert code == 2 and "no memory file 'nope.md'" in err
+
+
+def test_lint_exit_codes(capsys, store, tmp_path):
+    code, out, _ = run(capsys, "lint", str(store))
+    assert code == 1 and "broken.md:2: error:" in out
+    clean = write_store(tmp_path / "clean", {"clean-memory.md": memory(title="Clean memory", body="word " * 60)})
+    code, out, _ = run(capsys, "lint", str(clean), "--json")
+    assert code == 0 and json.loads(out)["errors"] == 0
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["preview", "--task", "x"],  # --agent missing
+        ["preview", "--task", "x", "--agent", "a", "--min-importance", "huge"],
+        ["preview", "--task", "x", "--agent", "a", "--now", "tuesday"],
+        ["lint", "/definitely/not/here"],
+        ["--task", "x"],  # the app needs --agent with --task
+    ],
+)
+def test_usage_errors_exit_2(capsys, argv, store, monkeypatch):
+    monkeypatch.chdir(store)
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own usage errors
+        code = exc.code
+    assert code == 2
+    assert capsys.readouterr().err.strip()
+
+
+def test_no_store_gives_a_clear_message(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "lint")
+    assert code == 2 and "no .rawko/ directory" in err and "Traceback" not in err
+
+
+def test_console_script_runs_on_the_demo_store():
+    proc = subprocess.run(
+        [sys.executable, "-m", "rawko_tui", "preview", "--task", "Implement password reset", "--agent", "developer", "--now", FIXED_NOW, "--json"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert ".rawko/memories/password-hashing-approach.md" in [i["path"] for i in data["injected"]]
+
+
+def test_paths_use_forward_slashes_relative_to_the_store(capsys, store):
+    _, out, _ = run(capsys, "preview", str(store), *ARGS, "--json")
+    for candidate in json.loads(out)["candidates"]:
+        assert candidate["path"].startswith(".rawko/memories/") and "\\" not in candidate["path"]
+        assert not Path(candidate["path"]).is_absolute()

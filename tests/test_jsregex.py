@@ -1,0 +1,85 @@
+"""JavaScript regex semantics, checked against V8 on random patterns and texts."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+
+import pytest
+
+from conftest import ORACLE_DIR
+from rawko_tui.core.jsregex import JsRegexSyntaxError, compile_js
+from rawko_tui.core.jsvalue import utf16_length
+
+TOKENS = [
+    "a", "b", "A", "é", "É", "ſ", "s", "k", "K", "😀", "1", "_", " ", "-", ".", "*", "+", "?", "*?", "|", "(", ")",
+    "(?:", "(?=", "(?!", "(?<=", "(?<!", "(?<n>", "\\k<n>", "\\1", "\\2", "[", "]", "[^", "^", "$", "\\d", "\\D",
+    "\\w", "\\W", "\\s", "\\S", "\\b", "\\B", "{2}", "{1,3}", "{2,}", "{", "}", "{1", "\\u0041", "\\x61", "\\u{41}",
+    "\\c", "\\cJ", "\\0", "\\07", "\\8", "\\", "\\.", "\\-", "\\n", "\n", "\\/", "\\p{L}",
+]
+TEXT_ALPHABET = "ab AB1_-é É ſsSkK😀\n.\\{}"
+
+
+def _random_case(rng: random.Random) -> tuple[str, str, str]:
+    source = "".join(rng.choice(TOKENS) for _ in range(rng.randint(1, 7)))
+    text = "".join(rng.choice(TEXT_ALPHABET) for _ in range(rng.randint(0, 10)))
+    return source, rng.choice(["i", "i", ""]), text
+
+
+def _v8(cases):
+    import shutil
+
+    node = shutil.which("node")
+    proc = subprocess.run([node, str(ORACLE_DIR / "regex_probe.js")], input=json.dumps(cases), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _ours(source, flags, text):
+    try:
+        compiled = compile_js(source, ignore_case="i" in flags)
+    except JsRegexSyntaxError as exc:
+        return {"error": str(exc)}
+    span = compiled.search(text)
+    return {"span": None if span is None else list(span)}
+
+
+def _python_index(text: str, unit: int) -> int:
+    """The index of the character holding UTF-16 unit ``unit`` (half an emoji maps to the emoji)."""
+    for index in range(len(text) + 1):
+        if utf16_length(text[: index + 1]) > unit or index == len(text):
+            return index
+    return len(text)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_patterns_agree_with_v8(oracle, seed):
+    rng = random.Random(seed)
+    cases = [_random_case(rng) for _ in range(600)]
+    expected = _v8(cases)
+    mismatches = []
+    for case, want in zip(cases, expected):
+        got = _ours(*case)
+        if "error" in want or "error" in got:
+            same = ("error" in want) == ("error" in got)
+        else:
+            # the span is compared only where it is unambiguous: the match's existence and start
+            same = (want["span"] is None) == (got["span"] is None) and (
+                want["span"] is None or _python_index(case[2], want["span"][0]) == got["span"][0]
+            )
+        if not same:
+            mismatches.append((case, want, got))
+    assert not mismatches, mismatches[:5]
+
+
+def test_syntax_errors_read_like_v8():
+    for source, message in [("a**", "Nothing to repeat"), ("[z-a]", "Range out of order"), ("(", "Unterminated group"), (")", "Unmatched ')'"), ("x{2,1}", "numbers out of order")]:
+        with pytest.raises(JsRegexSyntaxError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            compile_js(source)
+
+
+def test_patterns_without_lookaround_or_backreferences_run_on_re2():
+    assert compile_js("implement.{0,10}auth").linear_time
+    assert compile_js("(a+)+$.*").linear_time
+    assert not compile_js(r"(a)\1").linear_time

@@ -1,0 +1,147 @@
+"""Every lint rule, each on the smallest file that triggers it."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from conftest import FIXED_NOW, memory, write_store
+from rawko_tui.core.arbiter import parse_now
+from rawko_tui.core.lint import lint_pattern, lint_store, slugify
+from rawko_tui.core.store import load_store
+
+NOW = parse_now(FIXED_NOW)
+LONG_BODY = "word " * 80
+
+
+def findings_for(tmp_path, files, **kwargs):
+    write_store(tmp_path, files)
+    return lint_store(load_store(tmp_path), NOW, **kwargs)
+
+
+def codes(findings, path=None):
+    return {(f.code, f.severity) for f in findings if path is None or f.path.endswith(path)}
+
+
+def test_a_clean_memory_has_no_findings(tmp_path):
+    found = findings_for(tmp_path, {"clean-memory.md": memory(title="Clean memory", body=LONG_BODY)})
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("field", "severity"),
+    [("title", "error"), ("when", "error"), ("importance", "error"), ("at", "warning"), ("by", "warning")],
+)
+def test_missing_required_field(tmp_path, field, severity):
+    found = findings_for(tmp_path, {"a-memory.md": memory(body=LONG_BODY, **{field: None})})
+    assert ("missing-field", severity) in codes(found)
+
+
+def test_parse_errors_are_errors_with_lines(tmp_path):
+    found = findings_for(tmp_path, {"bad.md": "---\ntitle: [x\n---\nbody\n", "none.md": "no frontmatter\n"})
+    bad = [f for f in found if f.path.endswith("bad.md")][0]
+    assert bad.code == "parse" and bad.severity == "error" and bad.line == 2  # the line of the unclosed "["
+    assert "injects nothing at all" in bad.message
+    assert ("parse", "error") in codes(found, "none.md")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "code", "severity", "text"),
+    [
+        ({"title": "42"}, "field-type", "error", "title is a number"),
+        ({"when": "[7]"}, "field-type", "error", "whenToUse item '7'"),
+        ({"importance": "[high]"}, "field-type", "error", "toUpperCase"),
+        ({"tags": '"auth"'}, "field-type", "error", "tags.filter"),
+        ({"tags": "[auth, 3]"}, "field-type", "warning", "not text"),
+        ({"by": "42"}, "field-type", "warning", "discoveredBy is a number"),
+        ({"extra": "discoveredIn: [a]"}, "field-type", "warning", "discoveredIn is a list"),
+        ({"extra": "relatedMemories: nope"}, "field-type", "warning", "relatedMemories"),
+        ({"when": '\n  - pattern: "auth"'}, "pattern-map", "error", "throws on a map"),
+        ({"importance": "High"}, "importance", "error", "did you mean 'high'"),
+        ({"importance": "urgent"}, "importance", "error", "never injected"),
+        ({"at": '"last week"'}, "date", "warning", "not an ISO 8601 date"),
+        ({"at": "2027-01-01T00:00:00Z"}, "date", "warning", "in the future"),
+        ({"at": '"2026-01-01T10:00:00"'}, "date", "info", "local time zone"),
+        ({"at": "1700000000000"}, "date", "warning", "discoveredAt is a number"),
+    ],
+)
+def test_field_rules(tmp_path, kwargs, code, severity, text):
+    found = findings_for(tmp_path, {"a-memory.md": memory(body=LONG_BODY, **kwargs)})
+    matching = [f for f in found if f.code == code and f.severity == severity]
+    assert matching, found
+    assert any(text in f.message for f in matching), matching
+
+
+def test_file_name_must_be_the_title_slug(tmp_path):
+    found = findings_for(tmp_path, {"other-name.md": memory(title='"OAuth2: Too Broad!"', body=LONG_BODY)})
+    assert ("file-name", "warning") in codes(found)
+    assert slugify("OAuth2: Too Broad!") == "oauth2-too-broad"
+
+
+def test_body_length_limits(tmp_path):
+    found = findings_for(tmp_path, {"a-memory.md": memory(body="too short"), "b-memory.md": memory(title="B memory", body="w " * 2100)})
+    messages = {f.path.rsplit("/", 1)[-1]: f.message for f in found if f.code == "body-length"}
+    assert "at least 50" in messages["a-memory.md"] and "at most 2000" in messages["b-memory.md"]
+
+
+def test_duplicate_titles(tmp_path):
+    found = findings_for(tmp_path, {"same.md": memory(title="Same", body=LONG_BODY), "sub/same.md": memory(title="same ", body=LONG_BODY)})
+    assert len([f for f in found if f.code == "duplicate-title"]) == 2
+
+
+def test_subfolder_symlink_and_extension(tmp_path):
+    write_store(tmp_path, {"deep/a-memory.md": memory(body=LONG_BODY), "A-memory.MD": memory(body=LONG_BODY)})
+    memories = tmp_path / ".rawko" / "memories"
+    os.symlink(memories / "deep" / "a-memory.md", memories / "link.md")
+    found = lint_store(load_store(tmp_path), NOW)
+    assert ("subfolder", "info") in codes(found, "deep/a-memory.md")
+    assert ("extension", "warning") in codes(found, "A-memory.MD")
+    assert ("symlink", "warning") in codes(found, "link.md")
+
+
+def test_appended_entries_hidden_changes_and_torn_entries(tmp_path):
+    appended = memory(title="A memory", body=LONG_BODY) + "\n\n---\nimportance: critical\n---\n\nMore.\n"
+    torn = memory(title="A memory", body=LONG_BODY) + "\n\n---\ntitle: half\nimportance: hi"
+    found = findings_for(tmp_path, {"a-memory.md": appended, "b/a-memory.md": torn})
+    assert ("appended-entries", "info") in codes(found, "/a-memory.md")
+    hidden = [f for f in found if f.code == "hidden-change"]
+    assert hidden and "importance" in hidden[0].message and hidden[0].line
+    assert ("torn-entry", "error") in codes(found, "b/a-memory.md")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "code", "severity"),
+    [
+        ("auth|", "pattern-matches-everything", "error"),
+        ("", "pattern-matches-everything", "error"),
+        ("*", "pattern-matches-everything", "error"),
+        ("find.*file|locate", "pattern-regex-in-alternatives", "warning"),
+        ("When implementing authentication", "pattern-natural-language", "warning"),
+        ("auth|when working on login", "pattern-natural-language", "warning"),
+        ("(auth.{1", "pattern-invalid-regex", "warning"),
+        (r"(\w+).{0,3}\1", "pattern-not-linear", "warning"),
+        # any "?" sends a pattern to the wildcard step, which turns "(?=" into "(.=": a lookahead only
+        # survives when that rewrite is invalid and step 3 then compiles the original ("[/-?]" -> "[/-.]")
+        ("(?=x)[/-?].{1}", "pattern-not-linear", "warning"),
+        ("(a+)+$*", "pattern-catastrophic", "warning"),
+        ("(x+x+)+y.{1}", "pattern-catastrophic", "warning"),
+        ("te?t", "pattern-wildcard", "info"),
+    ],
+)
+def test_pattern_rules(pattern, code, severity):
+    assert (severity, code) in {(s, c) for s, c, _ in lint_pattern(pattern)}
+
+
+@pytest.mark.parametrize("pattern", ["auth|login", "implement.*auth", "implement.{0,10}auth", "oauth", "^add.{0,30}auth"])
+def test_good_patterns_have_no_findings(pattern):
+    assert lint_pattern(pattern) == []
+
+
+def test_linting_the_demo_store_finds_its_deliberate_quirks():
+    root = os.path.join(os.path.dirname(__file__), "..")
+    found = lint_store(load_store(root), NOW)
+    assert ("pattern-map", "error") in codes(found, "auth/auth-module-structure.md")
+    assert ("pattern-regex-in-alternatives", "warning") in codes(found, "oauth2-integration-too-broad.md")
+    assert ("hidden-change", "warning") in codes(found, "password-hashing-approach.md")
+    assert not [f for f in found if f.code == "parse"]
