@@ -65,4 +65,5 @@ def test_cut_memory_says_the_score_it_would_need(tmp_path):
 def test_render_and_dict_round_out():
     tree = Explanation(5, "root", (Explanation(5, "part", kind=COMPONENT), Explanation(0, "gate", match=False, kind=GATE)), kind="score")
     assert tree.render().splitlines() == ["   5  root", "     5  part", "     ✗  gate"]
+    assert Explanation(0, "note").render() == "   ·  note"
     assert tree.to_dict()["details"][1]["match"] is False

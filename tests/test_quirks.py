@@ -46,6 +46,12 @@ def test_star_and_question_mark_become_dot_star_and_dot():
     assert result.regex_source == "te.t" and result.matched
 
 
+def test_dot_star_written_by_the_user_becomes_dot_dot_star():
+    result = match_pattern("scope.*too", "scopetoo developer")
+    assert result.regex_source == "scope..*too" and not result.matched
+    assert any("'..*'" in note for note in result.notes)
+
+
 def test_question_mark_rewrite_mangles_regex_groups():
     result = match_pattern("(?:auth).{0,3}x", "auth  x developer")
     assert result.interpretation == "wildcard" and result.regex_source == "(.:auth).{0,3}x"

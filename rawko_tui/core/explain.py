@@ -53,6 +53,8 @@ class Explanation:
     def _render(self, lines: list[str], depth: int) -> None:
         if self.kind in (COMPONENT, SCORE):
             marker = _format_value(self.value)
+        elif self.kind == INFO:
+            marker = "·"
         else:
             marker = "✓" if self.match else "✗"
         lines.append(f"{'  ' * depth}{marker:>4}  {self.description}")

@@ -115,6 +115,8 @@ def _run_regex(pattern: str, normalized: str, kind: str, source: str, text: str,
         fell_through.append(f"/{source}/i is not a valid JavaScript regex ({exc}); the spec falls through")
         return None
     notes: list[str] = []
+    if kind == WILDCARD and ".*" in normalized:
+        notes.append("'.*' became '..*': every '*' is replaced by '.*', so it now needs at least one character")
     if nested_quantifier_risk(source):
         notes.append("nested quantifiers: a backtracking engine (V8, your arbiter) can take exponential time on some tasks")
     try:
