@@ -206,14 +206,62 @@ def cmd_explain(args) -> int:
     if candidate is None:
         raise UsageError(f"no memory file {args.memory!r} in {store.root}/.rawko/memories")
     tree = explain_candidate(preview, candidate)
+    entries = entry_log(candidate.file)
     if args.json:
-        _write(_dumps({"path": candidate.path, "title": candidate.title, "injected": candidate.injected, "reason": candidate.reason, "score": candidate.score, "explanation": tree.to_dict()}))
+        _write(
+            _dumps(
+                {
+                    "path": candidate.path,
+                    "title": candidate.title,
+                    "injected": candidate.injected,
+                    "reason": candidate.reason,
+                    "score": candidate.score,
+                    "explanation": tree.to_dict(),
+                    "entries": entries,
+                }
+            )
+        )
         return EXIT_OK
     header = [f"{candidate.title or candidate.file.name}  [{candidate.path}]", f"task {preview.task!r}, agent {preview.agent}"]
     if preview.arbiter_failure:
         header.append("!! " + preview.arbiter_failure.describe())
-    _write("\n".join(header) + "\n\n" + tree.render() + "\n")
+    text = "\n".join(header) + "\n\n" + tree.render() + "\n"
+    if candidate.file.differs_from_entries:
+        text += "\n" + render_entry_log(candidate.file, entries)
+    _write(text)
     return EXIT_OK
+
+
+def entry_log(memory) -> list[dict]:
+    """The append-only entries of a file, each with the fields it sets."""
+    return [
+        {"entry": e.index + 1, "line": e.line, "fields": {k: display_value(v) for k, v in (e.frontmatter or {}).items()}, "bodyWords": len(e.body.split())}
+        for e in memory.entries
+    ]
+
+
+def render_entry_log(memory, entries: list[dict]) -> str:
+    effective, origin = memory.effective()
+    lines = [f"Entry log ({len(entries)} entries). The spec's arbiter reads only entry 1's frontmatter; the rest is body text to it."]
+    for entry in entries:
+        fields = ", ".join(f"{k}: {v}" for k, v in entry["fields"].items()) or "(no frontmatter)"
+        lines.append(f"  entry {entry['entry']} (line {entry['line']}): {fields}; {entry['bodyWords']} words of body")
+    differing = [k for k in effective if origin[k] > 0 and memory.attrs.get(k) != effective[k]]
+    if differing:
+        lines.append("  Folded, the entries say " + ", ".join(f"{k}: {display_value(effective[k])} (entry {origin[k] + 1})" for k in differing))
+        spec_view = [f"{k}: {display_value(memory.attrs[k])}" if k in memory.attrs else f"{k}: (not set)" for k in differing]
+        lines.append("  where the spec's view says " + ", ".join(spec_view) + ".")
+    return "\n".join(lines) + "\n"
+
+
+def display_value(value: object) -> str:
+    from .core.jsvalue import JsDate
+
+    if isinstance(value, JsDate):
+        return value.iso()
+    if isinstance(value, list):
+        return "[" + ", ".join(display_value(v) for v in value) + "]"
+    return js_to_string(value)
 
 
 def cmd_lint(args) -> int:

@@ -139,3 +139,25 @@ def test_paths_use_forward_slashes_relative_to_the_store(capsys, store):
     for candidate in json.loads(out)["candidates"]:
         assert candidate["path"].startswith(".rawko/memories/") and "\\" not in candidate["path"]
         assert not Path(candidate["path"]).is_absolute()
+
+
+def test_explain_shows_the_entry_log_beside_the_spec_view(capsys, tmp_path):
+    appended = memory(title="Hashing", when='"password"', importance="medium") + "\n\n---\nimportance: critical\ndiscoveredBy: reviewer\n---\n\nCorrection.\n"
+    write_store(tmp_path, {"hashing.md": appended})
+    code, out, _ = run(capsys, "explain", "hashing.md", str(tmp_path), "--task", "password", "--agent", "developer", "--now", FIXED_NOW)
+    assert code == 0
+    assert "Entry log (2 entries)" in out
+    assert "entry 2 (line" in out and "importance: critical" in out
+    assert "Folded, the entries say importance: critical (entry 2), discoveredBy: reviewer (entry 2)" in out
+    assert "where the spec's view says importance: medium, discoveredBy: developer." in out
+    _, out, _ = run(capsys, "explain", "hashing.md", str(tmp_path), "--task", "password", "--agent", "developer", "--now", FIXED_NOW, "--json")
+    assert [e["fields"].get("importance") for e in json.loads(out)["entries"]] == ["medium", "critical"]
+
+
+def test_config_file_turns_on_recursive_loading(capsys, tmp_path):
+    write_store(tmp_path, {"deep/inner.md": memory(title="Inner")})
+    (tmp_path / ".rawko" / "rawko-tui.yaml").write_text("recursive: true\n")
+    _, out, _ = run(capsys, "preview", str(tmp_path), "--task", "auth", "--agent", "developer", "--now", FIXED_NOW, "--json")
+    data = json.loads(out)
+    assert data["options"]["recursive"] is True and data["options"]["sources"]["recursive"] == ".rawko/rawko-tui.yaml"
+    assert [i["path"] for i in data["injected"]] == [".rawko/memories/deep/inner.md"]

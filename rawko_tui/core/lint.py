@@ -180,8 +180,9 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
         first = memory.entries[0].frontmatter or {}
         for entry in later:
             for key, value in (entry.frontmatter or {}).items():
-                if key in ("title", "whenToUse", "importance", "tags", "discoveredAt", "discoveredBy") and first.get(key, UNDEFINED) != value:
-                    add(WARNING, "hidden-change", f"entry {entry.index + 1} sets {key}: {js_to_string(value)!r}, which the spec's arbiter never sees", entry.line)
+                if key in ("title", "whenToUse", "importance", "tags", "discoveredAt", "discoveredBy") and not _same_value(first.get(key, UNDEFINED), value):
+                    shown = value.iso() if isinstance(value, JsDate) else js_to_string(value)
+                    add(WARNING, "hidden-change", f"entry {entry.index + 1} sets {key}: {shown!r}, which the spec's arbiter never sees", entry.line)
     return out
 
 
@@ -233,6 +234,13 @@ def lint_pattern(pattern: str) -> list[tuple[str, str, str]]:
     elif result.interpretation == SUBSTRING and len(result.normalized.split()) >= 3:
         found.append((WARNING, "pattern-natural-language", f"{shown} is matched as a literal substring; a task rarely contains that phrase word for word"))
     return found
+
+
+def _same_value(a: object, b: object) -> bool:
+    """Equal as the arbiter would see them (a quoted and an unquoted ISO date are the same instant)."""
+    if isinstance(a, (JsDate, str)) and isinstance(b, (JsDate, str)) and type(a) is not type(b):
+        return js_new_date(a).ms == js_new_date(b).ms
+    return a == b
 
 
 def _matches_everything(compiled) -> bool:
