@@ -160,19 +160,19 @@ def resolve_options(store: Store, agent: str, max_memories=None, min_importance=
     """Command-line values over the agent's ``memory:`` config over the spec's defaults."""
     sources: dict[str, str] = {}
     config = store.agents[agent].memory_config if agent in store.agents else {}
-    agent_path = store.agents[agent].path if agent in store.agents else None
-    if max_memories is not None:
-        chosen_max, sources["maxMemories"] = max_memories, "option"
-    elif "maxInjected" in config:
-        chosen_max, sources["maxMemories"] = config["maxInjected"], f"{agent_path} (memory.maxInjected)"
-    else:
-        chosen_max, sources["maxMemories"] = UNDEFINED, "spec default"
-    if min_importance is not None:
-        chosen_min, sources["minImportance"] = min_importance, "option"
-    elif "minImportance" in config:
-        chosen_min, sources["minImportance"] = config["minImportance"], f"{agent_path} (memory.minImportance)"
-    else:
-        chosen_min, sources["minImportance"] = UNDEFINED, "spec default"
+
+    def pick(option: str, given: object, key: str) -> object:
+        if given is not None:
+            sources[option] = "option"
+            return given
+        if key in config:
+            sources[option] = f"{store.agents[agent].path} (memory.{key})"
+            return config[key]
+        sources[option] = "spec default"
+        return UNDEFINED
+
+    chosen_max = pick("maxMemories", max_memories, "maxInjected")
+    chosen_min = pick("minImportance", min_importance, "minImportance")
     if recursive is None:
         recursive = bool(store.config.get("recursive", False))
         sources["recursive"] = ".rawko/rawko-tui.yaml" if "recursive" in store.config else "spec default"

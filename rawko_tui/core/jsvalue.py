@@ -167,6 +167,27 @@ def js_date_to_string(date: JsDate) -> str:
     return local.strftime("%a %b %d %Y %H:%M:%S") + f" GMT{sign}{minutes // 60:02d}{minutes % 60:02d} ({zone_name})"
 
 
+def type_name(value: object) -> str:
+    """A YAML value's type in words, for messages: "number", "list", "mapping", …"""
+    if value is UNDEFINED:
+        return "undefined"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "mapping"
+    if isinstance(value, JsDate):
+        return "date"
+    return type(value).__name__
+
+
 def js_truthy(value: object) -> bool:
     if value is UNDEFINED or value is None or value is False:
         return False

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .arbiter import IMPORTANCE_ORDER, pattern_strings
 from .jsregex import JsRegexSyntaxError, JsRegexTimeout, compile_js, nested_quantifier_risk
-from .jsvalue import UNDEFINED, JsDate, js_new_date, js_to_string, js_truthy
+from .jsvalue import UNDEFINED, JsDate, js_new_date, js_to_string, js_truthy, type_name
 from .patterns import ALTERNATIVES, REGEX, SUBSTRING, WILDCARD, match_pattern
 from .store import MemoryFile, Store
 
@@ -90,7 +90,7 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
     if title is UNDEFINED:
         add(ERROR, "missing-field", "no title: the spec's scoring calls title.toLowerCase() and throws, so nothing is injected for anyone", line_of("title"))
     elif not isinstance(title, str):
-        add(ERROR, "field-type", f"title is a {_type_name(title)}, not text: the spec's scoring throws on it", line_of("title"))
+        add(ERROR, "field-type", f"title is a {type_name(title)}, not text: the spec's scoring throws on it", line_of("title"))
     else:
         slug = slugify(title)
         if slug and memory.stem != slug:
@@ -112,7 +112,7 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
                     line_of("whenToUse"),
                 )
             elif not isinstance(item, str):
-                add(ERROR, "field-type", f"whenToUse item {js_to_string(item)!r} is a {_type_name(item)}, not text: the spec's matchPattern throws on it", line_of("whenToUse"))
+                add(ERROR, "field-type", f"whenToUse item {js_to_string(item)!r} is a {type_name(item)}, not text: the spec's matchPattern throws on it", line_of("whenToUse"))
         patterns, _ = pattern_strings(when)
         for pattern in patterns:
             out.extend(Finding(path, sev, code, msg, line_of("whenToUse")) for sev, code, msg in lint_pattern(pattern))
@@ -136,7 +136,7 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
         if not date.valid:
             add(WARNING, "date", f"discoveredAt {js_to_string(discovered)!r} is not an ISO 8601 date: no recency bonus", line_of("discoveredAt"))
         elif not isinstance(discovered, (JsDate, str)):
-            add(WARNING, "date", f"discoveredAt is a {_type_name(discovered)}; JavaScript reads it as {date.iso()}", line_of("discoveredAt"))
+            add(WARNING, "date", f"discoveredAt is a {type_name(discovered)}; JavaScript reads it as {date.iso()}", line_of("discoveredAt"))
         else:
             if now_ms is not None and date.ms > now_ms:
                 add(WARNING, "date", f"discoveredAt {date.iso()} is in the future: it always counts as recent (+10)", line_of("discoveredAt"))
@@ -148,12 +148,12 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
     if by is UNDEFINED:
         add(WARNING, "missing-field", "no discoveredBy: the injected text says '*Discovered by: undefined*'", line_of("discoveredBy"))
     elif not isinstance(by, str):
-        add(WARNING, "field-type", f"discoveredBy is a {_type_name(by)}: it never matches an agent and prints as {js_to_string(by)!r}", line_of("discoveredBy"))
+        add(WARNING, "field-type", f"discoveredBy is a {type_name(by)}: it never matches an agent and prints as {js_to_string(by)!r}", line_of("discoveredBy"))
 
     # tags and optional fields
     tags = attrs.get("tags", UNDEFINED)
     if js_truthy(tags) and not isinstance(tags, list):
-        add(ERROR, "field-type", f"tags is a {_type_name(tags)}, not a list: the spec's scoring calls tags.filter() and throws", line_of("tags"))
+        add(ERROR, "field-type", f"tags is a {type_name(tags)}, not a list: the spec's scoring calls tags.filter() and throws", line_of("tags"))
     elif isinstance(tags, list) and any(not isinstance(t, str) for t in tags):
         add(WARNING, "field-type", "tags holds values that are not text; they never match an agent's tags", line_of("tags"))
     elif tags is not UNDEFINED and not isinstance(tags, list):
@@ -161,7 +161,7 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
     for name in ("discoveredIn", "source"):
         value = attrs.get(name, UNDEFINED)
         if value is not UNDEFINED and not isinstance(value, str):
-            add(WARNING, "field-type", f"{name} is a {_type_name(value)}, not text", line_of(name))
+            add(WARNING, "field-type", f"{name} is a {type_name(value)}, not text", line_of(name))
     related = attrs.get("relatedMemories", UNDEFINED)
     if related is not UNDEFINED and not (isinstance(related, list) and all(isinstance(r, str) for r in related)):
         add(WARNING, "field-type", "relatedMemories should be a list of memory file names", line_of("relatedMemories"))
@@ -248,22 +248,6 @@ def _matches_everything(compiled) -> bool:
         return all(compiled.test(probe) for probe in _PROBES)
     except JsRegexTimeout:
         return False
-
-
-def _type_name(value: object) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "mapping"
-    if isinstance(value, JsDate):
-        return "date"
-    if value is None:
-        return "null"
-    return type(value).__name__
 
 
 def _field_lines(memory: MemoryFile):

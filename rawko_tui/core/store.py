@@ -18,7 +18,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .jsvalue import UNDEFINED, js_trim, utf16_sort_key
+from .jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
 from .yamljs import YamlError, load_yaml
 
 RAWKO_DIR = ".rawko"
@@ -363,21 +363,9 @@ def read_memory_file(memory: MemoryFile) -> None:
     else:
         attrs = memory.spec.attrs
         if not isinstance(attrs, dict):
-            kind = "empty" if attrs is UNDEFINED or attrs is None else f"a {_kind_of(attrs)}, not a mapping of fields"
+            kind = "empty" if attrs is UNDEFINED or attrs is None else f"a {type_name(attrs)}, not a mapping of fields"
             memory.error = LoadError(memory.rel_path, f"frontmatter is {kind}", memory.spec.frontmatter_line, stage="shape")
     memory.entries, memory.suspect_blocks = split_entries(text, memory.spec)
-
-
-def _kind_of(value: object) -> str:
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, str):
-        return "text value"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    return "scalar"
 
 
 def _scan_memories(memories_dir: Path, root: Path) -> list[MemoryFile]:
