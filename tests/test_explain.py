@@ -24,6 +24,8 @@ def _check(preview):
             assert [d.value for d in tree.details if d.kind == COMPONENT] == list(candidate.components.values())
         assert tree.match == candidate.injected
         gates = [d for d in tree.details if d.kind == GATE]
+        if candidate.loaded:  # the explanation re-runs the patterns: it must agree with the ranking pass
+            assert gates[0].match == candidate.matched
         if not candidate.injected:
             assert any(not g.match for g in gates), candidate.path  # the gate that stopped it
 

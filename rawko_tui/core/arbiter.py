@@ -1,9 +1,14 @@
 """SPEC-0007's arbiter, exactly: load, match, score, select, format -- and why.
 
 Everything here follows the TypeScript in SPEC-0007 (``004_…``) as V8 would
-run it, quirks included, and records an ``Explanation`` while it computes,
-so the explanation and the score cannot disagree (the score *is* the sum of
-the explanation's components).
+run it, quirks included.  Each score component is one small function that
+returns its points *and* the words explaining them; the ranking pass adds up
+the points, and an explanation built later calls the same functions, so the
+two cannot disagree.
+
+Per keystroke only task-dependent work is done: everything that depends on
+the file alone (lower-cased title, importance, parsed date, compiled
+patterns) is computed once per file as ``MemoryFacts``.
 
 Where the spec's code would throw (a memory without a title, tags that are
 not a list, a ``{pattern: …}`` map in whenToUse, one unparseable file at the
@@ -21,6 +26,7 @@ from dataclasses import dataclass, field
 from .explain import COMPONENT, GATE, INFO, PATTERN, SCORE, Explanation
 from .jsvalue import (
     UNDEFINED,
+    JsDate,
     from_utf16_units,
     is_prototype_key,
     js_new_date,
@@ -30,7 +36,7 @@ from .jsvalue import (
     parse_js_date_string,
     utf16_units,
 )
-from .patterns import PatternResult, build_search_text, match_pattern, near_miss
+from .patterns import PatternResult, build_search_text, near_miss, plan_pattern
 from .store import MemoryFile, Store
 
 IMPORTANCE_POINTS = {"low": 5, "medium": 15, "high": 25, "critical": 30}
@@ -68,28 +74,57 @@ class ArbiterOptions:
     sources: dict = field(default_factory=dict)  # option -> where its value came from
 
 
-@dataclass
+@dataclass(eq=False)
+class MemoryFacts:
+    """Everything about a memory that does not depend on the task (computed once per file)."""
+
+    title: str
+    title_lower: str
+    attrs: dict
+    importance_key: str
+    date_ms: float  # NaN when discoveredAt is not a date
+    tags: list | None  # None when falsy; a list otherwise (truthy non-lists never get here)
+    plans: list  # (raw item, PatternPlan or None) in whenToUse order
+    pattern_notes: list[str]
+
+
+@dataclass(eq=False)
 class Candidate:
     file: MemoryFile
     loaded: bool
     reason: str
-    explanation: Explanation
     title: str | None = None
     score: float = 0.0
     components: dict = field(default_factory=dict)
     matched: bool = False
-    patterns: list[PatternResult] = field(default_factory=list)
     meets_threshold: bool = False
     rank: int | None = None  # position among matched memories that pass the threshold
     injected: bool = False
     load_index: int = -1
-    component_nodes: list[Explanation] = field(default_factory=list)
-    pattern_notes: list[str] = field(default_factory=list)
-    untried_patterns: list[str] = field(default_factory=list)
+    facts: MemoryFacts | None = None
+    matched_index: int = -1  # which plan matched
+    _explanation: Explanation | None = None
+    _preview: "Preview | None" = None
 
     @property
     def path(self) -> str:
         return self.file.rel_path
+
+    @property
+    def explanation(self) -> Explanation:
+        """The decision as a tree (built on first use; near misses are added by ``explain_candidate``)."""
+        if self._explanation is None:
+            self._explanation = _build_explanation(self, self._preview, with_near_miss=False)
+        return self._explanation
+
+    @property
+    def patterns(self) -> list[PatternResult]:
+        """The patterns the spec tried, in order, up to the one that matched."""
+        if self.facts is None or self._preview is None:
+            return []
+        text = self._preview.search_text
+        tried = self.facts.plans if self.matched_index < 0 else self.facts.plans[: self.matched_index + 1]
+        return [plan.run(text) for _, plan in tried if plan is not None]
 
     def to_dict(self) -> dict:
         return {
@@ -143,6 +178,8 @@ class Preview:
     arbiter_failure: ArbiterFailure | None
     notes: list[str]
     option_sources: dict
+    search_text: str = ""
+    ranked: list[Candidate] = field(default_factory=list)
 
     def candidate(self, path: str) -> Candidate | None:
         for c in self.candidates:
@@ -218,95 +255,111 @@ def slice_end(max_memories: object, length: int) -> int:
 
 
 # --------------------------------------------------------------------------
-# Scoring (scoreMemoryRelevance), one component at a time
+# Scoring (scoreMemoryRelevance): each component's points, and its words
 # --------------------------------------------------------------------------
 
 
-def _importance_component(attrs: dict) -> Explanation:
+def importance_points(key: str) -> int:
+    return IMPORTANCE_POINTS.get(key, 0)
+
+
+def recency_points(date_ms: float, now_ms: float) -> int:
+    if math.isnan(date_ms):
+        return 0
+    age_hours = (now_ms - date_ms) / 3600000
+    return 10 if age_hours < 24 else 5 if age_hours < 72 else 0
+
+
+def keyword_hits(words: list[str], title_lower: str) -> list[str]:
+    return [w for w in words if w in title_lower]
+
+
+def keyword_points(hits: int) -> int:
+    return min(20, hits * 5)
+
+
+def agent_tag_list(agent: str) -> list[str]:
+    # {}[agent] for a name like "constructor" finds Object.prototype; treated as no tags
+    return [] if is_prototype_key(agent) else AGENT_TAGS.get(agent, [])
+
+
+def common_tags(tags: list | None, agent: str) -> list[str]:
+    if not tags:
+        return []
+    agent_tags = agent_tag_list(agent)
+    return [t for t in tags if isinstance(t, str) and t in agent_tags]
+
+
+def tag_points(common: int) -> int:
+    return min(15, common * 5)
+
+
+def same_agent_points(discovered_by: object, agent: str) -> int:
+    return 10 if isinstance(discovered_by, str) and discovered_by == agent else 0
+
+
+COMPONENT_KEYS = ("importance", "recency", "keyword", "agentTags", "sameAgent")
+
+
+def component_explanations(facts: MemoryFacts, task: str, agent: str, now_ms: float) -> list[Explanation]:
+    """The five components with their inputs, using the very functions the ranking adds up."""
+    attrs = facts.attrs
     raw = attrs.get("importance", UNDEFINED)
-    key = js_to_string(raw)
-    points = IMPORTANCE_POINTS.get(key, 0)
+    points = importance_points(facts.importance_key)
     if raw is UNDEFINED:
         why = "importance: missing (+0)"
-    elif key in IMPORTANCE_POINTS:
-        why = f"importance: {key} (+{points})"
+    elif facts.importance_key in IMPORTANCE_POINTS:
+        why = f"importance: {facts.importance_key} (+{points})"
     else:
-        why = f"importance: {key!r} is not low/medium/high/critical (+0)"
-    return Explanation(points, why, kind=COMPONENT, data={"importance": key})
+        why = f"importance: {facts.importance_key!r} is not low/medium/high/critical (+0)"
+    nodes = [Explanation(points, why, kind=COMPONENT, data={"importance": facts.importance_key})]
 
-
-def _recency_component(attrs: dict, now_ms: float) -> Explanation:
-    raw = attrs.get("discoveredAt", UNDEFINED)
-    date = js_new_date(raw)
-    if not date.valid:
-        shown = "missing" if raw is UNDEFINED else repr(js_to_string(raw))
-        return Explanation(0, f"recency: discoveredAt {shown} is not a date (+0)", kind=COMPONENT, data={"ageHours": None})
-    age_hours = (now_ms - date.ms) / 3600000
-    if age_hours < 24:
-        points = 10
-        why = "less than 24 h old" if age_hours >= 0 else "in the future, which counts as recent"
-    elif age_hours < 72:
-        points, why = 5, "less than 72 h old"
+    points = recency_points(facts.date_ms, now_ms)
+    if math.isnan(facts.date_ms):
+        given = attrs.get("discoveredAt", UNDEFINED)
+        shown = "missing" if given is UNDEFINED else repr(js_to_string(given))
+        nodes.append(Explanation(0, f"recency: discoveredAt {shown} is not a date (+0)", kind=COMPONENT, data={"ageHours": None}))
     else:
-        points, why = 0, "72 h or older"
-    return Explanation(
-        points,
-        f"recency: discovered {date.iso()}, {age_hours:.1f} h before now: {why} (+{points})",
-        kind=COMPONENT,
-        data={"ageHours": age_hours, "discoveredAt": date.iso()},
-    )
+        age = (now_ms - facts.date_ms) / 3600000
+        if age < 0:
+            why = "in the future, which counts as recent"
+        else:
+            why = "less than 24 h old" if age < 24 else "less than 72 h old" if age < 72 else "72 h or older"
+        iso = JsDate(facts.date_ms).iso()
+        nodes.append(
+            Explanation(points, f"recency: discovered {iso}, {age:.1f} h before now: {why} (+{points})", kind=COMPONENT, data={"ageHours": age, "discoveredAt": iso})
+        )
 
-
-def _keyword_component(task: str, title: str) -> Explanation:
-    words = js_split_whitespace(task.lower())
-    lowered = title.lower()
-    hits = [w for w in words if w in lowered]
-    points = min(20, len(hits) * 5)
+    hits = keyword_hits(js_split_whitespace(task.lower()), facts.title_lower)
+    points = keyword_points(len(hits))
     shown = ", ".join("'' (empty word from leading/trailing white space)" if w == "" else repr(w) for w in hits)
     why = f"keywords: {len(hits)} task word(s) inside the title: {shown} (+{points})" if hits else "keywords: no task word is inside the title (+0)"
     if len(hits) * 5 > 20:
         why += f", capped at 20 from {len(hits) * 5}"
-    return Explanation(points, why, kind=COMPONENT, data={"words": hits})
+    nodes.append(Explanation(points, why, kind=COMPONENT, data={"words": hits}))
 
-
-def _agent_tags_component(attrs: dict, agent: str) -> Explanation:
-    tags = attrs.get("tags", UNDEFINED)
-    if not js_truthy(tags) or not isinstance(tags, list):
-        return Explanation(0, "agent tags: the memory has no tags (+0)", kind=COMPONENT, data={"common": []})
-    agent_tags = [] if is_prototype_key(agent) else AGENT_TAGS.get(agent, [])
-    common = [t for t in tags if isinstance(t, str) and t in agent_tags]
-    points = min(15, len(common) * 5)
-    if not agent_tags:
+    common = common_tags(facts.tags, agent)
+    points = tag_points(len(common))
+    agent_tags = agent_tag_list(agent)
+    if not facts.tags:
+        why = "agent tags: the memory has no tags (+0)"
+    elif not agent_tags:
         why = f"agent tags: the spec's tag map has no tags for {agent!r} (+0)"
     elif common:
         why = f"agent tags: {', '.join(repr(t) for t in common)} shared with {agent}'s {agent_tags} (+{points})"
     else:
-        why = f"agent tags: none of {tags!r} is in {agent}'s {agent_tags} (+0)"
-    return Explanation(points, why, kind=COMPONENT, data={"common": common, "agentTags": agent_tags})
+        why = f"agent tags: none of {facts.tags!r} is in {agent}'s {agent_tags} (+0)"
+    nodes.append(Explanation(points, why, kind=COMPONENT, data={"common": common, "agentTags": agent_tags}))
 
-
-def _same_agent_component(attrs: dict, agent: str) -> Explanation:
     by = attrs.get("discoveredBy", UNDEFINED)
-    if isinstance(by, str) and by == agent:
-        return Explanation(10, f"same agent: discovered by {agent} (+10)", kind=COMPONENT)
-    shown = "nobody recorded" if by is UNDEFINED else repr(js_to_string(by))
-    return Explanation(0, f"same agent: discovered by {shown}, not {agent!r} (+0)", kind=COMPONENT)
-
-
-def score_memory(attrs: dict, title: str, task: str, agent: str, now_ms: float) -> tuple[float, list[Explanation]]:
-    """``scoreMemoryRelevance``: the score and the components it is the capped sum of."""
-    components = [
-        _importance_component(attrs),
-        _recency_component(attrs, now_ms),
-        _keyword_component(task, title),
-        _agent_tags_component(attrs, agent),
-        _same_agent_component(attrs, agent),
-    ]
-    total = sum(c.value for c in components)
-    return min(100, total), components
-
-
-COMPONENT_KEYS = ("importance", "recency", "keyword", "agentTags", "sameAgent")
+    points = same_agent_points(by, agent)
+    if points:
+        why = f"same agent: discovered by {agent} (+10)"
+    else:
+        shown = "nobody recorded" if by is UNDEFINED else repr(js_to_string(by))
+        why = f"same agent: discovered by {shown}, not {agent!r} (+0)"
+    nodes.append(Explanation(points, why, kind=COMPONENT))
+    return nodes
 
 
 def meets_threshold(importance: object, min_importance: object) -> bool:
@@ -342,17 +395,11 @@ def pattern_strings(when_to_use: object) -> tuple[list[str], list[str]]:
     return patterns, notes
 
 
-def _verbatim_match_failure(when_to_use: object, text: str) -> str | None:
-    """The TypeError ``matchWhenToUse`` throws, if it reaches a non-string pattern before a match."""
-    raw = when_to_use if isinstance(when_to_use, list) else [when_to_use]
-    for item in raw:
-        if not isinstance(item, str):
-            if item is UNDEFINED or item is None:
-                return f"TypeError: Cannot read properties of {js_to_string(item)} (reading 'toLowerCase')"
-            return "TypeError: pattern.toLowerCase is not a function"
-        if match_pattern(item, text).matched:
-            return None
-    return None
+def _verbatim_type_error(item: object) -> str:
+    """What ``pattern.toLowerCase()`` throws for a pattern that is not a string."""
+    if item is UNDEFINED or item is None:
+        return f"TypeError: Cannot read properties of {js_to_string(item)} (reading 'toLowerCase')"
+    return "TypeError: pattern.toLowerCase is not a function"
 
 
 def _verbatim_score_failure(attrs: object, agent: str) -> tuple[str, bool] | None:
@@ -376,6 +423,33 @@ def _verbatim_score_failure(attrs: object, agent: str) -> tuple[str, bool] | Non
     return None
 
 
+def memory_facts(memory: MemoryFile) -> MemoryFacts:
+    """The task-independent facts of a loadable memory, cached on the file."""
+    cached = getattr(memory, "_facts", None)
+    if cached is not None:
+        return cached
+    attrs = memory.attrs
+    title = attrs["title"]
+    tags = attrs.get("tags", UNDEFINED)
+    when = attrs.get("whenToUse", UNDEFINED)
+    plans = []
+    for item in when if isinstance(when, list) else [when]:
+        pattern = item if isinstance(item, str) else item.get("pattern") if isinstance(item, dict) else None
+        plans.append((item, plan_pattern(pattern) if isinstance(pattern, str) else None))
+    facts = MemoryFacts(
+        title=title,
+        title_lower=title.lower(),
+        attrs=attrs,
+        importance_key=js_to_string(attrs.get("importance", UNDEFINED)),
+        date_ms=js_new_date(attrs.get("discoveredAt", UNDEFINED)).ms,
+        tags=tags if isinstance(tags, list) and tags else None,
+        plans=plans,
+        pattern_notes=pattern_strings(when)[1],
+    )
+    memory._facts = facts  # type: ignore[attr-defined]
+    return facts
+
+
 # --------------------------------------------------------------------------
 # The whole decision
 # --------------------------------------------------------------------------
@@ -384,7 +458,9 @@ def _verbatim_score_failure(attrs: object, agent: str) -> tuple[str, bool] | Non
 def _not_loaded(memory: MemoryFile, reason: str, why: str) -> Candidate:
     title = memory.attrs.get("title") if isinstance(memory.attrs.get("title"), str) else None
     gate = Explanation(0, why, match=False, kind=GATE)
-    return Candidate(memory, False, reason, Explanation(0, f"not injected: {why}", (gate,), match=False, kind=SCORE), title=title)
+    candidate = Candidate(memory, False, reason, title=title)
+    candidate._explanation = Explanation(0, f"not injected: {why}", (gate,), match=False, kind=SCORE)
+    return candidate
 
 
 def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | None = None, now_ms: float | None = None) -> Preview:
@@ -392,9 +468,9 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
     options = options or ArbiterOptions()
     now_ms = float(time.time_ns() // 1_000_000) if now_ms is None else now_ms
     text = build_search_text(task, agent)
+    words = js_split_whitespace(task.lower())
     max_memories = DEFAULT_MAX_MEMORIES if _nullish(options.max_memories) else options.max_memories
     min_importance = DEFAULT_MIN_IMPORTANCE if _nullish(options.min_importance) else options.min_importance
-    notes: list[str] = []
     failure: ArbiterFailure | None = None
 
     candidates: list[Candidate] = []
@@ -418,11 +494,11 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
     for memory in loaded:
         if memory.error is not None and memory.error.stage != "shape":
             failure = failure or ArbiterFailure("load", memory.rel_path, _loader_error_text(memory))
+    agent_tags_set = agent_tag_list(agent)
     for memory in loaded:
         if memory.error is not None and memory.error.stage != "shape":
             candidates.append(_not_loaded(memory, REASON_ERROR, f"not loaded: {memory.error.reason}"))
             continue
-        attrs = memory.attrs
         # the .map() scores, then matches, each memory in turn; the first throw ends the run
         score_crash = _verbatim_score_failure(memory.spec.attrs, agent)
         if score_crash is not None:
@@ -432,11 +508,36 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
                 why = memory.error.reason if memory.error is not None else "the spec's scoring throws on it"
                 candidates.append(_not_loaded(memory, reason, f"skipped: {why} ({score_crash[0]})"))
                 continue
-        crash = _verbatim_match_failure(attrs.get("whenToUse", UNDEFINED), text)
-        if crash is not None:
-            failure = failure or ArbiterFailure("match", memory.rel_path, crash)
-        candidate = _evaluate(memory, attrs, attrs["title"], task, agent, text, now_ms, min_importance)
-        candidate.load_index = len(scored)
+        facts = memory_facts(memory)
+        components = {
+            "importance": importance_points(facts.importance_key),
+            "recency": recency_points(facts.date_ms, now_ms),
+            "keyword": keyword_points(sum(1 for w in words if w in facts.title_lower)),
+            "agentTags": tag_points(sum(1 for t in facts.tags if isinstance(t, str) and t in agent_tags_set)) if facts.tags else 0,
+            "sameAgent": same_agent_points(facts.attrs.get("discoveredBy"), agent),
+        }
+        # "for … of" with an early return: later patterns are not tried, and a
+        # non-string pattern reached before a match makes the spec's code throw
+        matched_index = -1
+        for index, (item, plan) in enumerate(facts.plans):
+            if not isinstance(item, str):
+                failure = failure or ArbiterFailure("match", memory.rel_path, _verbatim_type_error(item))
+            if plan is not None and plan.matches(text):
+                matched_index = index
+                break
+        candidate = Candidate(
+            memory,
+            True,
+            REASON_NO_MATCH,
+            title=facts.title,
+            score=min(100, sum(components.values())),
+            components=components,
+            matched=matched_index >= 0,
+            meets_threshold=meets_threshold(facts.attrs.get("importance", UNDEFINED), min_importance),
+            load_index=len(scored),
+            facts=facts,
+            matched_index=matched_index,
+        )
         scored.append(candidate)
         candidates.append(candidate)
 
@@ -447,16 +548,14 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
         candidate.injected = position <= cut
     injected = ranked[:cut]
     for candidate in scored:
-        _finish_explanation(candidate, ranked, cut, max_memories, min_importance)
+        candidate.reason = _reason(candidate)
 
     for candidate in injected:
         importance = candidate.file.attrs.get("importance")
         if not isinstance(importance, str) and failure is None:
             failure = ArbiterFailure("format", candidate.path, "TypeError: memory.frontmatter.importance.toUpperCase is not a function")
-    prompt = format_memories_for_prompt(injected)
 
-    notes.extend(_option_notes(options, max_memories, min_importance, agent, store))
-    return Preview(
+    preview = Preview(
         task=task,
         agent=agent,
         now_ms=now_ms,
@@ -465,12 +564,27 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
         recursive=options.recursive,
         candidates=candidates,
         injected=injected,
-        prompt=prompt,
+        prompt=format_memories_for_prompt(injected),
         errors=store.errors,
         arbiter_failure=failure,
-        notes=notes,
+        notes=_option_notes(options, max_memories, min_importance, agent, store),
         option_sources=dict(options.sources),
+        search_text=text,
+        ranked=ranked,
     )
+    for candidate in candidates:
+        candidate._preview = preview
+    return preview
+
+
+def _reason(candidate: Candidate) -> str:
+    if candidate.injected:
+        return REASON_INJECTED
+    if not candidate.matched:
+        return REASON_NO_MATCH
+    if not candidate.meets_threshold:
+        return REASON_THRESHOLD
+    return REASON_CUT
 
 
 def _loader_error_text(memory: MemoryFile) -> str:
@@ -482,38 +596,12 @@ def _loader_error_text(memory: MemoryFile) -> str:
     return f"YAMLError: {error.reason}"
 
 
-def _evaluate(memory, attrs, title, task, agent, text, now_ms, min_importance) -> Candidate:
-    score, components = score_memory(attrs, title, task, agent, now_ms)
-    patterns, pattern_notes = pattern_strings(attrs.get("whenToUse", UNDEFINED))
-    results: list[PatternResult] = []
-    matched = False
-    for pattern in patterns:  # "for … of" with an early return: later patterns are not tried
-        result = match_pattern(pattern, text)
-        results.append(result)
-        if result.matched:
-            matched = True
-            break
-    candidate = Candidate(
-        memory,
-        True,
-        REASON_NO_MATCH,
-        Explanation(score, "", kind=SCORE),
-        title=title,
-        score=score,
-        components={key: c.value for key, c in zip(COMPONENT_KEYS, components)},
-        matched=matched,
-        patterns=results,
-        meets_threshold=meets_threshold(attrs.get("importance", UNDEFINED), min_importance),
-    )
-    candidate.component_nodes = components
-    candidate.pattern_notes = pattern_notes
-    candidate.untried_patterns = patterns[len(results) :]
-    return candidate
-
-
-def _pattern_gate(candidate: Candidate, text: str | None = None) -> Explanation:
+def _pattern_gate(candidate: Candidate, preview: Preview, with_near_miss: bool) -> Explanation:
+    facts = candidate.facts
+    text = preview.search_text
     details: list[Explanation] = []
-    for result in candidate.patterns:
+    results = candidate.patterns
+    for result in results:
         desc = f"{result.pattern!r}: {result.describe()}"
         if result.matched:
             if result.interpretation == "alternatives":
@@ -524,10 +612,18 @@ def _pattern_gate(candidate: Candidate, text: str | None = None) -> Explanation:
             desc += " -- no match"
         sub = [Explanation(0, reason, match=False, kind=INFO) for reason in result.fell_through]
         sub += [Explanation(0, note, match=not result.matched, kind=INFO) for note in result.notes]
-        if not result.matched and text is not None:
+        if not result.matched and with_near_miss:
             miss = near_miss(result, text)
             if miss:
-                sub.append(Explanation(0, f"closest: {miss[0]!r} ~ {miss[1]!r} in the task ({miss[2]:g}% similar)", match=False, kind=INFO, data={"needle": miss[0], "fragment": miss[1], "similarity": miss[2]}))
+                sub.append(
+                    Explanation(
+                        0,
+                        f"closest: {miss[0]!r} ~ {miss[1]!r} in the task ({miss[2]:g}% similar)",
+                        match=False,
+                        kind=INFO,
+                        data={"needle": miss[0], "fragment": miss[1], "similarity": miss[2]},
+                    )
+                )
         details.append(
             Explanation(
                 0,
@@ -538,22 +634,26 @@ def _pattern_gate(candidate: Candidate, text: str | None = None) -> Explanation:
                 data={"pattern": result.pattern, "interpretation": result.interpretation, "span": list(result.span) if result.span else None, "engine": result.engine},
             )
         )
-    for skipped in candidate.untried_patterns:
-        details.append(Explanation(0, f"{skipped!r}: not tried (an earlier pattern matched)", match=True, kind=PATTERN))
-    for note in candidate.pattern_notes:
+    if candidate.matched_index >= 0:
+        for _, plan in facts.plans[candidate.matched_index + 1 :]:
+            if plan is not None:
+                details.append(Explanation(0, f"{plan.pattern!r}: not tried (an earlier pattern matched)", match=True, kind=PATTERN))
+    for note in facts.pattern_notes:
         details.append(Explanation(0, note, match=False, kind=INFO))
     if candidate.matched:
         return Explanation(0, "whenToUse: a pattern matches", tuple(details), match=True, kind=GATE)
-    if not candidate.patterns:
+    if not results:
         return Explanation(0, "whenToUse: no usable pattern, so it never matches", tuple(details), match=False, kind=GATE)
     return Explanation(0, "whenToUse: no pattern matches the task and agent", tuple(details), match=False, kind=GATE)
 
 
-def _finish_explanation(candidate: Candidate, ranked: list[Candidate], cut: int, max_memories: object, min_importance: object, text: str | None = None) -> None:
-    components = candidate.component_nodes
-    importance = js_to_string(candidate.file.attrs.get("importance", UNDEFINED))
-    minimum = js_to_string(min_importance)
-    gates = [_pattern_gate(candidate, text)]
+def _build_explanation(candidate: Candidate, preview: Preview, with_near_miss: bool) -> Explanation:
+    facts = candidate.facts
+    components = component_explanations(facts, preview.task, preview.agent, preview.now_ms)
+    assert min(100, sum(c.value for c in components)) == candidate.score, "explanation and ranking disagree"
+    importance = facts.importance_key
+    minimum = js_to_string(preview.min_importance)
+    gates = [_pattern_gate(candidate, preview, with_near_miss)]
     if importance in IMPORTANCE_ORDER and minimum in IMPORTANCE_ORDER:
         threshold_desc = f"importance {importance} {'≥' if candidate.meets_threshold else '<'} minimum {minimum}"
     elif minimum not in IMPORTANCE_ORDER:
@@ -561,54 +661,42 @@ def _finish_explanation(candidate: Candidate, ranked: list[Candidate], cut: int,
     else:
         threshold_desc = f"importance {importance!r} is not a level: the spec compares undefined, which is always false"
     gates.append(Explanation(0, threshold_desc, match=candidate.meets_threshold, kind=GATE))
+    cut = len(preview.injected)
     if candidate.rank is not None:
         if candidate.injected:
-            gates.append(Explanation(0, f"rank {candidate.rank} within the top {cut} (max {js_to_string(max_memories)})", kind=GATE))
+            gates.append(Explanation(0, f"rank {candidate.rank} within the top {cut} (max {js_to_string(preview.max_memories)})", kind=GATE))
         else:
-            gates.append(Explanation(0, _cut_description(candidate, ranked, cut, max_memories), match=False, kind=GATE))
+            gates.append(Explanation(0, _cut_description(candidate, preview), match=False, kind=GATE))
 
     if candidate.injected:
-        candidate.reason, headline = REASON_INJECTED, f"injected at rank {candidate.rank} of {cut}, score {candidate.score:g}"
+        headline = f"injected at rank {candidate.rank} of {cut}, score {candidate.score:g}"
     elif not candidate.matched:
-        candidate.reason = REASON_NO_MATCH
         headline = "not injected: no whenToUse pattern matched"
     elif not candidate.meets_threshold:
-        candidate.reason = REASON_THRESHOLD
         headline = f"not injected: {threshold_desc}"
         if importance in IMPORTANCE_ORDER and minimum in IMPORTANCE_ORDER:
             headline += f" (would be considered if importance were {minimum} or higher)"
     else:
-        candidate.reason = REASON_CUT
-        headline = "not injected: " + _cut_description(candidate, ranked, cut, max_memories)
-    score_node = Explanation(candidate.score, f"score {candidate.score:g} = capped sum of components", tuple(components), kind=SCORE)
-    candidate.explanation = Explanation(
-        candidate.score,
-        headline,
-        tuple(components) + tuple(gates),
-        match=candidate.injected,
-        kind=SCORE,
-        data={"score": score_node.value},
-    )
+        headline = "not injected: " + _cut_description(candidate, preview)
+    return Explanation(candidate.score, headline, tuple(components) + tuple(gates), match=candidate.injected, kind=SCORE)
 
 
-def _cut_description(candidate: Candidate, ranked: list[Candidate], cut: int, max_memories: object) -> str:
+def _cut_description(candidate: Candidate, preview: Preview) -> str:
+    cut = len(preview.injected)
     if cut == 0:
-        return f"cut: the top-N limit (max {js_to_string(max_memories)}) keeps none"
-    last = ranked[cut - 1]
+        return f"cut: the top-N limit (max {js_to_string(preview.max_memories)}) keeps none"
+    last = preview.ranked[cut - 1]
     # ties keep load order: an earlier file needs only an equal score
     needed = last.score if candidate.load_index < last.load_index else last.score + 1
     return f"cut by the top-{cut} limit at rank {candidate.rank}; needs a score of {needed:g} to be injected (has {candidate.score:g})"
 
 
 def explain_candidate(preview: Preview, candidate: Candidate) -> Explanation:
-    """The full tree for one memory, including near misses for unmatched patterns (computed on demand)."""
+    """The full tree for one memory, including near misses for unmatched patterns."""
     if not candidate.loaded:
         return candidate.explanation
-    ranked = [c for c in preview.candidates if c.rank is not None]
-    ranked.sort(key=lambda c: c.rank)
-    cut = len(preview.injected)
-    _finish_explanation(candidate, ranked, cut, preview.max_memories, preview.min_importance, build_search_text(preview.task, preview.agent))
-    return candidate.explanation
+    candidate._explanation = _build_explanation(candidate, preview, with_near_miss=True)
+    return candidate._explanation
 
 
 def _option_notes(options: ArbiterOptions, max_memories, min_importance, agent: str, store: Store) -> list[str]:

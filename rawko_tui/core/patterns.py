@@ -15,9 +15,10 @@ that applies::
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
-from .jsregex import JsRegexSyntaxError, JsRegexTimeout, compile_js, nested_quantifier_risk
+from .jsregex import JsRegex, JsRegexSyntaxError, JsRegexTimeout, compile_js, nested_quantifier_risk
 from .jsvalue import js_trim
 
 ALTERNATIVES = "alternatives"
@@ -61,13 +62,76 @@ def build_search_text(task: str, agent_name: str) -> str:
     return f"{task} {agent_name}".lower()
 
 
-def match_pattern(pattern: str, text: str) -> PatternResult:
-    """SPEC-0007 ``matchPattern(pattern, text)`` with its reasons. ``text`` is already lower-cased."""
+@dataclass(frozen=True)
+class PatternPlan:
+    """How SPEC-0007 reads one pattern, decided once: only ``run`` depends on the task."""
+
+    pattern: str
+    normalized: str
+    interpretation: str
+    alternatives: tuple[str, ...] = ()
+    regex: JsRegex | None = None
+    fell_through: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def matches(self, text: str) -> bool:
+        """Only whether it matches: the per-keystroke path (a timeout counts as no match)."""
+        if self.interpretation == ALTERNATIVES:
+            return any(alt in text for alt in self.alternatives)
+        if self.regex is not None:
+            try:
+                return self.regex.test(text)
+            except JsRegexTimeout:
+                return False
+        return self.normalized in text
+
+    def run(self, text: str) -> PatternResult:
+        if self.interpretation == ALTERNATIVES:
+            for alt in self.alternatives:
+                position = text.find(alt)
+                if position >= 0:
+                    return PatternResult(self.pattern, self.normalized, ALTERNATIVES, True, (position, position + len(alt)), alt, notes=self.notes)
+            return PatternResult(self.pattern, self.normalized, ALTERNATIVES, False, notes=self.notes)
+        if self.regex is not None:
+            try:
+                span = self.regex.search(text)
+            except JsRegexTimeout:
+                return PatternResult(
+                    self.pattern,
+                    self.normalized,
+                    self.interpretation,
+                    False,
+                    regex_source=self.regex.source,
+                    engine=self.regex.engine,
+                    fell_through=self.fell_through,
+                    timed_out=True,
+                    notes=self.notes + ("did not finish in time; counted as no match (your arbiter may hang here)",),
+                )
+            return PatternResult(
+                self.pattern,
+                self.normalized,
+                self.interpretation,
+                span is not None,
+                span,
+                regex_source=self.regex.source,
+                engine=self.regex.engine,
+                fell_through=self.fell_through,
+                notes=self.notes,
+            )
+        position = text.find(self.normalized)
+        matched = position >= 0
+        span = (position, position + len(self.normalized)) if matched else None
+        return PatternResult(self.pattern, self.normalized, SUBSTRING, matched, span, fell_through=self.fell_through, notes=self.notes)
+
+
+@functools.lru_cache(maxsize=65536)
+def plan_pattern(pattern: str) -> PatternPlan:
+    """Decide which of SPEC-0007's four interpretations applies to ``pattern``."""
     normalized = js_trim(pattern.lower())
     fell_through: list[str] = []
 
     if "|" in normalized:
-        alternatives = [js_trim(a) for a in normalized.split("|")]
+        alternatives = tuple(js_trim(a) for a in normalized.split("|"))
         notes = []
         if "" in alternatives:
             notes.append("an empty alternative matches every task")
@@ -78,72 +142,33 @@ def match_pattern(pattern: str, text: str) -> PatternResult:
                 + ", ".join(repr(a) for a in regexy)
                 + " only match text that literally contains those characters"
             )
-        for alt in alternatives:
-            position = text.find(alt)
-            if position >= 0:
-                return PatternResult(pattern, normalized, ALTERNATIVES, True, (position, position + len(alt)), alt, notes=tuple(notes))
-        return PatternResult(pattern, normalized, ALTERNATIVES, False, notes=tuple(notes))
+        return PatternPlan(pattern, normalized, ALTERNATIVES, alternatives, notes=tuple(notes))
 
+    steps = []
     if "*" in normalized or "?" in normalized:
-        source = normalized.replace("*", ".*").replace("?", ".")
-        result = _run_regex(pattern, normalized, WILDCARD, source, text, fell_through)
-        if result is not None:
-            return result
-
+        steps.append((WILDCARD, normalized.replace("*", ".*").replace("?", ".")))
     if "." in normalized and "{" in normalized:
-        result = _run_regex(pattern, normalized, REGEX, normalized, text, fell_through)
-        if result is not None:
-            return result
+        steps.append((REGEX, normalized))
+    for kind, source in steps:
+        try:
+            compiled = compile_js(source)
+        except JsRegexSyntaxError as exc:
+            fell_through.append(f"/{source}/i is not a valid JavaScript regex ({exc}); the spec falls through")
+            continue
+        notes = []
+        if kind == WILDCARD and ".*" in normalized:
+            notes.append("'.*' became '..*': every '*' is replaced by '.*', so it now needs at least one character")
+        if nested_quantifier_risk(source):
+            notes.append("nested quantifiers: a backtracking engine (V8, your arbiter) can take exponential time on some tasks")
+        return PatternPlan(pattern, normalized, kind, regex=compiled, fell_through=tuple(fell_through), notes=tuple(notes))
 
-    position = text.find(normalized)
-    matched = position >= 0
-    return PatternResult(
-        pattern,
-        normalized,
-        SUBSTRING,
-        matched,
-        (position, position + len(normalized)) if matched else None,
-        fell_through=tuple(fell_through),
-        notes=("an empty pattern matches every task",) if normalized == "" else (),
-    )
+    notes = ("an empty pattern matches every task",) if normalized == "" else ()
+    return PatternPlan(pattern, normalized, SUBSTRING, fell_through=tuple(fell_through), notes=notes)
 
 
-def _run_regex(pattern: str, normalized: str, kind: str, source: str, text: str, fell_through: list[str]) -> PatternResult | None:
-    try:
-        compiled = compile_js(source)
-    except JsRegexSyntaxError as exc:
-        fell_through.append(f"/{source}/i is not a valid JavaScript regex ({exc}); the spec falls through")
-        return None
-    notes: list[str] = []
-    if kind == WILDCARD and ".*" in normalized:
-        notes.append("'.*' became '..*': every '*' is replaced by '.*', so it now needs at least one character")
-    if nested_quantifier_risk(source):
-        notes.append("nested quantifiers: a backtracking engine (V8, your arbiter) can take exponential time on some tasks")
-    try:
-        span = compiled.search(text)
-    except JsRegexTimeout:
-        return PatternResult(
-            pattern,
-            normalized,
-            kind,
-            False,
-            regex_source=source,
-            engine=compiled.engine,
-            fell_through=tuple(fell_through),
-            timed_out=True,
-            notes=tuple(notes + ["did not finish in time; counted as no match (your arbiter may hang here)"]),
-        )
-    return PatternResult(
-        pattern,
-        normalized,
-        kind,
-        span is not None,
-        span,
-        regex_source=source,
-        engine=compiled.engine,
-        fell_through=tuple(fell_through),
-        notes=tuple(notes),
-    )
+def match_pattern(pattern: str, text: str) -> PatternResult:
+    """SPEC-0007 ``matchPattern(pattern, text)`` with its reasons. ``text`` is already lower-cased."""
+    return plan_pattern(pattern).run(text)
 
 
 def near_miss(result: PatternResult, text: str) -> tuple[str, str, float] | None:
