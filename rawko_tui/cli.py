@@ -279,22 +279,16 @@ def cmd_lint(args) -> int:
 
 
 def cmd_app(args) -> int:
-    root = find_store_root(args.path)
     if (args.task is None) != (args.agent is None):
         raise UsageError("--task and --agent go together")
     _now(args)  # validate early: a clear message, not a traceback in the app
     try:
-        from .tui.app import run_app
-    except ImportError:
-        print(
-            f"rawko-tui: the interactive app is not part of this version yet. The store at {root} can be examined with:\n"
-            "  rawko-tui preview --task TEXT --agent NAME   what would be injected, and why\n"
-            "  rawko-tui explain MEMORY --task TEXT --agent NAME\n"
-            "  rawko-tui lint",
-            file=sys.stderr,
-        )
-        return EXIT_OK
-    return run_app(root, task=args.task, agent=args.agent, now=args.now)
+        root, problem = find_store_root(args.path), None
+    except StoreNotFound as exc:
+        root, problem = None, f"{exc}."
+    from .tui.app import run_app
+
+    return run_app(root, task=args.task, agent=args.agent, now=args.now, problem=problem)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -82,7 +82,7 @@ def test_file_name_must_be_the_title_slug(tmp_path):
 def test_body_length_limits(tmp_path):
     found = findings_for(tmp_path, {"a-memory.md": memory(body="too short"), "b-memory.md": memory(title="B memory", body="w " * 2100)})
     messages = {f.path.rsplit("/", 1)[-1]: f.message for f in found if f.code == "body-length"}
-    assert "at least 50" in messages["a-memory.md"] and "at most 2000" in messages["b-memory.md"]
+    assert "at least 50" in messages["a-memory.md"] and "more than 2000 words" in messages["b-memory.md"]
 
 
 def test_duplicate_titles(tmp_path):

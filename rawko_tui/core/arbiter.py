@@ -720,12 +720,14 @@ def _option_notes(options: ArbiterOptions, max_memories, min_importance, agent: 
 
 def content_preview(body: str) -> str:
     """The content cut: up to the first ``\\n# `` if it is before 500, else 500 UTF-16 units + "..."."""
-    units = utf16_units(body)
-    heading = units.find("\n# ")
+    # Only the first 500 units decide the cut; 503 characters always hold at least that many units,
+    # and a body longer than 500 characters is longer than 500 units.
+    head = utf16_units(body[: PREVIEW_CHARS + 3])
+    heading = head.find("\n# ")
     if 0 < heading < PREVIEW_CHARS:
-        return from_utf16_units(units[:heading])
-    if len(units) > PREVIEW_CHARS:
-        return from_utf16_units(units[:PREVIEW_CHARS]) + "..."
+        return from_utf16_units(head[:heading])
+    if len(body) > PREVIEW_CHARS or len(head) > PREVIEW_CHARS:
+        return from_utf16_units(head[:PREVIEW_CHARS]) + "..."
     return body
 
 

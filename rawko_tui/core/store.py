@@ -107,7 +107,7 @@ class SuspectBlock:
     reason: str
 
 
-@dataclass
+@dataclass(repr=False)
 class MemoryFile:
     path: Path
     rel_path: str  # relative to the store root, forward slashes: ".rawko/memories/x.md"
@@ -121,6 +121,9 @@ class MemoryFile:
     error: LoadError | None = None
     entries: list[Entry] = field(default_factory=list)
     suspect_blocks: list[SuspectBlock] = field(default_factory=list)
+
+    def __repr__(self) -> str:  # the text can be megabytes: keep reprs (and logs) short
+        return f"MemoryFile({self.rel_path!r}, {self.size} bytes)"
 
     @property
     def spec_loadable(self) -> bool:
@@ -165,12 +168,15 @@ class AgentDefinition:
         return memory if isinstance(memory, dict) else {}
 
 
-@dataclass
+@dataclass(repr=False)
 class Store:
     root: Path
     files: list[MemoryFile]
     agents: dict[str, AgentDefinition]
     config: dict
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.root)!r}, {len(self.files)} files)"
 
     @property
     def memories_dir(self) -> Path:

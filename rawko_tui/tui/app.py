@@ -1,0 +1,303 @@
+"""The rawko-tui app: four panes over the core, keyboard first, never blocked.
+
+Data flows down as attributes (the app owns the store, the lint findings, the
+current preview and the selected memory, and hands them to the panes); the
+panes send messages up.  Loading, linting, ranking, filtering and token counts
+run in thread workers; their failures arrive in one ``Worker.StateChanged``
+handler.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Footer, Header, Input, Markdown, TextArea
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from ..core.arbiter import SPEC_AGENTS, Preview, parse_now, resolve_options, run_preview
+from ..core.lint import Finding, lint_store
+from ..core.store import Store, load_store
+from ..core.watch import store_signature
+from .commands import RawkoCommands
+from .safe import one_line
+from .screens import HelpScreen, NoStoreScreen
+from .widgets.breakdown.breakdown import Breakdown
+from .widgets.memories.memory_list import MemoryList, build_rows
+from .widgets.memory_view.memory_view import MemoryView
+from .widgets.preview.preview_pane import PreviewPane, PreviewQuery
+
+POLL_SECONDS = 1.0
+TOKEN_DEBOUNCE_SECONDS = 1.0
+
+
+class RawkoApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "rawko-tui"
+    COMMANDS = App.COMMANDS | {RawkoCommands}
+    BINDINGS = [
+        Binding("1", "focus_pane('memories')", "Memories", id="focus-memories"),
+        Binding("2", "focus_pane('memory')", "Memory", id="focus-memory"),
+        Binding("3", "focus_pane('preview')", "Preview", id="focus-preview"),
+        Binding("4", "focus_pane('breakdown')", "Why", id="focus-breakdown"),
+        Binding("p", "show_tab('tab-prompt')", "Prompt", id="show-prompt"),
+        Binding("w", "show_tab('tab-why')", "Why tab", id="show-why", show=False),
+        Binding("r", "toggle_recursive", "Subfolders", id="toggle-recursive", show=False),
+        Binding("ctrl+r", "reload", "Reload", id="reload"),
+        Binding("question_mark", "help", "Keys", id="help"),
+        Binding("escape", "leave_input", "Leave input", id="leave-input", show=False),
+        Binding("q", "quit", "Quit", id="quit"),
+    ]
+
+    def __init__(
+        self,
+        root: Path | None,
+        *,
+        task: str | None = None,
+        agent: str | None = None,
+        now: str | None = None,
+        problem: str | None = None,
+        poll_seconds: float | None = POLL_SECONDS,
+        api_key: str | None = None,
+        api_base_url: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.root = root
+        self.problem = problem
+        self.initial_task = task or ""
+        self.initial_agent = agent or "developer"
+        self.initial_now = now or ""
+        self.poll_seconds = poll_seconds
+        self.api_key = api_key
+        self.api_base_url = api_base_url
+        self.store: Store | None = None
+        self.findings: list[Finding] = []
+        self.preview: Preview | None = None
+        self.selected: str | None = None
+        self.query_state: PreviewQuery | None = None
+        self.signature: tuple | None = None
+        self.agent_names: list[str] = list(SPEC_AGENTS)
+        self._token_timer = None
+        self.last_preview_seconds = 0.0
+        if root is not None:
+            self.sub_title = root.name
+
+    # -- layout ------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield MemoryList(id="memories")
+                yield MemoryView(id="memory")
+            with Vertical(id="right"):
+                yield PreviewPane(self.agent_names, task=self.initial_task, agent=self.initial_agent, now=self.initial_now, id="preview")
+                yield Breakdown(id="breakdown")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.root is None:
+            self.push_screen(NoStoreScreen(self.problem or "No store was found."))
+            return
+        for widget in self.query(Input):
+            widget.cursor_blink = False
+        self.load()
+        if self.poll_seconds:
+            self.set_interval(self.poll_seconds, self.check_for_changes)
+        self.query_one("#task", TextArea).focus()
+
+    def on_resize(self, event) -> None:
+        # narrow terminals stack the two columns
+        self.query_one("#main").set_class(event.size.width < 110, "-narrow")
+
+    # -- loading -----------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="load", description="load the store")
+    def load(self) -> None:
+        """Read and lint the whole store off the UI thread."""
+        signature = store_signature(self.root)
+        store = load_store(self.root)
+        findings = lint_store(store)
+        if not get_current_worker().is_cancelled:
+            self.call_from_thread(self._loaded, store, findings, signature)
+
+    def _loaded(self, store: Store, findings: list[Finding], signature: tuple) -> None:
+        first = self.store is None
+        self.store, self.findings, self.signature = store, findings, signature
+        self.agent_names = sorted(set(SPEC_AGENTS) | set(store.agents))
+        if first:
+            keymap = store.config.get("keymap")
+            if isinstance(keymap, dict):
+                self.set_keymap({str(k): str(v) for k, v in keymap.items()})
+            theme = store.config.get("theme")
+            if isinstance(theme, str) and theme in self.available_themes:
+                self.theme = theme
+        if not store.files and first:
+            self.push_screen(NoStoreScreen(f"{store.root}/.rawko/memories holds no memory files yet."))
+        pane = self.query_one(PreviewPane)
+        pane.agents[:] = self.agent_names
+        query = pane.current_query()
+        now_ms = query.now_ms if query is not None and query.now_ms is not None else time.time() * 1000
+        self.query_one(MemoryList).set_rows(build_rows(store, findings, now_ms))
+        self.request_preview(query)
+        self._show_selected()
+
+    def check_for_changes(self) -> None:
+        if self.root is not None and self.store is not None:
+            self.watch_store()
+
+    @work(thread=True, exclusive=True, group="watch", description="look for changed files")
+    def watch_store(self) -> None:
+        signature = store_signature(self.root)
+        if signature != self.signature and not get_current_worker().is_cancelled:
+            self.call_from_thread(self.load)
+
+    # -- preview -----------------------------------------------------------------
+    @on(PreviewPane.QueryChanged)
+    def _query_changed(self, event: PreviewPane.QueryChanged) -> None:
+        self.request_preview(event.query)
+
+    def request_preview(self, query: PreviewQuery | None) -> None:
+        if query is None or self.store is None:
+            return
+        self.query_state = query
+        self.compute_preview(self.store, query)
+
+    @work(thread=True, exclusive=True, group="preview", description="rank the memories")
+    def compute_preview(self, store: Store, query: PreviewQuery) -> None:
+        """Rank in a thread: typing never waits for it, and a newer keystroke supersedes it."""
+        started = time.perf_counter()
+        options = resolve_options(store, query.agent, query.max_memories, query.min_importance, query.recursive)
+        preview = run_preview(store, query.task, query.agent, options, query.now_ms)
+        if not get_current_worker().is_cancelled:
+            self.call_from_thread(self._preview_ready, preview, time.perf_counter() - started)
+
+    def _preview_ready(self, preview: Preview, seconds: float) -> None:
+        self.preview = preview
+        self.last_preview_seconds = seconds
+        self.query_one(PreviewPane).show(preview)
+        self.query_one(MemoryList).set_scores(preview)
+        self.query_one(Breakdown).show_prompt(preview.prompt)
+        if self.selected is None and preview.injected:
+            self.selected = preview.injected[0].path
+        self._show_selected()
+        self._schedule_token_count(preview.prompt)
+
+    # -- selection ---------------------------------------------------------------
+    @on(MemoryList.Highlighted)
+    @on(PreviewPane.ResultHighlighted)
+    def _highlighted(self, event) -> None:
+        if event.path != self.selected:
+            self.selected = event.path
+            self._show_selected()
+
+    def _show_selected(self) -> None:
+        if self.store is None:
+            return
+        memory = self.store.file(self.selected) if self.selected else None
+        self.query_one(MemoryView).show(memory, self.findings)
+        candidate = self.preview.candidate(self.selected) if self.preview and self.selected else None
+        self.query_one(Breakdown).show(self.preview, candidate)
+
+    # -- exact token counts ------------------------------------------------------
+    def _schedule_token_count(self, prompt: str) -> None:
+        key = self.api_key if self.api_key is not None else os.environ.get("ANTHROPIC_API_KEY")
+        if not key or not prompt:
+            self.query_one(PreviewPane).set_exact_tokens("")
+            return
+        if self._token_timer is not None:
+            self._token_timer.stop()
+        self._token_timer = self.set_timer(TOKEN_DEBOUNCE_SECONDS, lambda: self.count_tokens(prompt, key))
+
+    @work(thread=True, exclusive=True, group="tokens", description="count prompt tokens")
+    def count_tokens(self, prompt: str, key: str) -> None:
+        from ..core.tokens import DEFAULT_MODEL, TokenCountError, count_tokens
+
+        model = self.store.config.get("model", DEFAULT_MODEL) if self.store else DEFAULT_MODEL
+        try:
+            text = f"exact: {count_tokens(prompt, key, str(model), self.api_base_url):,} tokens ({model})"
+        except TokenCountError as exc:
+            text = f"exact count unavailable: {exc}"
+        if not get_current_worker().is_cancelled:
+            self.call_from_thread(self.query_one(PreviewPane).set_exact_tokens, text)
+
+    # -- workers -----------------------------------------------------------------
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.notify(one_line(f"{event.worker.group or event.worker.name} failed: {error}", 300), severity="error", timeout=8)
+
+    @on(Markdown.LinkClicked)
+    def _link_clicked(self, event: Markdown.LinkClicked) -> None:
+        # links in memory bodies are untrusted: never opened, only shown
+        self.notify(one_line(f"Link not opened: {event.href}", 300), timeout=4)
+
+    # -- actions -----------------------------------------------------------------
+    def action_focus_pane(self, pane: str) -> None:
+        target = {
+            "memories": "#memory-table",
+            "memory": "#memory",
+            "preview": "#task",
+            "breakdown": "#why-tree",
+        }[pane]
+        self.query_one(target).focus()
+
+    def action_filter(self) -> None:
+        self.query_one(MemoryList).action_focus_filter()
+
+    def action_cycle_sort(self) -> None:
+        self.query_one(MemoryList).action_cycle_sort()
+
+    def action_toggle_unmatched(self) -> None:
+        self.query_one(PreviewPane).action_toggle_unmatched()
+
+    def action_toggle_recursive(self) -> None:
+        self.query_one(PreviewPane).toggle_recursive()
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one(Breakdown).show_tab(tab)
+
+    def action_reload(self) -> None:
+        if self.root is not None:
+            self.load()
+            self.notify("Reloading the store", timeout=2)
+
+    def action_leave_input(self) -> None:
+        if isinstance(self.focused, (Input, TextArea)):
+            self.query_one("#memory-table", DataTable).focus()
+
+    def action_help(self) -> None:
+        rows = []
+        seen = set()
+        sources = [("everywhere", self)] + [(w.BORDER_TITLE, w) for w in (self.query_one(MemoryList), self.query_one(PreviewPane))]
+        for where, node in sources:
+            for binding in node.BINDINGS:
+                if isinstance(binding, Binding) and binding.id and binding.id not in seen:
+                    seen.add(binding.id)
+                    key = self._key_for(binding)
+                    rows.append((key, binding.description or binding.action, where, binding.id))
+        rows.append(("ctrl+p", "Command palette", "everywhere", "command-palette"))
+        self.push_screen(HelpScreen(rows))
+
+    def _key_for(self, binding: Binding) -> str:
+        remapped = self._keymap.get(binding.id, binding.key) if binding.id else binding.key
+        return self.get_key_display(Binding(remapped, binding.action))
+
+    def set_agent(self, agent: str) -> None:
+        self.query_one(PreviewPane).set_agent(agent)
+
+
+def create_app(root: Path | None, task: str | None = None, agent: str | None = None, now: str | None = None, problem: str | None = None, **kwargs) -> RawkoApp:
+    """The one app factory, used by the command line and the tests."""
+    return RawkoApp(root, task=task, agent=agent, now=now, problem=problem, **kwargs)
+
+
+def run_app(root: Path | None, task: str | None = None, agent: str | None = None, now: str | None = None, problem: str | None = None) -> int:
+    if now:
+        parse_now(now)  # validated by the CLI already; fail early all the same
+    app = create_app(root, task=task, agent=agent, now=now, problem=problem)
+    result = app.run()
+    return result or 0

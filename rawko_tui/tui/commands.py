@@ -1,0 +1,40 @@
+"""Command palette: every action of the app, and one command per agent."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+
+class RawkoCommands(Provider):
+    def _commands(self):
+        app = self.app
+        commands = [
+            ("Focus memories", "Go to the list of memory files", partial(app.action_focus_pane, "memories")),
+            ("Focus memory view", "Go to the selected memory", partial(app.action_focus_pane, "memory")),
+            ("Focus injection preview", "Type a task", partial(app.action_focus_pane, "preview")),
+            ("Focus why", "Go to the score breakdown", partial(app.action_focus_pane, "breakdown")),
+            ("Filter memories", "Fuzzy filter by title, tags, patterns, path", app.action_filter),
+            ("Cycle memory sort", "Sort by name, importance, age, title, score", app.action_cycle_sort),
+            ("Toggle unmatched memories", "Show or hide memories no pattern matched", app.action_toggle_unmatched),
+            ("Toggle subfolders", "Preview an arbiter that also reads subfolders", app.action_toggle_recursive),
+            ("Show prompt", "The exact text the arbiter injects", partial(app.action_show_tab, "tab-prompt")),
+            ("Show why", "The breakdown of the highlighted memory", partial(app.action_show_tab, "tab-why")),
+            ("Reload store", "Read every file again", app.action_reload),
+            ("Show keys", "Every key binding and its id", app.action_help),
+        ]
+        for agent in getattr(app, "agent_names", []):
+            commands.append((f"Preview as {agent}", f"Switch the preview's agent to {agent}", partial(app.set_agent, agent)))
+        return commands
+
+    async def discover(self) -> Hits:
+        for name, help_text, callback in self._commands():
+            yield DiscoveryHit(name, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, help_text, callback in self._commands():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), callback, help=help_text)

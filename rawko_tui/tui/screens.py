@@ -1,0 +1,61 @@
+"""Screens other than the main one: help, and what to do without a store."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Static
+
+from .safe import cell, literal
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key binding, with its id (for remapping) and what it does."""
+
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close", id="help-close")]
+
+    def __init__(self, rows: list[tuple[str, str, str, str]]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box"):
+            yield Static(
+                Text.assemble(
+                    ("Keys\n", "bold"),
+                    "Remap any of them by id in .rawko/rawko-tui.yaml, e.g. ",
+                    ("keymap: {memories-sort: o}", "cyan"),
+                    ". Ctrl+P opens the command palette with every action.",
+                )
+            )
+            table = DataTable(id="help-table", cursor_type="row")
+            table.add_columns("Key", "Action", "Where", "Binding id")
+            for key, description, where, binding_id in self.rows:
+                table.add_row(cell(key, "bold"), cell(description), cell(where, "dim"), cell(binding_id, "dim"))
+            yield table
+        yield Footer()
+
+
+class NoStoreScreen(Screen[None]):
+    """Shown instead of a traceback when there is no store, or it holds no memories."""
+
+    BINDINGS = [Binding("q,escape", "app.quit", "Quit", id="no-store-quit")]
+
+    def __init__(self, message: str) -> None:
+        super().__init__()
+        self.message = message
+
+    def compose(self) -> ComposeResult:
+        text = Text()
+        text.append("No memories to show\n\n", "bold")
+        text.append_text(literal(self.message))
+        text.append(
+            "\n\nrawko-tui reads .rawko/memories/*.md under the folder you give it (or the nearest folder above "
+            "the current one that has .rawko/). Agents write memories there as Markdown files with YAML "
+            "frontmatter; see the README for the format.\n\nPress q to quit."
+        )
+        yield Static(text, id="no-store")
+        yield Footer()

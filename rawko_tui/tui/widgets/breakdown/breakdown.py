@@ -1,0 +1,101 @@
+"""Score breakdown pane: why the highlighted memory was (not) injected, and the prompt."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static, TabbedContent, TabPane, TextArea, Tree
+
+from ....core.arbiter import Candidate, Preview, explain_candidate
+from ....core.explain import COMPONENT, GATE, INFO, PATTERN, SCORE, Explanation
+from ...safe import clean, literal
+
+_MARK = {True: ("✓ ", "green"), False: ("✗ ", "red")}
+
+
+def node_label(node: Explanation) -> Text:
+    label = Text(no_wrap=False)
+    if node.kind in (COMPONENT, SCORE):
+        label.append(f"{node.value:>4g}  ", "bold cyan" if node.value else "dim")
+    elif node.kind == INFO:
+        label.append("· ", "dim")
+    else:
+        mark, style = _MARK[node.match]
+        label.append(mark, style)
+    label.append_text(literal(node.description, "" if node.kind != INFO else "italic", limit=2000))
+    return label
+
+
+def highlighted_task(preview: Preview, candidate: Candidate) -> Text:
+    """The searched text (task + agent) with the matched part of the winning pattern highlighted."""
+    text = preview.search_text
+    shown = Text()
+    shown.append("Searched: ", "bold")
+    span = None
+    for result in candidate.patterns:
+        if result.matched and result.span:
+            span = result.span
+    if span is None:
+        shown.append_text(literal(text, limit=2000))
+        return shown
+    start, end = span
+    shown.append_text(literal(text[:start], limit=1000))
+    shown.append_text(literal(text[start:end] or "∅", "bold black on green", limit=1000))
+    shown.append_text(literal(text[end:], limit=1000))
+    return shown
+
+
+class Breakdown(Vertical):
+    """The explanation tree of the highlighted memory, and the injected prompt."""
+
+    BORDER_TITLE = "4 Why"
+
+    def compose(self) -> ComposeResult:
+        with TabbedContent(id="breakdown-tabs"):
+            with TabPane("Why", id="tab-why"):
+                yield Static(id="why-task")
+                tree: Tree[Explanation] = Tree("", id="why-tree")
+                tree.show_root = True
+                tree.guide_depth = 3
+                yield tree
+            with TabPane("Prompt", id="tab-prompt"):
+                yield TextArea("", id="prompt-text", read_only=True, soft_wrap=True, show_line_numbers=False)
+
+    def show(self, preview: Preview | None, candidate: Candidate | None) -> None:
+        tree = self.query_one("#why-tree", Tree)
+        tree.clear()
+        task_view = self.query_one("#why-task", Static)
+        if preview is None or candidate is None:
+            tree.root.set_label(Text("Highlight a memory to see why it was or was not injected.", "dim"))
+            task_view.update("")
+            return
+        explanation = explain_candidate(preview, candidate)
+        title = Text()
+        title.append_text(literal(candidate.title or candidate.file.name, "bold", limit=300))
+        title.append("  ")
+        title.append_text(node_label(explanation))
+        tree.root.set_label(title)
+        self._add(tree.root, explanation.details)
+        tree.root.expand_all()
+        task_view.update(highlighted_task(preview, candidate) if candidate.loaded else Text(""))
+
+    def _add(self, parent, details: tuple[Explanation, ...]) -> None:
+        for detail in details:
+            if detail.details:
+                branch = parent.add(node_label(detail), data=detail, expand=True)
+                self._add(branch, detail.details)
+            else:
+                parent.add_leaf(node_label(detail), data=detail)
+
+    def show_prompt(self, prompt: str) -> None:
+        area = self.query_one("#prompt-text", TextArea)
+        shown = clean(prompt) if prompt else "(nothing is injected: the prompt gets no memory block)"
+        if area.text != shown:
+            area.text = shown
+
+    def show_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+
+__all__ = ["Breakdown", "GATE", "PATTERN"]

@@ -1,0 +1,223 @@
+"""Memories pane: every memory file, filterable and sortable, with status badges."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Input
+from textual.worker import get_current_worker
+
+from ....core.arbiter import IMPORTANCE_ORDER, Preview
+from ....core.jsvalue import js_new_date, js_to_string
+from ....core.lint import Finding
+from ....core.store import MemoryFile, Store
+from ...safe import cell
+
+SORTS = ("name", "importance", "age", "title", "score")
+_IMPORTANCE_STYLE = {"critical": "bold red", "high": "yellow", "medium": "cyan", "low": "dim"}
+
+
+@dataclass
+class Row:
+    """What the table shows of one file, computed once per load."""
+
+    memory: MemoryFile
+    importance: str
+    title: str
+    tags: str
+    age_hours: float
+    haystack: str  # what the fuzzy filter searches
+    badges: Text
+
+
+def _age(hours: float) -> str:
+    if math.isnan(hours):
+        return "?"
+    if hours < 0:
+        return "future"
+    if hours < 48:
+        return f"{hours:.0f}h"
+    days = hours / 24
+    return f"{days:.0f}d" if days < 365 else f"{days / 365:.1f}y"
+
+
+def build_rows(store: Store, findings: list[Finding], now_ms: float) -> list[Row]:
+    by_path: dict[str, list[Finding]] = {}
+    for finding in findings:
+        by_path.setdefault(finding.path, []).append(finding)
+    rows = []
+    for memory in store.files:
+        attrs = memory.attrs
+        title = attrs.get("title") if isinstance(attrs.get("title"), str) else memory.name
+        importance = js_to_string(attrs["importance"]) if "importance" in attrs else ""
+        tags = attrs.get("tags")
+        tag_text = ", ".join(js_to_string(t) for t in tags) if isinstance(tags, list) else ""
+        date = js_new_date(attrs["discoveredAt"]) if "discoveredAt" in attrs else None
+        age_hours = (now_ms - date.ms) / 3_600_000 if date is not None and date.valid else math.nan
+        when = attrs.get("whenToUse")
+        patterns = " ".join(js_to_string(p.get("pattern") if isinstance(p, dict) else p) for p in (when if isinstance(when, list) else [when]) if p is not None)
+        rows.append(
+            Row(memory, importance, title, tag_text, age_hours, f"{title} {tag_text} {patterns} {memory.name}".lower(), _badges(memory, by_path.get(memory.rel_path, [])))
+        )
+    return rows
+
+
+def _badges(memory: MemoryFile, findings: list[Finding]) -> Text:
+    badges = Text(no_wrap=True)
+    errors = sum(1 for f in findings if f.severity == "error")
+    warnings = sum(1 for f in findings if f.severity == "warning")
+    if memory.symlink:
+        badges.append("link ", "magenta")
+    elif memory.error is not None:
+        badges.append("broken ", "bold red")
+    elif not memory.top_level:
+        badges.append("sub ", "magenta")
+    if errors:
+        badges.append(f"E{errors} ", "bold red")
+    if warnings:
+        badges.append(f"W{warnings} ", "yellow")
+    if len(memory.entries) > 1:
+        badges.append(f"+{len(memory.entries) - 1} ", "cyan")
+    return badges
+
+
+class MemoryList(Vertical):
+    """The memory files of the store as a table, with a fuzzy filter."""
+
+    BORDER_TITLE = "1 Memories"
+    BINDINGS = [
+        Binding("s", "cycle_sort", "Sort", id="memories-sort"),
+        Binding("slash", "focus_filter", "Filter", id="memories-filter"),
+    ]
+
+    class Highlighted(Message):
+        """The user moved to a memory file."""
+
+        def __init__(self, control: "MemoryList", path: str) -> None:
+            super().__init__()
+            self._control = control
+            self.path = path
+
+        @property
+        def control(self) -> "MemoryList":
+            return self._control
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.rows: list[Row] = []
+        self.shown_rows: list[Row] = []
+        self.sort = "name"
+        self.scores: dict[str, float] = {}
+        self._filter_scores: dict[str, float] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="/ filter: title, tags, patterns, path", id="memory-filter")
+        table = DataTable(id="memory-table", cursor_type="row", zebra_stripes=True)
+        table.add_column("Imp", key="imp", width=8)
+        table.add_column("Title", key="title", width=26)
+        table.add_column("Tags", key="tags", width=12)
+        table.add_column("Age", key="age", width=5)
+        table.add_column("Status", key="status", width=10)
+        yield table
+
+    def set_rows(self, rows: list[Row]) -> None:
+        self.rows = rows
+        self._refresh_table()
+
+    def set_scores(self, preview: Preview) -> None:
+        self.scores = {c.path: c.score for c in preview.candidates if c.loaded}
+        if self.sort == "score":
+            self._refresh_table()
+
+    def action_cycle_sort(self) -> None:
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        self._refresh_table()
+        self.app.notify(f"Memories sorted by {self.sort}", timeout=2)
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#memory-filter", Input).focus()
+
+    @on(Input.Changed, "#memory-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.run_filter(event.value)
+
+    @on(Input.Submitted, "#memory-filter")
+    def _filter_submitted(self) -> None:
+        self.query_one(DataTable).focus()
+
+    @work(thread=True, exclusive=True, group="memory-filter", description="filter memories")
+    def run_filter(self, query: str) -> None:
+        """Fuzzy-match the query against every row (rapidfuzz), off the UI thread."""
+        query = query.strip().lower()
+        if not query:
+            result = None
+        else:
+            from rapidfuzz import fuzz, process
+
+            matches = process.extract(query, [r.haystack for r in self.rows], scorer=fuzz.partial_ratio, score_cutoff=70, limit=None)
+            result = {self.rows[index].memory.rel_path: score for _, score, index in matches}
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._apply_filter, result)
+
+    def _apply_filter(self, scores: dict[str, float] | None) -> None:
+        self._filter_scores = scores
+        self._refresh_table()
+
+    def _sorted(self, rows: list[Row]) -> list[Row]:
+        if self._filter_scores is not None:
+            rows = [r for r in rows if r.memory.rel_path in self._filter_scores]
+            if self.sort == "name":
+                return sorted(rows, key=lambda r: -self._filter_scores[r.memory.rel_path])
+        if self.sort == "importance":
+            return sorted(rows, key=lambda r: -IMPORTANCE_ORDER.get(r.importance, -1))
+        if self.sort == "age":
+            return sorted(rows, key=lambda r: math.inf if math.isnan(r.age_hours) else r.age_hours)
+        if self.sort == "title":
+            return sorted(rows, key=lambda r: r.title.lower())
+        if self.sort == "score":
+            return sorted(rows, key=lambda r: -self.scores.get(r.memory.rel_path, -1))
+        return list(rows)
+
+    def _refresh_table(self) -> None:
+        table = self.query_one(DataTable)
+        current = self.shown_rows[table.cursor_row].memory.rel_path if self.shown_rows and 0 <= table.cursor_row < len(self.shown_rows) else None
+        self.shown_rows = self._sorted(self.rows)
+        table.clear()
+        table.add_rows(
+            [
+                (
+                    cell(r.importance or "—", _IMPORTANCE_STYLE.get(r.importance, "red")),
+                    cell(r.title),
+                    cell(r.tags, "dim"),
+                    cell(_age(r.age_hours)),
+                    r.badges,
+                )
+                for r in self.shown_rows
+            ]
+        )
+        shown = f"{len(self.shown_rows)} of {len(self.rows)}" if self._filter_scores is not None else f"{len(self.rows)}"
+        self.border_subtitle = f"{shown} · sort: {self.sort}"
+        if current is not None:
+            for index, row in enumerate(self.shown_rows):
+                if row.memory.rel_path == current:
+                    table.move_cursor(row=index)
+                    break
+
+    @on(DataTable.RowHighlighted, "#memory-table")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        if 0 <= event.cursor_row < len(self.shown_rows):
+            self.post_message(self.Highlighted(self, self.shown_rows[event.cursor_row].memory.rel_path))
+
+    def select_path(self, path: str) -> None:
+        for index, row in enumerate(self.shown_rows):
+            if row.memory.rel_path == path:
+                self.query_one(DataTable).move_cursor(row=index)
+                return

@@ -1,0 +1,157 @@
+"""Memory view pane: one file's fields, entries, lint findings and body."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Markdown, Static
+
+from ....core.jsvalue import JsDate, js_to_string
+from ....core.lint import Finding
+from ....core.store import MemoryFile
+from ...safe import cell, clean, literal
+
+# Above this the body is shown as plain text: parsing a huge Markdown document would stall the UI.
+MARKDOWN_LIMIT = 50_000
+PLAIN_LIMIT = 20_000
+LINE_LIMIT = 2_000
+_SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def display(value: object) -> str:
+    if isinstance(value, JsDate):
+        return value.iso()
+    if isinstance(value, list):
+        return "[" + ", ".join(display(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {display(v)}" for k, v in value.items()) + "}"
+    return js_to_string(value)
+
+
+class MemoryView(VerticalScroll):
+    """The selected memory. Everything from the file is shown literally."""
+
+    BORDER_TITLE = "2 Memory"
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="memory-header")
+        yield Static(id="memory-views", classes="note")
+        fields = DataTable(id="memory-fields", cursor_type="none", show_cursor=False)
+        fields.add_column("Field", key="field", width=14)
+        fields.add_column("Value", key="value")
+        fields.add_column("Set by", key="entry", width=8)
+        yield fields
+        yield Static(id="memory-timeline")
+        yield Static(id="memory-findings")
+        yield Markdown(id="memory-body", open_links=False)
+        yield Static(id="memory-body-plain")
+
+    def show(self, memory: MemoryFile | None, findings: list[Finding]) -> None:
+        header = self.query_one("#memory-header", Static)
+        if memory is None:
+            header.update(Text("No memory selected.", style="dim"))
+            return
+        attrs = memory.attrs
+        title = attrs.get("title") if isinstance(attrs.get("title"), str) else memory.name
+        head = Text()
+        head.append_text(literal(title, "bold", limit=500))
+        head.append("\n")
+        head.append_text(literal(memory.rel_path, "dim"))
+        header.update(head)
+        self._show_views(memory)
+        self._show_fields(memory)
+        self._show_timeline(memory)
+        self._show_findings(memory, findings)
+        self._show_body(memory)
+        self.scroll_home(animate=False)
+
+    def _show_views(self, memory: MemoryFile) -> None:
+        note = Text()
+        if memory.symlink:
+            note.append("A symlink: not read (the spec's loader skips it, and it may point outside the store).", "magenta")
+        elif memory.error is not None:
+            note.append("Cannot be read as a memory: ", "bold red")
+            note.append_text(literal(str(memory.error)))
+        elif not memory.top_level:
+            note.append("In a subfolder: a SPEC-0007 arbiter does not load it (top level only).", "magenta")
+        if memory.differs_from_entries:
+            effective, origin = memory.effective()
+            hidden = [k for k in effective if origin[k] > 0 and attrs_differ(memory.attrs, k, effective[k])]
+            if note:
+                note.append("\n")
+            note.append(f"{len(memory.entries)} entries. ", "bold cyan")
+            note.append("The spec's arbiter reads only entry 1's frontmatter and injects the rest as body text.")
+            if hidden:
+                note.append("\nIt never sees: ")
+                note.append_text(literal(", ".join(f"{k}: {display(effective[k])} (entry {origin[k] + 1})" for k in hidden), "yellow", limit=500))
+        self._set(self.query_one("#memory-views", Static), note)
+
+    def _show_fields(self, memory: MemoryFile) -> None:
+        table = self.query_one("#memory-fields", DataTable)
+        table.clear()
+        effective, origin = memory.effective()
+        for key, value in effective.items():
+            spec_value = memory.attrs.get(key, None)
+            style = "" if origin[key] == 0 else "yellow"
+            table.add_row(cell(key, "bold"), cell(display(value), style, limit=300), cell(f"entry {origin[key] + 1}", "dim"))
+            if origin[key] > 0 and key in memory.attrs and attrs_differ(memory.attrs, key, value):
+                table.add_row(cell(""), cell(f"spec view: {display(spec_value)}", "dim", limit=300), cell("entry 1", "dim"))
+
+    def _show_timeline(self, memory: MemoryFile) -> None:
+        lines = Text()
+        if len(memory.entries) > 1:
+            lines.append("Entries\n", "bold")
+            for entry in memory.entries:
+                fm = entry.frontmatter or {}
+                when = display(fm["discoveredAt"]) if "discoveredAt" in fm else "no date"
+                who = display(fm["discoveredBy"]) if "discoveredBy" in fm else "?"
+                lines.append(f"  {entry.index + 1}. line {entry.line}  ", "cyan")
+                lines.append_text(literal(f"{when} · {who} · sets {', '.join(fm) or 'nothing'}", limit=300))
+                lines.append("\n")
+        self._set(self.query_one("#memory-timeline", Static), lines)
+
+    def _show_findings(self, memory: MemoryFile, findings: list[Finding]) -> None:
+        text = Text()
+        mine = [f for f in findings if f.path == memory.rel_path]
+        if mine:
+            text.append("Lint\n", "bold")
+            for finding in mine:
+                text.append(f"  {finding.severity:<7} ", _SEVERITY_STYLE[finding.severity])
+                if finding.line:
+                    text.append(f"line {finding.line}: ", "dim")
+                text.append_text(literal(finding.message, limit=1000))
+                text.append(f" [{finding.code}]\n", "dim")
+        self._set(self.query_one("#memory-findings", Static), text)
+
+    @staticmethod
+    def _set(widget: Static, text: Text) -> None:
+        widget.display = bool(text.plain)
+        widget.update(text)
+
+    def _show_body(self, memory: MemoryFile) -> None:
+        markdown = self.query_one("#memory-body", Markdown)
+        plain = self.query_one("#memory-body-plain", Static)
+        parts = []
+        for entry in memory.entries:
+            if entry.index > 0:
+                parts.append(f"\n\n---\n\n*Entry {entry.index + 1}*\n\n")
+            parts.append(entry.body)
+        body = "".join(parts)
+        if memory.text is None:
+            body = ""
+        if len(body) <= MARKDOWN_LIMIT:
+            markdown.display = True
+            plain.display = False
+            markdown.update(clean(body))
+        else:
+            markdown.display = False
+            plain.display = True
+            note = Text(f"The body is {len(body):,} characters; showing the first {PLAIN_LIMIT:,} as plain text.\n\n", "yellow")
+            lines = (line if len(line) <= LINE_LIMIT else line[:LINE_LIMIT] + "…" for line in body[:PLAIN_LIMIT].split("\n"))
+            note.append_text(literal("\n".join(lines)))
+            plain.update(note)
+
+
+def attrs_differ(attrs: dict, key: str, value: object) -> bool:
+    return key not in attrs or display(attrs[key]) != display(value)

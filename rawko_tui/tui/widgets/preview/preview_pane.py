@@ -1,0 +1,229 @@
+"""Injection preview pane: a task, an agent and options in; the ranking out, live."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.suggester import SuggestFromList
+from textual.widgets import Checkbox, DataTable, Input, Select, Static, TextArea
+
+from ....core.arbiter import COMPONENT_KEYS, IMPORTANCE_ORDER, Preview, parse_now
+from ....core.tokens import estimate_tokens
+from ...safe import cell, literal
+
+_REASON_TEXT = {
+    "injected": ("injected", "bold green"),
+    "cut-by-top-n": ("cut by top-N", "yellow"),
+    "below-importance-threshold": ("below min importance", "yellow"),
+    "no-pattern-matched": ("no pattern matched", "dim"),
+    "not-loaded-subfolder": ("not loaded: subfolder", "magenta"),
+    "not-loaded-symlink": ("not loaded: symlink", "magenta"),
+    "not-loaded-extension": ("not loaded: extension", "magenta"),
+    "not-loaded-error": ("not loaded: error", "red"),
+    "would-crash-arbiter": ("spec's code throws", "red"),
+}
+
+
+@dataclass(frozen=True)
+class PreviewQuery:
+    """What the user asked: everything ``run_preview`` needs."""
+
+    task: str
+    agent: str
+    max_memories: int | None
+    min_importance: str | None
+    now_ms: float | None
+    recursive: bool | None
+
+
+class PreviewPane(Vertical):
+    """Type a task; see what the arbiter injects for it."""
+
+    BORDER_TITLE = "3 Injection preview"
+    BINDINGS = [
+        Binding("u", "toggle_unmatched", "Unmatched", id="preview-toggle-unmatched"),
+        Binding("ctrl+l", "focus_task", "Task", id="preview-focus-task"),
+    ]
+
+    class QueryChanged(Message, bubble=True):
+        """The task, agent or an option changed: the ranking must be recomputed."""
+
+        def __init__(self, control: "PreviewPane", query: PreviewQuery) -> None:
+            super().__init__()
+            self._control = control
+            self.query = query
+
+        @property
+        def control(self) -> "PreviewPane":
+            return self._control
+
+    class ResultHighlighted(Message):
+        """The user moved to a memory in the ranking."""
+
+        def __init__(self, control: "PreviewPane", path: str) -> None:
+            super().__init__()
+            self._control = control
+            self.path = path
+
+        @property
+        def control(self) -> "PreviewPane":
+            return self._control
+
+    def __init__(self, agents: list[str], task: str = "", agent: str = "developer", now: str = "", **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.agents = agents
+        self.initial_task = task
+        self.initial_agent = agent
+        self.initial_now = now
+        self.show_unmatched = False
+        self.preview: Preview | None = None
+        self.rows: list[str] = []
+        self.exact_tokens: str = ""
+
+    def compose(self) -> ComposeResult:
+        yield TextArea(self.initial_task, id="task", soft_wrap=True, show_line_numbers=False, placeholder="Type a task, as the agent receives it…")
+        with Horizontal(id="preview-options"):
+            yield Input(self.initial_agent, id="agent", placeholder="agent", suggester=SuggestFromList(self.agents, case_sensitive=True))
+            yield Input(id="max", placeholder="max", type="integer")
+            yield Select([(level, level) for level in IMPORTANCE_ORDER], id="min-importance", prompt="min imp.", allow_blank=True)
+            yield Input(self.initial_now, id="now", placeholder="now (ISO 8601)")
+            yield Checkbox("subfolders", id="recursive")
+        yield Static(id="preview-failure")
+        results = DataTable(id="results", cursor_type="row", zebra_stripes=True)
+        results.add_column("#", key="rank", width=3)
+        results.add_column("Score", key="score", width=5)
+        results.add_column("Title", key="title", width=34)
+        results.add_column("Imp Rec Key Tag Ag", key="components", width=18)
+        results.add_column("Why", key="why", width=22)
+        yield results
+        yield Static(id="preview-summary")
+
+    def on_mount(self) -> None:
+        self.query_one("#task", TextArea).cursor_blink = False
+
+    # -- input ---------------------------------------------------------------
+    def current_query(self) -> PreviewQuery | None:
+        """The query from the inputs, or None (with the input marked) when one is invalid."""
+        now_input = self.query_one("#now", Input)
+        now_ms = None
+        if now_input.value.strip():
+            try:
+                now_ms = parse_now(now_input.value.strip())
+                now_input.remove_class("-invalid")
+            except ValueError:
+                now_input.add_class("-invalid")
+                return None
+        else:
+            now_input.remove_class("-invalid")
+        max_text = self.query_one("#max", Input).value.strip()
+        select = self.query_one("#min-importance", Select)
+        recursive = self.query_one("#recursive", Checkbox).value
+        return PreviewQuery(
+            task=self.query_one("#task", TextArea).text,
+            agent=self.query_one("#agent", Input).value.strip() or "developer",
+            max_memories=int(max_text) if max_text.lstrip("-").isdigit() else None,
+            min_importance=str(select.value) if isinstance(select.value, str) else None,
+            now_ms=now_ms,
+            recursive=True if recursive else None,
+        )
+
+    def _changed(self) -> None:
+        query = self.current_query()
+        if query is not None:
+            self.post_message(self.QueryChanged(self, query))
+
+    @on(TextArea.Changed, "#task")
+    @on(Input.Changed, "#agent, #max, #now")
+    @on(Select.Changed, "#min-importance")
+    @on(Checkbox.Changed, "#recursive")
+    def _input_changed(self, event: Message) -> None:
+        event.stop()
+        self._changed()
+
+    def set_agent(self, agent: str) -> None:
+        self.query_one("#agent", Input).value = agent
+
+    def set_task(self, task: str) -> None:
+        self.query_one("#task", TextArea).text = task
+
+    def action_toggle_unmatched(self) -> None:
+        self.show_unmatched = not self.show_unmatched
+        if self.preview is not None:
+            self.show(self.preview)
+
+    def action_focus_task(self) -> None:
+        self.query_one("#task", TextArea).focus()
+
+    def toggle_recursive(self) -> None:
+        box = self.query_one("#recursive", Checkbox)
+        box.value = not box.value
+
+    # -- output --------------------------------------------------------------
+    def show(self, preview: Preview) -> None:
+        self.preview = preview
+        failure = self.query_one("#preview-failure", Static)
+        if preview.arbiter_failure is not None:
+            failure.display = True
+            failure.update(literal("⚠ " + preview.arbiter_failure.describe() + " Below: the ranking without that file.", "bold red", limit=1000))
+        else:
+            failure.display = False
+        table = self.query_one("#results", DataTable)
+        cursor_path = self.rows[table.cursor_row] if self.rows and 0 <= table.cursor_row < len(self.rows) else None
+        ranked = [c for c in preview.candidates if c.rank is not None]
+        ranked.sort(key=lambda c: c.rank)
+        others = [c for c in preview.candidates if c.rank is None]
+        shown = ranked + (others if self.show_unmatched else [])
+        table.clear()
+        self.rows = [c.path for c in shown]
+        table.add_rows(
+            [
+                (
+                    cell(str(c.rank) if c.rank is not None else "", "bold" if c.injected else ""),
+                    cell(f"{c.score:g}" if c.loaded else "—", "bold green" if c.injected else ""),
+                    cell(c.title or c.file.name, "" if c.loaded else "dim"),
+                    cell(" ".join(f"{c.components[k]:>3g}" for k in COMPONENT_KEYS) if c.loaded else "", "dim"),
+                    cell(*_REASON_TEXT.get(c.reason, (c.reason, ""))),
+                )
+                for c in shown
+            ]
+        )
+        if cursor_path in self.rows:
+            table.move_cursor(row=self.rows.index(cursor_path))
+        self._update_summary()
+
+    def set_exact_tokens(self, text: str) -> None:
+        self.exact_tokens = text
+        self._update_summary()
+
+    def _update_summary(self) -> None:
+        preview = self.preview
+        if preview is None:
+            return
+        counts: dict[str, int] = {}
+        for c in preview.candidates:
+            counts[c.reason] = counts.get(c.reason, 0) + 1
+        summary = Text()
+        summary.append(f"{len(preview.injected)} injected", "bold green")
+        summary.append(f" · {counts.get('cut-by-top-n', 0)} cut · {counts.get('below-importance-threshold', 0)} below min · ")
+        unmatched = counts.get("no-pattern-matched", 0)
+        summary.append(f"{unmatched} unmatched{' (u to show)' if not self.show_unmatched and unmatched else ''}")
+        not_loaded = sum(v for k, v in counts.items() if k.startswith("not-loaded") or k == "would-crash-arbiter")
+        if not_loaded:
+            summary.append(f" · {not_loaded} not loaded", "magenta")
+        summary.append(f"\nPrompt: {len(preview.prompt):,} chars ≈ {estimate_tokens(preview.prompt):,} tokens (estimate)")
+        if self.exact_tokens:
+            summary.append(f" · {self.exact_tokens}")
+        summary.append(f" · max {preview.max_memories} · min {preview.min_importance}", "dim")
+        self.query_one("#preview-summary", Static).update(summary)
+
+    @on(DataTable.RowHighlighted, "#results")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        if 0 <= event.cursor_row < len(self.rows):
+            self.post_message(self.ResultHighlighted(self, self.rows[event.cursor_row]))

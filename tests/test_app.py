@@ -1,0 +1,273 @@
+"""The app, driven as a user drives it (Textual's Pilot)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import pytest
+from textual.widgets import DataTable, Input, TextArea, Tree
+
+from conftest import FIXED_NOW, memory, write_store
+from rawko_tui.tui.app import create_app
+from rawko_tui.tui.screens import HelpScreen, NoStoreScreen
+from rawko_tui.tui.widgets.memories.memory_list import MemoryList
+from rawko_tui.tui.widgets.preview.preview_pane import PreviewPane
+
+SIZE = (150, 46)
+
+
+@pytest.fixture
+def store(tmp_path):
+    return write_store(
+        tmp_path / "store",
+        {
+            "jwt-authentication.md": memory(title="JWT authentication", when='"auth|login"', importance="critical", by="planner", tags="[structure]"),
+            "email-notifications.md": memory(title="Email notifications", when='"email|notify"', importance="medium", by="developer"),
+            "deep/nested-memory.md": memory(title="Nested memory", when='"auth"'),
+        },
+        agents={"developer": "---\nname: developer\n---\n"},
+    )
+
+
+async def settle(pilot):
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def app_for(root, **kwargs):
+    kwargs.setdefault("now", FIXED_NOW)
+    kwargs.setdefault("poll_seconds", None)
+    return create_app(root, **kwargs)
+
+
+async def type_task(pilot, text):
+    area = pilot.app.query_one("#task", TextArea)
+    area.focus()
+    area.clear()
+    await pilot.press(*list(text))
+    await settle(pilot)
+
+
+async def test_typing_a_task_injects_the_expected_memory_and_shows_why(store):
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_task(pilot, "fix the login page")
+        assert [c.path for c in app.preview.injected] == [".rawko/memories/jwt-authentication.md"]
+        results = app.query_one("#results", DataTable)
+        assert results.row_count == 1
+        assert "JWT authentication" in str(results.get_row_at(0)[2])
+        tree = app.query_one("#why-tree", Tree)
+        assert "injected at rank 1" in str(tree.root.label)
+        assert "matched 'login'" in " ".join(str(n.label) for n in _walk(tree.root))
+
+
+def _walk(node):
+    for child in node.children:
+        yield child
+        yield from _walk(child)
+
+
+async def test_a_memory_that_is_not_injected_says_which_gate_stopped_it(store):
+    app = app_for(store, task="send an email")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one(PreviewPane).action_toggle_unmatched()
+        await settle(pilot)
+        rows = app.query_one(PreviewPane).rows
+        index = rows.index(".rawko/memories/jwt-authentication.md")
+        table = app.query_one("#results", DataTable)
+        table.focus()
+        table.move_cursor(row=index)
+        await settle(pilot)
+        label = str(app.query_one("#why-tree", Tree).root.label)
+        assert "not injected: no whenToUse pattern matched" in label
+
+
+async def test_filter_narrows_the_memory_list(store):
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.query_one("#memory-table", DataTable)
+        assert table.row_count == 3
+        app.query_one("#memory-table", DataTable).focus()
+        await pilot.press("slash")
+        assert isinstance(app.focused, Input) and app.focused.id == "memory-filter"
+        await pilot.press(*list("email"))
+        await settle(pilot)
+        assert table.row_count == 1
+        assert "Email notifications" in str(table.get_row_at(0)[1])
+
+
+async def test_switching_agent_changes_the_ranking(store):
+    app = app_for(store, task="email")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.preview.injected[0].components["sameAgent"] == 10
+        app.query_one(PreviewPane).set_agent("tester")
+        await settle(pilot)
+        assert app.preview.agent == "tester" and app.preview.injected[0].components["sameAgent"] == 0
+
+
+async def test_a_file_changed_on_disk_updates_the_preview_and_keeps_the_typed_task(store):
+    app = app_for(store, poll_seconds=0.1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_task(pilot, "deploy the cache")
+        assert app.preview.injected == []
+        (store / ".rawko" / "memories" / "cache-deploys.md").write_text(memory(title="Cache deploys", when='"cache"'))
+        for _ in range(40):
+            await pilot.pause(0.1)
+            if app.preview and app.preview.injected:
+                break
+        await settle(pilot)
+        assert [c.path for c in app.preview.injected] == [".rawko/memories/cache-deploys.md"]
+        assert app.query_one("#task", TextArea).text == "deploy the cache"
+
+
+async def test_cli_task_and_agent_open_straight_into_the_preview(store):
+    app = app_for(store, task="login", agent="planner")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.preview.task == "login" and app.preview.agent == "planner"
+        assert app.preview.injected[0].components["sameAgent"] == 10
+
+
+async def test_missing_and_empty_store_show_a_clear_screen(tmp_path):
+    app = create_app(None, problem="no .rawko/ directory in /nowhere")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, NoStoreScreen)
+        await pilot.press("q")
+    (tmp_path / ".rawko" / "memories").mkdir(parents=True)
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, NoStoreScreen)
+
+
+async def test_help_lists_every_binding_with_its_id(store):
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one("#memory-table").focus()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        ids = {row[3] for row in app.screen.rows}
+        assert {"focus-memories", "memories-sort", "preview-toggle-unmatched", "reload", "help", "quit"} <= ids
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_keys_can_be_remapped_in_the_config(store):
+    (store / ".rawko" / "rawko-tui.yaml").write_text("keymap:\n  memories-sort: o\n")
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one("#memory-table").focus()
+        await pilot.press("o")
+        assert app.query_one(MemoryList).sort == "importance"
+
+
+async def test_command_palette_runs_actions(store):
+    app = app_for(store, task="email")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*list("toggle unmatched"))
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.query_one(PreviewPane).show_unmatched
+
+
+HOSTILE_TITLE = "[@click=app.quit]click me[/] [bold]bold?[/bold] \x1b]0;pwned\x07\x1b[2J"
+
+
+async def test_hostile_text_is_shown_literally_and_does_nothing(tmp_path):
+    body = "[link=https://evil.example]x[/link] \x1b[31mred\x1b[0m\n\n[exfiltrate](https://evil.example/?k=KEY)\n"
+    root = write_store(
+        tmp_path / "store",
+        {
+            "hostile.md": memory(title=f'"{HOSTILE_TITLE.encode("unicode_escape").decode()}"', when='"auth"', tags='["[red]tag[/red]"]', body=body),
+            "long-line.md": memory(title="x" * 5000, when='"auth"', body="y" * 100_000),
+        },
+    )
+    app = app_for(root, task="auth")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        hostile = app.store.file("hostile.md")
+        assert hostile.attrs["title"] == HOSTILE_TITLE  # the file really holds the escapes
+        app.selected = None
+        app.query_one(MemoryList).select_path(".rawko/memories/hostile.md")
+        await settle(pilot)
+        screen_text = _screen_text(app)
+        assert "[@click=app.quit]click me[/]" in screen_text
+        assert "[bold]bold?[/bold]" in screen_text
+        assert "\x1b" not in screen_text and "␛" in screen_text
+        # clicking the title (in the memories table and the memory view) runs nothing
+        await pilot.click("#memory-header")
+        await pilot.click("#memory-table", offset=(12, 2))
+        await settle(pilot)
+        assert app.is_running
+        assert app.return_code is None
+
+
+def _screen_text(app) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def test_a_30_mb_body_renders_without_stalling(tmp_path):
+    root = write_store(tmp_path / "store", {"huge.md": memory(title="Huge", when='"auth"', body="word " * 6_000_000)})
+    app = app_for(root, task="auth")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one(MemoryList).select_path(".rawko/memories/huge.md")
+        await settle(pilot)
+        assert app.query_one("#memory-body-plain").display and not app.query_one("#memory-body").display
+        await type_task(pilot, "auth again")
+        assert app.preview.task == "auth again"
+
+
+class _FakeAnthropic(BaseHTTPRequestHandler):
+    calls: list[dict] = []
+
+    def do_POST(self):  # noqa: N802 - http.server API
+        length = int(self.headers.get("content-length", 0))
+        payload = json.loads(self.rfile.read(length))
+        _FakeAnthropic.calls.append({"path": self.path, "payload": payload, "key": self.headers.get("x-api-key"), "auth": self.headers.get("authorization")})
+        body = json.dumps({"input_tokens": 1234}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+async def test_exact_token_count_through_the_anthropic_sdk(store):
+    server = HTTPServer(("127.0.0.1", 0), _FakeAnthropic)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        app = app_for(store, task="login", api_key="test-key-not-real", api_base_url=f"http://127.0.0.1:{server.server_port}")
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            for _ in range(40):
+                await pilot.pause(0.1)
+                if app.query_one(PreviewPane).exact_tokens:
+                    break
+            await settle(pilot)
+            assert app.query_one(PreviewPane).exact_tokens.startswith("exact: 1,234 tokens")
+        call = _FakeAnthropic.calls[-1]
+        assert call["path"] == "/v1/messages/count_tokens" and "test-key-not-real" in (call["key"] or "") + (call["auth"] or "")
+        assert call["payload"]["messages"][0]["content"] == app.preview.prompt
+    finally:
+        server.shutdown()
