@@ -81,7 +81,9 @@ async def test_a_memory_that_is_not_injected_says_which_gate_stopped_it(store):
         index = rows.index(".rawko/memories/jwt-authentication.md")
         table = app.query_one("#results", DataTable)
         table.focus()
-        table.move_cursor(row=index)
+        await pilot.pause()
+        for _ in range(index):
+            await pilot.press("down")
         await settle(pilot)
         label = str(app.query_one("#why-tree", Tree).root.label)
         assert "not injected: no whenToUse pattern matched" in label

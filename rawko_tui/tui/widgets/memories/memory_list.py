@@ -121,10 +121,10 @@ class MemoryList(Vertical):
         yield Input(placeholder="/ filter: title, tags, patterns, path", id="memory-filter")
         table = DataTable(id="memory-table", cursor_type="row", zebra_stripes=True)
         table.add_column("Imp", key="imp", width=8)
-        table.add_column("Title", key="title", width=26)
+        table.add_column("Title", key="title", width=24)
         table.add_column("Tags", key="tags", width=12)
         table.add_column("Age", key="age", width=5)
-        table.add_column("Status", key="status", width=10)
+        table.add_column("Status", key="status", width=9)
         yield table
 
     def set_rows(self, rows: list[Row]) -> None:
@@ -213,11 +213,14 @@ class MemoryList(Vertical):
     @on(DataTable.RowHighlighted, "#memory-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
-        if 0 <= event.cursor_row < len(self.shown_rows):
+        # only the user's moves select; a rebuilt table moving its cursor does not
+        if event.data_table.has_focus and 0 <= event.cursor_row < len(self.shown_rows):
             self.post_message(self.Highlighted(self, self.shown_rows[event.cursor_row].memory.rel_path))
 
     def select_path(self, path: str) -> None:
+        """Move to a memory and select it."""
         for index, row in enumerate(self.shown_rows):
             if row.memory.rel_path == path:
                 self.query_one(DataTable).move_cursor(row=index)
-                return
+                break
+        self.post_message(self.Highlighted(self, path))

@@ -93,7 +93,7 @@ class PreviewPane(Vertical):
             yield Input(id="max", placeholder="max", type="integer")
             yield Select([(level, level) for level in IMPORTANCE_ORDER], id="min-importance", prompt="min imp.", allow_blank=True)
             yield Input(self.initial_now, id="now", placeholder="now (ISO 8601)")
-            yield Checkbox("subfolders", id="recursive")
+            yield Checkbox("subdirs", id="recursive")
         yield Static(id="preview-failure")
         results = DataTable(id="results", cursor_type="row", zebra_stripes=True)
         results.add_column("#", key="rank", width=3)
@@ -225,5 +225,6 @@ class PreviewPane(Vertical):
     @on(DataTable.RowHighlighted, "#results")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
-        if 0 <= event.cursor_row < len(self.rows):
+        # only the user's moves select; a rebuilt table moving its cursor does not
+        if event.data_table.has_focus and 0 <= event.cursor_row < len(self.rows):
             self.post_message(self.ResultHighlighted(self, self.rows[event.cursor_row]))

@@ -1,0 +1,101 @@
+"""Regenerate the README's pictures in screenshots/ from the demo store.
+
+    python scripts/export_screenshots.py
+
+Each picture is the app driven headless at a fixed size and a fixed "now",
+saved with ``save_screenshot`` as SVG.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from rawko_tui.tui.app import create_app
+from rawko_tui.tui.widgets.memories.memory_list import MemoryList
+from rawko_tui.tui.widgets.preview.preview_pane import PreviewPane
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "screenshots"
+SIZE = (160, 46)
+NOW = "2026-01-24T12:00:00Z"
+
+
+async def settle(pilot) -> None:
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def select(pilot, path: str) -> None:
+    pilot.app.query_one(MemoryList).select_path(path)
+    await settle(pilot)
+
+
+async def preview(pilot) -> None:
+    await settle(pilot)
+
+
+async def memories(pilot) -> None:
+    await settle(pilot)
+    pilot.app.query_one("#memory-table").focus()
+    await pilot.press("slash", *"auth")
+    await settle(pilot)
+
+
+async def memory(pilot) -> None:
+    await settle(pilot)
+    await select(pilot, ".rawko/memories/password-hashing-approach.md")
+    pilot.app.query_one("#memory").focus()
+    await settle(pilot)
+
+
+async def why_not(pilot) -> None:
+    await settle(pilot)
+    pilot.app.query_one(PreviewPane).action_toggle_unmatched()
+    await select(pilot, ".rawko/memories/oauth2-integration-too-broad.md")
+    pilot.app.query_one("#why-tree").focus()
+    await settle(pilot)
+
+
+async def prompt(pilot) -> None:
+    await settle(pilot)
+    pilot.app.query_one("#memory-table").focus()
+    await pilot.press("p")
+    await settle(pilot)
+
+
+async def help_screen(pilot) -> None:
+    await settle(pilot)
+    pilot.app.query_one("#memory-table").focus()
+    await pilot.press("question_mark")
+    await settle(pilot)
+
+
+SHOTS = [
+    ("preview", "Add OAuth integration to existing auth system", preview),
+    ("memories", "Add OAuth integration to existing auth system", memories),
+    ("memory", "Implement password reset with bcrypt", memory),
+    ("why-not-injected", "Add social auth via GitHub", why_not),
+    ("prompt", "Implement password reset with bcrypt and follow the middleware pattern", prompt),
+    ("help", "Add OAuth integration to existing auth system", help_screen),
+]
+
+
+async def shoot(name: str, task: str, steps) -> Path:
+    app = create_app(ROOT, task=task, agent="developer", now=NOW, poll_seconds=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await steps(pilot)
+        path = OUT / f"{name}.svg"
+        app.save_screenshot(filename=path.name, path=str(OUT))
+    return path
+
+
+async def main() -> None:
+    OUT.mkdir(exist_ok=True)
+    for name, task, steps in SHOTS:
+        print(await shoot(name, task, steps))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
