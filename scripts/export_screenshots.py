@@ -23,7 +23,7 @@ NOW = "2026-01-24T12:00:00Z"
 
 async def settle(pilot) -> None:
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    await pilot.app.settled()
     await pilot.pause()
 
 

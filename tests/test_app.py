@@ -33,7 +33,7 @@ def store(tmp_path):
 
 async def settle(pilot):
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    await pilot.app.settled()
     await pilot.pause()
 
 

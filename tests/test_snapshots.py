@@ -43,7 +43,7 @@ def _app(root, task="fix the login and password reset"):
 
 async def _settle(pilot):
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    await pilot.app.settled()
     await pilot.pause()
 
 

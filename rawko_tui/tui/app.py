@@ -9,7 +9,9 @@ handler.
 
 from __future__ import annotations
 
+import asyncio
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -84,6 +86,10 @@ class RawkoApp(App[int]):
         self.agent_names: list[str] = list(SPEC_AGENTS)
         self._token_timer = None
         self.last_preview_seconds = 0.0
+        self._pending: tuple[Store, PreviewQuery] | None = None
+        self._rank_lock = threading.Lock()
+        self._rank_wanted = threading.Event()
+        self._rank_busy = False
         if root is not None:
             self.sub_title = root.name
 
@@ -105,6 +111,7 @@ class RawkoApp(App[int]):
             return
         for widget in self.query(Input):
             widget.cursor_blink = False
+        self.ranker()
         self.load()
         if self.poll_seconds:
             self.set_interval(self.poll_seconds, self.check_for_changes)
@@ -161,19 +168,54 @@ class RawkoApp(App[int]):
         self.request_preview(event.query)
 
     def request_preview(self, query: PreviewQuery | None) -> None:
+        """Hand the latest query to the ranking thread; queries typed meanwhile are skipped."""
         if query is None or self.store is None:
             return
         self.query_state = query
-        self.compute_preview(self.store, query)
+        with self._rank_lock:
+            self._pending = (self.store, query)
+        self._rank_wanted.set()
 
-    @work(thread=True, exclusive=True, group="preview", description="rank the memories")
-    def compute_preview(self, store: Store, query: PreviewQuery) -> None:
-        """Rank in a thread: typing never waits for it, and a newer keystroke supersedes it."""
-        started = time.perf_counter()
-        options = resolve_options(store, query.agent, query.max_memories, query.min_importance, query.recursive)
-        preview = run_preview(store, query.task, query.agent, options, query.now_ms)
-        if not get_current_worker().is_cancelled:
-            self.call_from_thread(self._preview_ready, preview, time.perf_counter() - started)
+    @work(thread=True, group="ranker", description="rank the memories")
+    def ranker(self) -> None:
+        """One long-lived thread ranks the newest query only.
+
+        A thread per keystroke cannot be stopped once started; several would
+        compete for the interpreter with the UI thread and slow the typing.
+        """
+        worker = get_current_worker()
+        while not worker.is_cancelled:
+            if not self._rank_wanted.wait(0.2):
+                continue
+            self._rank_wanted.clear()
+            with self._rank_lock:
+                pending, self._pending = self._pending, None
+            if pending is None:
+                continue
+            store, query = pending
+            self._rank_busy = True
+            try:
+                started = time.perf_counter()
+                options = resolve_options(store, query.agent, query.max_memories, query.min_importance, query.recursive)
+                preview = run_preview(store, query.task, query.agent, options, query.now_ms)
+                if not worker.is_cancelled and self._pending is None:
+                    self.call_from_thread(self._preview_ready, preview, time.perf_counter() - started)
+            finally:
+                self._rank_busy = False
+
+    def _idle(self) -> bool:
+        busy = [w for w in self.workers if w.group != "ranker" and w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+        return not busy and self._pending is None and not self._rank_busy and not self._rank_wanted.is_set()
+
+    async def settled(self) -> None:
+        """Wait until loading, ranking and the other background work are done (for tests and scripts).
+
+        Idle twice, a moment apart: a message still in a queue can start new work.
+        """
+        quiet = 0
+        while quiet < 2:
+            await asyncio.sleep(0.02)
+            quiet = quiet + 1 if self._idle() else 0
 
     def _preview_ready(self, preview: Preview, seconds: float) -> None:
         self.preview = preview

@@ -37,11 +37,7 @@ class MemoryView(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(id="memory-header")
         yield Static(id="memory-views", classes="note")
-        fields = DataTable(id="memory-fields", cursor_type="none", show_cursor=False)
-        fields.add_column("Field", key="field", width=14)
-        fields.add_column("Value", key="value")
-        fields.add_column("Set by", key="entry", width=8)
-        yield fields
+        yield DataTable(id="memory-fields", cursor_type="none", show_cursor=False)
         yield Static(id="memory-timeline")
         yield Static(id="memory-findings")
         yield Markdown(id="memory-body", open_links=False)
@@ -89,7 +85,11 @@ class MemoryView(VerticalScroll):
 
     def _show_fields(self, memory: MemoryFile) -> None:
         table = self.query_one("#memory-fields", DataTable)
-        table.clear()
+        # columns are rebuilt for each memory: an auto-width column only ever grows
+        table.clear(columns=True)
+        table.add_column("Field", key="field", width=14)
+        table.add_column("Value", key="value", width=44)
+        table.add_column("Set by", key="entry", width=8)
         effective, origin = memory.effective()
         for key, value in effective.items():
             spec_value = memory.attrs.get(key, None)

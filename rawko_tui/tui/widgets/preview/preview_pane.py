@@ -17,6 +17,7 @@ from ....core.arbiter import COMPONENT_KEYS, IMPORTANCE_ORDER, Preview, parse_no
 from ....core.tokens import estimate_tokens
 from ...safe import cell, literal
 
+MAX_RESULT_ROWS = 200
 _REASON_TEXT = {
     "injected": ("injected", "bold green"),
     "cut-by-top-n": ("cut by top-N", "yellow"),
@@ -85,6 +86,7 @@ class PreviewPane(Vertical):
         self.preview: Preview | None = None
         self.rows: list[str] = []
         self.exact_tokens: str = ""
+        self.hidden_rows = 0
 
     def compose(self) -> ComposeResult:
         yield TextArea(self.initial_task, id="task", soft_wrap=True, show_line_numbers=False, placeholder="Type a task, as the agent receives it…")
@@ -179,6 +181,9 @@ class PreviewPane(Vertical):
         ranked.sort(key=lambda c: c.rank)
         others = [c for c in preview.candidates if c.rank is None]
         shown = ranked + (others if self.show_unmatched else [])
+        # a table of thousands of rows would cost the UI thread on every keystroke
+        self.hidden_rows = max(0, len(shown) - MAX_RESULT_ROWS)
+        shown = shown[:MAX_RESULT_ROWS]
         table.clear()
         self.rows = [c.path for c in shown]
         table.add_rows(
@@ -216,6 +221,8 @@ class PreviewPane(Vertical):
         not_loaded = sum(v for k, v in counts.items() if k.startswith("not-loaded") or k == "would-crash-arbiter")
         if not_loaded:
             summary.append(f" · {not_loaded} not loaded", "magenta")
+        if self.hidden_rows:
+            summary.append(f" · first {MAX_RESULT_ROWS} rows shown", "dim")
         summary.append(f"\nPrompt: {len(preview.prompt):,} chars ≈ {estimate_tokens(preview.prompt):,} tokens (estimate)")
         if self.exact_tokens:
             summary.append(f" · {self.exact_tokens}")
