@@ -107,7 +107,9 @@ class PreviewPane(Vertical):
         yield Static(id="preview-summary")
 
     def on_mount(self) -> None:
-        self.query_one("#task", TextArea).cursor_blink = False
+        task = self.query_one("#task", TextArea)
+        task.cursor_blink = False
+        task.move_cursor(task.document.end)  # a task given on the command line is continued, not prefixed
 
     # -- input ---------------------------------------------------------------
     def current_query(self) -> PreviewQuery | None:
