@@ -273,3 +273,25 @@ async def test_exact_token_count_through_the_anthropic_sdk(store):
         assert call["payload"]["messages"][0]["content"] == app.preview.prompt
     finally:
         server.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("task", "agent"),
+    [("Implement password reset with bcrypt and follow the middleware pattern", "developer"), ("Add social auth via GitHub", "reviewer")],
+)
+async def test_on_screen_ranking_equals_preview_json(capsys, task, agent):
+    from conftest import REPO_ROOT
+    from rawko_tui.cli import main
+
+    assert main(["preview", str(REPO_ROOT), "--task", task, "--agent", agent, "--now", FIXED_NOW, "--json"]) == 0
+    expected = [(i["rank"], i["score"], i["title"]) for i in json.loads(capsys.readouterr().out)["injected"]]
+    app = create_app(REPO_ROOT, task=task, agent=agent, now=FIXED_NOW, poll_seconds=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.query_one("#results", DataTable)
+        on_screen = []
+        for row in range(table.row_count):
+            rank, score, title, _, why = (str(c) for c in table.get_row_at(row))
+            if why == "injected":
+                on_screen.append((int(rank), int(score), title))
+    assert on_screen == expected and expected
