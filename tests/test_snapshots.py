@@ -90,24 +90,22 @@ def test_breakdown_of_a_memory_that_was_not_injected(snap_compare, store):
     assert snap_compare(_app(store, task="add social auth via github"), terminal_size=SIZE, run_before=run_before)
 
 
-def test_prompt_tab(snap_compare, store):
+def _press_in_memory_list(key):
     async def run_before(pilot):
         await _settle(pilot)
         pilot.app.query_one("#memory-table").focus()
-        await pilot.press("p")
+        await pilot.press(key)
         await _settle(pilot)
 
-    assert snap_compare(_app(store), terminal_size=SIZE, run_before=run_before)
+    return run_before
+
+
+def test_prompt_tab(snap_compare, store):
+    assert snap_compare(_app(store), terminal_size=SIZE, run_before=_press_in_memory_list("p"))
 
 
 def test_help_screen(snap_compare, store):
-    async def run_before(pilot):
-        await _settle(pilot)
-        pilot.app.query_one("#memory-table").focus()
-        await pilot.press("question_mark")
-        await _settle(pilot)
-
-    assert snap_compare(_app(store), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(_app(store), terminal_size=SIZE, run_before=_press_in_memory_list("question_mark"))
 
 
 def test_hostile_text_is_literal(snap_compare, tmp_path):

@@ -27,6 +27,7 @@ from ..core.lint import Finding, lint_store
 from ..core.store import Store, load_store
 from ..core.watch import store_signature
 from .commands import RawkoCommands
+from .messages import MemoryHighlighted
 from .safe import one_line
 from .screens import HelpScreen, NoStoreScreen
 from .widgets.breakdown.breakdown import Breakdown
@@ -229,9 +230,8 @@ class RawkoApp(App[int]):
         self._schedule_token_count(preview.prompt)
 
     # -- selection ---------------------------------------------------------------
-    @on(MemoryList.Highlighted)
-    @on(PreviewPane.ResultHighlighted)
-    def _highlighted(self, event) -> None:
+    @on(MemoryHighlighted)
+    def _highlighted(self, event: MemoryHighlighted) -> None:
         if event.path != self.selected:
             self.selected = event.path
             self._show_selected()

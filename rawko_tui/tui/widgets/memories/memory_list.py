@@ -10,7 +10,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.message import Message
 from textual.widgets import DataTable, Input
 from textual.worker import get_current_worker
 
@@ -18,6 +17,7 @@ from ....core.arbiter import IMPORTANCE_ORDER, Preview
 from ....core.jsvalue import js_new_date, js_to_string
 from ....core.lint import Finding
 from ....core.store import MemoryFile, Store
+from ...messages import MemoryHighlighted
 from ...safe import cell
 
 SORTS = ("name", "importance", "age", "title", "score")
@@ -97,17 +97,8 @@ class MemoryList(Vertical):
         Binding("slash", "focus_filter", "Filter", id="memories-filter"),
     ]
 
-    class Highlighted(Message):
-        """The user moved to a memory file."""
-
-        def __init__(self, control: "MemoryList", path: str) -> None:
-            super().__init__()
-            self._control = control
-            self.path = path
-
-        @property
-        def control(self) -> "MemoryList":
-            return self._control
+    class Highlighted(MemoryHighlighted):
+        """The user moved to a memory file in the list."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -15,6 +15,7 @@ from textual.widgets import Checkbox, DataTable, Input, Select, Static, TextArea
 
 from ....core.arbiter import COMPONENT_KEYS, IMPORTANCE_ORDER, Preview, parse_now
 from ....core.tokens import estimate_tokens
+from ...messages import MemoryHighlighted
 from ...safe import cell, literal
 
 MAX_RESULT_ROWS = 200
@@ -64,17 +65,8 @@ class PreviewPane(Vertical):
         def control(self) -> "PreviewPane":
             return self._control
 
-    class ResultHighlighted(Message):
+    class ResultHighlighted(MemoryHighlighted):
         """The user moved to a memory in the ranking."""
-
-        def __init__(self, control: "PreviewPane", path: str) -> None:
-            super().__init__()
-            self._control = control
-            self.path = path
-
-        @property
-        def control(self) -> "PreviewPane":
-            return self._control
 
     def __init__(self, agents: list[str], task: str = "", agent: str = "developer", now: str = "", **kwargs) -> None:
         super().__init__(**kwargs)
