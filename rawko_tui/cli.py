@@ -23,9 +23,11 @@ from .core.arbiter import (
 )
 from .core.jsvalue import js_to_string, replace_lone_surrogates
 from .core.lint import ERROR, lint_store
-from .core.store import StoreNotFound, find_store_root, load_store
+from .core.history import GitError, verify
+from .core.hooks import install_hook
+from .core.store import StoreNotFound, find_store_root, load_store, load_store_at
 
-COMMANDS = ("preview", "explain", "lint")
+COMMANDS = ("preview", "explain", "lint", "verify", "hook")
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
@@ -44,6 +46,7 @@ def _add_context(parser: argparse.ArgumentParser, required: bool) -> None:
     parser.add_argument("--max", type=int, dest="max_memories", metavar="N", help="memories to inject at most (default: agent config, else 5)")
     parser.add_argument("--min-importance", choices=list(IMPORTANCE_ORDER), help="lowest importance injected (default: agent config, else low)")
     parser.add_argument("--recursive", action="store_true", default=None, help="also load memories in subfolders (for arbiters that read them)")
+    parser.add_argument("--at", metavar="REV", help="the store as it was at this git revision (default: the working tree)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     output = preview.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="machine-readable output")
     output.add_argument("--prompt", action="store_true", help="print exactly the text the arbiter injects")
+    preview.add_argument("--compare", metavar="REV", help="also rank at this revision and show what changed between the two")
 
     explain = sub.add_parser("explain", help="the full score and gate tree for one memory")
     explain.add_argument("memory", metavar="MEMORY_PATH", help="the memory file (path, or name inside .rawko/memories/)")
@@ -71,6 +75,20 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store_path(lint)
     lint.add_argument("--json", action="store_true", help="machine-readable output")
     lint.add_argument("--now", help="the time to judge future dates against, ISO 8601 (default: now)")
+    lint.add_argument("--at", metavar="REV", help="lint the store as it was at this git revision")
+
+    verify = sub.add_parser("verify", help="check that git history only ever appended to memory files; exit 1 on a violation")
+    _add_store_path(verify)
+    verify.add_argument("--since", metavar="REV", help="only commits after REV")
+    verify.add_argument("--staged", action="store_true", help="only the staged changes (what a pre-commit hook checks)")
+    verify.add_argument("--remember", action="store_true", help="record HEAD as verified; later runs report a history rewritten under it")
+    verify.add_argument("--json", action="store_true", help="machine-readable output")
+
+    hook = sub.add_parser("hook", help="git hooks that enforce the append-only rule")
+    hook_sub = hook.add_subparsers(dest="hook_command", metavar="ACTION", required=True)
+    install = hook_sub.add_parser("install", help="install a pre-commit hook running `verify --staged`")
+    _add_store_path(install)
+    install.add_argument("--force", action="store_true", help="replace an existing pre-commit hook")
     return parser
 
 
@@ -88,13 +106,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv and argv[0] in COMMANDS or any(a in ("-h", "--help", "--version") for a in argv[:1]):
             args = build_parser().parse_args(argv)
-            return {"preview": cmd_preview, "explain": cmd_explain, "lint": cmd_lint}[args.command](args)
+            return {"preview": cmd_preview, "explain": cmd_explain, "lint": cmd_lint, "verify": cmd_verify, "hook": cmd_hook}[args.command](args)
         return cmd_app(build_app_parser().parse_args(argv))
     except UsageError as exc:
         print(f"rawko-tui: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except StoreNotFound as exc:
         print(f"rawko-tui: {exc}. Give the folder that holds .rawko/ as PATH.", file=sys.stderr)
+        return EXIT_USAGE
+    except GitError as exc:
+        print(f"rawko-tui: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
@@ -111,8 +132,14 @@ def _now(args) -> float | None:
         raise UsageError(f"--now: {exc}") from None
 
 
-def _preview(args):
-    store = load_store(find_store_root(args.path))
+def _load(args, rev: str | None = None):
+    root = find_store_root(args.path)
+    rev = rev if rev is not None else getattr(args, "at", None)
+    return load_store_at(root, rev) if rev else load_store(root)
+
+
+def _preview(args, rev: str | None = None):
+    store = _load(args, rev)
     options = resolve_options(store, args.agent, args.max_memories, args.min_importance, args.recursive)
     return store, run_preview(store, args.task, args.agent, options, _now(args))
 
@@ -158,12 +185,50 @@ def preview_to_dict(preview: Preview) -> dict:
 
 def cmd_preview(args) -> int:
     _, preview = _preview(args)
+    if args.compare:
+        _, other = _preview(args, rev=args.compare)
+        return _compare(args, preview, other)
     if args.json:
         _write(_dumps(preview_to_dict(preview)))
     elif args.prompt:
         _write(preview.prompt)
     else:
         _write(render_preview_text(preview))
+    return EXIT_OK
+
+
+def injection_diff(before: Preview, after: Preview) -> dict:
+    """What changed in the injected set and order between two previews."""
+    old = [c.path for c in before.injected]
+    new = [c.path for c in after.injected]
+    old_rank = {c.path: (c.rank, c.score) for c in before.injected}
+    new_rank = {c.path: (c.rank, c.score) for c in after.injected}
+    return {
+        "added": [p for p in new if p not in old_rank],
+        "removed": [p for p in old if p not in new_rank],
+        "moved": [{"path": p, "before": old_rank[p], "after": new_rank[p]} for p in new if p in old_rank and old_rank[p] != new_rank[p]],
+        "same": old == new and all(old_rank[p] == new_rank[p] for p in old),
+    }
+
+
+def _compare(args, preview: Preview, other: Preview) -> int:
+    here = args.at or "working tree"
+    diff = injection_diff(other, preview)
+    if args.json:
+        _write(_dumps({"at": here, "compare": args.compare, "diff": diff, "before": preview_to_dict(other), "after": preview_to_dict(preview)}))
+        return EXIT_OK
+    lines = [f"Injected at {args.compare} -> at {here}, task {preview.task!r}, agent {preview.agent}:"]
+    if diff["same"]:
+        lines.append("  the same memories, in the same order, with the same scores")
+    for path in diff["added"]:
+        lines.append(f"  + {path}  (rank {preview.candidate(path).rank}, score {preview.candidate(path).score:g})")
+    for path in diff["removed"]:
+        why = preview.candidate(path)
+        lines.append(f"  - {path}  ({why.explanation.description if why else 'no longer in the store'})")
+    for move in diff["moved"]:
+        (r0, s0), (r1, s1) = move["before"], move["after"]
+        lines.append(f"  ~ {move['path']}  rank {r0} -> {r1}, score {s0:g} -> {s1:g}")
+    _write("\n".join(lines) + "\n")
     return EXIT_OK
 
 
@@ -265,7 +330,7 @@ def display_value(value: object) -> str:
 
 
 def cmd_lint(args) -> int:
-    store = load_store(find_store_root(args.path))
+    store = _load(args)
     findings = lint_store(store, _now(args))
     errors = sum(1 for f in findings if f.severity == ERROR)
     if args.json:
@@ -276,6 +341,29 @@ def cmd_lint(args) -> int:
         summary = f"{len(store.files)} files: {errors} errors, {warnings} warnings, {len(findings) - errors - warnings} notes"
         _write((text + "\n\n" if text else "") + summary + "\n")
     return EXIT_FINDINGS if errors else EXIT_OK
+
+
+def cmd_verify(args) -> int:
+    root = find_store_root(args.path)
+    report = verify(root, since=args.since, staged=args.staged, remember=args.remember)
+    if args.json:
+        _write(_dumps(report.to_dict()))
+    else:
+        lines = [str(v) for v in report.violations]
+        lines += [f"Note: {n}" for n in report.notes]
+        scope = "staged changes" if args.staged else f"{report.commits_checked} commits, the index and the working tree"
+        if report.ok:
+            lines.append(f"OK: memory files were only appended to ({scope}; {report.changes_checked} changes checked).")
+        else:
+            lines.append(f"{len(report.violations)} violation(s) of the append-only rule ({scope}).")
+        _write("\n".join(lines) + "\n")
+    return EXIT_OK if report.ok else EXIT_FINDINGS
+
+
+def cmd_hook(args) -> int:
+    hook = install_hook(find_store_root(args.path), force=args.force)
+    _write(f"Installed {hook}: a commit that rewrites a memory file is refused (`git commit --no-verify` skips it).\n")
+    return EXIT_OK
 
 
 def cmd_app(args) -> int:

@@ -61,6 +61,10 @@ def lint_store(store: Store, now_ms: float | None = None) -> list[Finding]:
             names = ", ".join(m.rel_path for m in same)
             for memory in same:
                 findings.append(Finding(memory.rel_path, WARNING, "duplicate-title", f"the title is shared by {names}; titles should be unique"))
+    from .writer import interrupted_writes
+
+    for name, what in interrupted_writes(store.root):
+        findings.append(Finding(f".rawko/memories/{name}", ERROR, "torn-entry", what + " (the writer was stopped before it finished)"))
     findings.sort(key=lambda f: (f.path, SEVERITY_ORDER[f.severity], f.line or 0))
     return findings
 

@@ -360,6 +360,11 @@ def read_memory_file(memory: MemoryFile) -> None:
     except OSError as exc:
         memory.error = LoadError(memory.rel_path, f"cannot be read: {exc.strerror or exc}", stage="read")
         return
+    parse_memory_bytes(memory, data)
+
+
+def parse_memory_bytes(memory: MemoryFile, data: bytes) -> None:
+    """Parse a memory file's bytes (from disk or from a git blob) into its two views."""
     text = decode_like_deno(data)
     memory.text = text
     try:
@@ -416,36 +421,56 @@ def _scan_memories(memories_dir: Path, root: Path) -> list[MemoryFile]:
 
 
 def load_agents(root: Path) -> dict[str, AgentDefinition]:
-    agents: dict[str, AgentDefinition] = {}
     directory = root / RAWKO_DIR / AGENTS_DIR
     if not directory.is_dir():
-        return agents
+        return {}
+    sources = []
     for path in sorted(directory.glob("*.md")):
-        rel = path.relative_to(root).as_posix()
         try:
-            view = spec_extract(decode_like_deno(path.read_bytes()))
-            attrs = view.attrs if isinstance(view.attrs, dict) else {}
-            error = None if isinstance(view.attrs, dict) else LoadError(rel, "frontmatter is not a mapping", stage="shape")
-        except _ExtractError as exc:
-            attrs, error = {}, LoadError(rel, exc.reason, exc.line)
+            sources.append((path.name, path.read_bytes()))
         except OSError as exc:
-            attrs, error = {}, LoadError(rel, f"cannot be read: {exc.strerror or exc}", stage="read")
-        name = attrs.get("name") if isinstance(attrs.get("name"), str) else path.stem
+            sources.append((path.name, exc))
+    return agents_from(sources)
+
+
+def agents_from(sources: list[tuple[str, bytes | OSError]]) -> dict[str, AgentDefinition]:
+    """Agent definitions from (file name, bytes or the error reading them)."""
+    agents: dict[str, AgentDefinition] = {}
+    for file_name, data in sources:
+        rel = f"{RAWKO_DIR}/{AGENTS_DIR}/{file_name}"
+        stem = file_name[: -len(".md")]
+        if isinstance(data, OSError):
+            attrs, error = {}, LoadError(rel, f"cannot be read: {data.strerror or data}", stage="read")
+        else:
+            try:
+                view = spec_extract(decode_like_deno(data))
+                attrs = view.attrs if isinstance(view.attrs, dict) else {}
+                error = None if isinstance(view.attrs, dict) else LoadError(rel, "frontmatter is not a mapping", stage="shape")
+            except _ExtractError as exc:
+                attrs, error = {}, LoadError(rel, exc.reason, exc.line)
+        name = attrs.get("name") if isinstance(attrs.get("name"), str) else stem
         agents[name] = AgentDefinition(name=name, path=rel, attrs=attrs, error=error)
     return agents
 
 
 def load_config(root: Path) -> dict:
-    """``.rawko/rawko-tui.yaml``: the app's own settings (recursive loading, …)."""
+    """``.rawko/rawko-tui.yaml``: the app's own settings (recursive loading, keymap, theme, …)."""
     path = root / RAWKO_DIR / "rawko-tui.yaml"
     if not path.is_file():
         return {}
+    try:
+        return config_from(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        return {"_error": f"{path.name}: {exc}"}
+
+
+def config_from(text: str) -> dict:
     from ruamel.yaml import YAML
 
     try:
-        data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+        data = YAML(typ="safe").load(text)
     except Exception as exc:  # ruamel raises many types; the file is only advisory
-        return {"_error": f"{path.name}: {exc}"}
+        return {"_error": f"rawko-tui.yaml: {exc}"}
     return data if isinstance(data, dict) else {}
 
 
@@ -459,3 +484,33 @@ def load_store(root: str | os.PathLike) -> Store:
             continue  # never followed: the spec's loader skips them and they may point anywhere
         read_memory_file(memory)
     return Store(root=root, files=files, agents=load_agents(root), config=load_config(root))
+
+
+def load_store_at(root: str | os.PathLike, rev: str) -> Store:
+    """The store as it was at a git revision (read from blobs, not the working tree)."""
+    from .history import files_at
+
+    root = Path(root)
+    files: list[MemoryFile] = []
+    agent_sources: list[tuple[str, bytes | OSError]] = []
+    config: dict = {}
+    for path, mode, data in files_at(root, rev):
+        if path.startswith(MEMORIES_DIR + "/") and path.lower().endswith(".md"):
+            name = path[len(MEMORIES_DIR) + 1 :]
+            memory = MemoryFile(
+                path=root / RAWKO_DIR / path,
+                rel_path=f"{RAWKO_DIR}/{path}",
+                name=name,
+                top_level="/" not in name,
+                symlink=mode == "120000",
+                size=len(data),
+            )
+            if not memory.symlink:
+                parse_memory_bytes(memory, data)
+            files.append(memory)
+        elif path.startswith(AGENTS_DIR + "/") and path.endswith(".md") and path.count("/") == 1:
+            agent_sources.append((path[len(AGENTS_DIR) + 1 :], data))
+        elif path == "rawko-tui.yaml":
+            config = config_from(data.decode("utf-8", "replace"))
+    files.sort(key=lambda f: (not f.top_level, utf16_sort_key(f.name)))
+    return Store(root=root, files=files, agents=agents_from(sorted(agent_sources)), config=config)

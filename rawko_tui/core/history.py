@@ -1,0 +1,470 @@
+"""Git history of the memory store: the append-only record, shown and enforced.
+
+The invariant lives here once: for every change to a memory file, the old
+content is a byte prefix of the new content; no memory file is deleted or
+renamed away.  Line counts are not used (``numstat`` deletions == 0 passes an
+insertion at the top and fails an append to a file without a final newline).
+
+Speed: one ``git log --raw`` pass lists every change to ``.rawko/memories``
+and one persistent ``git cat-file --batch`` process reads the blobs, instead
+of a GitPython diff per commit.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MEMORIES = ".rawko/memories"
+ZERO = "0" * 40
+_MARK_FILE = "rawko-tui-verified"
+
+
+class GitError(Exception):
+    """git could not answer; the message says why in plain words."""
+
+
+@dataclass(frozen=True)
+class Violation:
+    kind: str  # rewritten | deleted | renamed | type-changed | torn-entry | history-rewritten
+    path: str
+    commit: str  # a sha, "index" or "working tree"
+    message: str
+    old_path: str | None = None
+    line: int | None = None
+    lost: tuple[str, ...] = ()  # lines of the old content that are gone or changed
+    added: tuple[str, ...] = ()  # what stands there now
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "path": self.path,
+            "commit": self.commit,
+            "message": self.message,
+            "oldPath": self.old_path,
+            "line": self.line,
+            "lost": list(self.lost),
+            "now": list(self.added),
+        }
+
+    def __str__(self) -> str:
+        where = self.commit if self.commit in ("index", "working tree") else f"commit {self.commit[:10]}"
+        out = f"{where}: {self.path}: {self.message}"
+        for line in self.lost:
+            out += f"\n    - {line}"
+        for line in self.added:
+            out += f"\n    + {line}"
+        return out
+
+
+@dataclass
+class VerifyReport:
+    commits_checked: int = 0
+    changes_checked: int = 0
+    violations: list[Violation] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    head: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    def to_dict(self) -> dict:
+        return {
+            "ok": self.ok,
+            "head": self.head,
+            "commitsChecked": self.commits_checked,
+            "changesChecked": self.changes_checked,
+            "violations": [v.to_dict() for v in self.violations],
+            "notes": self.notes,
+        }
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    author: str
+    timestamp: int
+    subject: str
+
+    def to_dict(self) -> dict:
+        return {"sha": self.sha, "author": self.author, "timestamp": self.timestamp, "subject": self.subject}
+
+
+# --------------------------------------------------------------------------
+# Running git
+# --------------------------------------------------------------------------
+
+
+def git(root: Path, *args: str, check: bool = True, input_bytes: bytes | None = None) -> bytes:
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    try:
+        proc = subprocess.run(["git", *args], cwd=root, capture_output=True, input=input_bytes, env=env, timeout=600)
+    except FileNotFoundError:
+        raise GitError("git is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {args[0]} did not finish in time") from None
+    if check and proc.returncode != 0:
+        raise GitError(proc.stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed")
+    return proc.stdout
+
+
+def repo_root(path: Path) -> Path | None:
+    """The top of the git work tree holding ``path``, or None when it is not in one."""
+    try:
+        out = git(path, "rev-parse", "--show-toplevel")
+    except GitError:
+        return None
+    return Path(out.decode().strip())
+
+
+def _store_prefix(root: Path, top: Path) -> str:
+    """The store's memories folder as a path inside the repository (forward slashes)."""
+    rel = Path(os.path.relpath(root.resolve(), top.resolve())).as_posix()
+    return MEMORIES if rel == "." else f"{rel}/{MEMORIES}"
+
+
+class BlobReader:
+    """One ``git cat-file --batch`` process for many blobs."""
+
+    def __init__(self, top: Path):
+        self.proc = subprocess.Popen(
+            ["git", "cat-file", "--batch"],
+            cwd=top,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+        )
+
+    def read(self, sha: str) -> bytes:
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write(sha.encode() + b"\n")
+        self.proc.stdin.flush()
+        header = self.proc.stdout.readline().split()
+        if len(header) < 3 or header[1] == b"missing":
+            raise GitError(f"object {sha} is missing (a shallow or broken clone?)")
+        size = int(header[2])
+        data = self.proc.stdout.read(size)
+        self.proc.stdout.read(1)  # the newline after the content
+        return data
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+# --------------------------------------------------------------------------
+# The invariant
+# --------------------------------------------------------------------------
+
+
+def check_append(old: bytes, new: bytes, path: str, commit: str) -> Violation | None:
+    """None when ``new`` starts with every byte of ``old``; otherwise what was lost."""
+    if new.startswith(old):
+        return None
+    # the first byte that differs, and the lines around it
+    limit = min(len(old), len(new))
+    index = next((i for i in range(limit) if old[i] != new[i]), limit)
+    line_start = old.rfind(b"\n", 0, index) + 1
+    line_number = old.count(b"\n", 0, line_start) + 1
+    old_lines = old[line_start:].decode("utf-8", "replace").split("\n")
+    new_lines = new[line_start:].decode("utf-8", "replace").split("\n")
+    lost = [line for line in old_lines[:5] if line not in new_lines[:50]] or old_lines[:1]
+    now = new_lines[: min(3, len(new_lines))] if index < len(new) else []
+    if len(new) < len(old) and new_lines == old_lines[: len(new_lines)]:
+        message = f"truncated: {len(old) - len(new)} bytes cut from the end (line {line_number} on)"
+    else:
+        message = f"rewritten at line {line_number}: old content is not kept as a prefix"
+    return Violation("rewritten", path, commit, message, line=line_number, lost=tuple(lost[:5]), added=tuple(now))
+
+
+def _parse_raw(out: bytes):
+    """Yield (sha, parents, author, timestamp, subject, changes) from ``git log --raw -z``."""
+    records = (b"\x00" + out).split(b"\x00\x01")  # each record starts "\x01<sha>"; the first has no NUL before it
+    for record in records:
+        if not record.strip(b"\x00\n"):
+            continue
+        head, _, rest = record.partition(b"\x00\x02")
+        sha, parents, author, stamp, subject = head.decode("utf-8", "replace").lstrip("\n").split("\x00", 4)
+        fields = rest.split(b"\x00")
+        changes = []
+        i = 0
+        while i < len(fields):
+            meta = fields[i].lstrip(b"\n")
+            if not meta.startswith(b":"):
+                i += 1
+                continue
+            parts = meta[1:].split(b" ")
+            old_mode, new_mode, old_sha, new_sha, status = parts[0], parts[1], parts[2], parts[3], parts[4]
+            status = status.decode()
+            if status[0] in "RC":
+                old_path, new_path = fields[i + 1].decode("utf-8", "surrogateescape"), fields[i + 2].decode("utf-8", "surrogateescape")
+                i += 3
+            else:
+                old_path = new_path = fields[i + 1].decode("utf-8", "surrogateescape")
+                i += 2
+            changes.append((status, old_mode.decode(), new_mode.decode(), old_sha.decode(), new_sha.decode(), old_path, new_path))
+        yield sha, parents.split(), author, int(stamp or 0), subject, changes
+
+
+_LOG_FORMAT = "%x01%H%x00%P%x00%an%x00%at%x00%s%x00%x02"
+
+
+def _is_memory(path: str, prefix: str) -> bool:
+    return path.startswith(prefix + "/") and path.endswith(".md")
+
+
+def verify(root: Path, since: str | None = None, staged: bool = False, remember: bool = False) -> VerifyReport:
+    """Check the append-only rule over history (since ``since``), the index and the working tree."""
+    top = repo_root(root)
+    if top is None:
+        raise GitError(f"{root} is not in a git repository: there is no history to verify")
+    prefix = _store_prefix(root, top)
+    report = VerifyReport()
+    head = _rev(top, "HEAD")
+    report.head = head
+    if git(top, "rev-parse", "--is-shallow-repository").strip() == b"true":
+        report.notes.append("shallow clone: commits before the shallow boundary are not verified")
+
+    if head is not None and not staged:
+        _check_remembered(top, head, report)
+        rev_range = [f"{since}..HEAD"] if since else ["HEAD"]
+        out = git(top, "log", "--raw", "-z", "-M", "--no-abbrev", "--diff-merges=first-parent", f"--format={_LOG_FORMAT}", *rev_range, "--", prefix)
+        with BlobReader(top) as blobs:
+            for sha, _parents, _author, _stamp, _subject, changes in _parse_raw(out):
+                report.commits_checked += 1
+                for change in changes:
+                    _check_change(change, sha, prefix, blobs, report)
+    if head is not None:
+        # the index against HEAD (what the next commit would record)
+        out = git(top, "diff-index", "--cached", "-z", "-M", "--no-abbrev", "HEAD", "--", prefix)
+        with BlobReader(top) as blobs:
+            for change in _parse_diff_index(out):
+                _check_change(change, "index", prefix, blobs, report)
+            if not staged:
+                # the working tree against HEAD
+                out = git(top, "diff-index", "-z", "-M", "--no-abbrev", "HEAD", "--", prefix)
+                for change in _parse_diff_index(out):
+                    _check_change(change, "working tree", prefix, blobs, report, top=top)
+    if not staged:
+        _check_torn_entries(root, report)
+    if remember and report.ok and head is not None:
+        mark = _git_dir(top) / _MARK_FILE
+        mark.write_text(head + "\n")
+    return report
+
+
+def _rev(top: Path, rev: str) -> str | None:
+    try:
+        return git(top, "rev-parse", "--verify", "--quiet", rev + "^{commit}").decode().strip() or None
+    except GitError:
+        return None
+
+
+def _git_dir(top: Path) -> Path:
+    return Path(git(top, "rev-parse", "--absolute-git-dir").decode().strip())
+
+
+def _check_remembered(top: Path, head: str, report: VerifyReport) -> None:
+    mark = _git_dir(top) / _MARK_FILE
+    if not mark.is_file():
+        return
+    previous = mark.read_text().strip()
+    if not previous:
+        return
+    exists = _rev(top, previous) is not None
+    is_ancestor = exists and subprocess.run(["git", "merge-base", "--is-ancestor", previous, head], cwd=top).returncode == 0
+    if not is_ancestor:
+        report.violations.append(
+            Violation(
+                "history-rewritten",
+                MEMORIES,
+                previous,
+                f"the last verified HEAD {previous[:10]} is no longer in the history of HEAD: history was rewritten "
+                "(a force-push or rebase dropped or changed commits); verified memory history may have been lost",
+            )
+        )
+
+
+def _parse_diff_index(out: bytes):
+    fields = out.split(b"\x00")
+    i = 0
+    while i < len(fields):
+        meta = fields[i]
+        if not meta.startswith(b":"):
+            i += 1
+            continue
+        old_mode, new_mode, old_sha, new_sha, status = meta[1:].decode().split(" ")
+        if status[0] in "RC":
+            old_path, new_path = fields[i + 1].decode("utf-8", "surrogateescape"), fields[i + 2].decode("utf-8", "surrogateescape")
+            i += 3
+        else:
+            old_path = new_path = fields[i + 1].decode("utf-8", "surrogateescape")
+            i += 2
+        yield status, old_mode, new_mode, old_sha, new_sha, old_path, new_path
+
+
+def _check_change(change, commit: str, prefix: str, blobs: BlobReader, report: VerifyReport, top: Path | None = None) -> None:
+    status, old_mode, new_mode, old_sha, new_sha, old_path, new_path = change
+    kind = status[0]
+    if not (_is_memory(old_path, prefix) or _is_memory(new_path, prefix)):
+        return
+    report.changes_checked += 1
+    shown = new_path[len(prefix) - len(MEMORIES) :] if prefix != MEMORIES else new_path
+    shown_old = old_path[len(prefix) - len(MEMORIES) :] if prefix != MEMORIES else old_path
+    if kind == "A":
+        return
+    if kind == "D":
+        if _is_memory(old_path, prefix):
+            report.violations.append(Violation("deleted", shown_old, commit, "memory file deleted"))
+        return
+    if kind == "R":
+        if _is_memory(old_path, prefix):
+            report.violations.append(Violation("renamed", shown_old, commit, f"memory file renamed away to {shown}", old_path=shown_old))
+        return
+    if kind == "T" or old_mode != new_mode and "120000" in (old_mode, new_mode):
+        report.violations.append(Violation("type-changed", shown, commit, f"file type changed ({old_mode} -> {new_mode})"))
+        return
+    if kind == "M":
+        old = blobs.read(old_sha)
+        if new_sha == ZERO and top is not None:  # a working-tree file git has not hashed
+            try:
+                new = (top / new_path).read_bytes()
+            except OSError as exc:
+                report.violations.append(Violation("deleted", shown, commit, f"cannot be read: {exc.strerror}"))
+                return
+        else:
+            new = blobs.read(new_sha)
+        violation = check_append(old, new, shown, commit)
+        if violation is not None:
+            report.violations.append(violation)
+
+
+def _check_torn_entries(root: Path, report: VerifyReport) -> None:
+    from .store import load_store
+    from .writer import interrupted_writes
+
+    for memory in load_store(root).files:
+        for suspect in memory.suspect_blocks:
+            report.violations.append(Violation("torn-entry", memory.rel_path, "working tree", suspect.reason, line=suspect.line))
+    for name, what in interrupted_writes(root):
+        report.violations.append(Violation("torn-entry", f"{MEMORIES}/{name}", "working tree", what))
+
+
+# --------------------------------------------------------------------------
+# Per-file history and provenance
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class FileHistory:
+    path: str
+    commits: list[CommitInfo]  # oldest first
+    entry_commits: list[CommitInfo | None]  # for each entry of the current file: the commit that added it
+    badge: str  # verified | violated | uncommitted-append | uncommitted-rewrite | untracked | not-a-repo
+    detail: str
+
+    def to_dict(self) -> dict:
+        return {
+            "path": self.path,
+            "badge": self.badge,
+            "detail": self.detail,
+            "commits": [c.to_dict() for c in self.commits],
+            "entries": [c.sha if c else None for c in self.entry_commits],
+        }
+
+
+def file_history(root: Path, rel_path: str, entry_offsets: list[int]) -> FileHistory:
+    """Commits of one memory file, which commit added each entry, and its append-only badge.
+
+    ``entry_offsets`` are the byte offsets where the current file's entries start.
+    """
+    top = repo_root(root)
+    if top is None:
+        return FileHistory(rel_path, [], [None] * len(entry_offsets), "not-a-repo", "not in a git repository: history is not available")
+    path_in_repo = Path(os.path.relpath((root / rel_path).resolve(), top.resolve())).as_posix()
+    out = git(top, "log", "--raw", "-z", "--no-abbrev", "--no-renames", "--diff-merges=first-parent", f"--format={_LOG_FORMAT}", "--", path_in_repo)
+    commits: list[CommitInfo] = []
+    sizes: list[tuple[CommitInfo, int]] = []
+    badge, detail = "verified", "every commit only appended to this file"
+    with BlobReader(top) as blobs:
+        for sha, _parents, author, stamp, subject, changes in reversed(list(_parse_raw(out))):
+            info = CommitInfo(sha, author, stamp, subject)
+            commits.append(info)
+            for status, _om, _nm, old_sha, new_sha, _op, new_path in changes:
+                if new_path != path_in_repo:
+                    continue
+                if status == "M":
+                    old, new = blobs.read(old_sha), blobs.read(new_sha)
+                    if not new.startswith(old) and badge == "verified":
+                        badge, detail = "violated", f"commit {sha[:10]} rewrote it: {check_append(old, new, rel_path, sha).message}"
+                    sizes.append((info, len(new)))
+                elif status == "A":
+                    sizes.append((info, len(blobs.read(new_sha))))
+        if not commits:
+            return FileHistory(rel_path, [], [None] * len(entry_offsets), "untracked", "not committed yet")
+        head_blob = git(top, "rev-parse", f"HEAD:{path_in_repo}", check=False).decode().strip()
+        try:
+            current = (top / path_in_repo).read_bytes()
+        except OSError:
+            current = b""
+        committed = blobs.read(head_blob) if head_blob and " " not in head_blob else b""
+    if current != committed:
+        if current.startswith(committed):
+            if badge == "verified":
+                badge, detail = "uncommitted-append", f"{len(current) - len(committed)} bytes appended since the last commit"
+        else:
+            badge, detail = "uncommitted-rewrite", "the working copy rewrites committed content"
+    entry_commits = []
+    for offset in entry_offsets:
+        found = next((info for info, size in sizes if size > offset), None)
+        entry_commits.append(found)
+    return FileHistory(rel_path, commits, entry_commits, badge, detail)
+
+
+def commit_diff(root: Path, sha: str, rel_path: str | None = None) -> str:
+    """The patch of one commit (limited to one file when given)."""
+    top = repo_root(root) or root
+    args = ["show", "--format=%H%n%an <%ae>%n%ad%n%n%s%n%n%b", "--no-color", sha]
+    if rel_path:
+        args += ["--", Path(os.path.relpath((root / rel_path).resolve(), top.resolve())).as_posix()]
+    return git(top, *args).decode("utf-8", "replace")
+
+
+# --------------------------------------------------------------------------
+# A store as it was at a revision
+# --------------------------------------------------------------------------
+
+
+def files_at(root: Path, rev: str) -> list[tuple[str, str, bytes]]:
+    """(path inside .rawko/, mode, content) of every file under .rawko/ at ``rev``."""
+    top = repo_root(root)
+    if top is None:
+        raise GitError(f"{root} is not in a git repository: --at needs history")
+    sha = _rev(top, rev)
+    if sha is None:
+        raise GitError(f"{rev!r} is not a commit in this repository")
+    prefix = _store_prefix(root, top)[: -len("/memories")]
+    out = git(top, "ls-tree", "-r", "-z", "--full-tree", sha, "--", prefix)
+    entries = []
+    with BlobReader(top) as blobs:
+        for record in out.split(b"\x00"):
+            if not record:
+                continue
+            meta, _, path = record.partition(b"\t")
+            mode, kind, blob = meta.decode().split(" ")
+            if kind != "blob":
+                continue
+            name = path.decode("utf-8", "surrogateescape")
+            entries.append((name[len(prefix) + 1 :], mode, blobs.read(blob)))
+    return entries

@@ -1,0 +1,309 @@
+"""Git: the append-only record verified, enforced and shown, on real repositories."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXED_NOW, memory, write_store
+from rawko_tui.cli import main
+from rawko_tui.core.arbiter import ArbiterOptions, parse_now, run_preview
+from rawko_tui.core.history import file_history, verify
+from rawko_tui.core.lint import lint_store
+from rawko_tui.core.store import load_store, load_store_at
+from rawko_tui.core.writer import Seen, WriteError, append_entry, commit, create_memory, format_entry, safe_memory_path
+
+NOW = parse_now(FIXED_NOW)
+
+
+def git(root: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True, env=env).stdout.strip()
+
+
+def commit_all(root: Path, message: str) -> str:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--no-verify", "-m", message)
+    return git(root, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def repo(tmp_path):
+    root = write_store(
+        tmp_path / "repo",
+        {
+            "a-memory.md": memory(title="A memory", body="line one\nline two\nline three"),
+            "b-memory.md": memory(title="B memory", body="keep me"),
+            "c-memory.md": memory(title="C memory", body="rename me"),
+            "no-newline.md": memory(title="No newline", body="ends without newline").rstrip("\n"),
+        },
+    )
+    git(root, "init", "-q", "-b", "main")
+    commit_all(root, "initial memories")
+    return root
+
+
+def mem(root: Path, name: str) -> Path:
+    return root / ".rawko" / "memories" / name
+
+
+def test_clean_history_verifies(repo, capsys):
+    mem(repo, "a-memory.md").write_text(mem(repo, "a-memory.md").read_text() + "\n\n---\nimportance: critical\n---\n\nMore.\n")
+    with open(mem(repo, "no-newline.md"), "a") as f:
+        f.write(" -- appended without a newline first")  # numstat would count a deleted line here
+    commit_all(repo, "append")
+    assert main(["verify", str(repo)]) == 0
+    assert "OK: memory files were only appended to" in capsys.readouterr().out
+
+
+def test_every_kind_of_violation_is_named_with_its_commit(repo, capsys):
+    a = mem(repo, "a-memory.md")
+    a.write_text(a.read_text().replace("line two", "line 2"))
+    rewrite = commit_all(repo, "rewrite an old line")
+    b = mem(repo, "b-memory.md")
+    b.write_text("# inserted at the top\n" + b.read_text())  # numstat shows no deletion here
+    insert = commit_all(repo, "insert at the top")
+    mem(repo, "b-memory.md").unlink()
+    delete = commit_all(repo, "delete a memory")
+    git(repo, "mv", ".rawko/memories/c-memory.md", ".rawko/memories/renamed.md")
+    rename = commit_all(repo, "rename a memory")
+    d = mem(repo, "no-newline.md")
+    d.write_text(d.read_text().replace("ends", "finishes"))  # not committed: a working-tree edit
+
+    assert main(["verify", str(repo), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    found = {(v["kind"], v["path"], v["commit"]) for v in report["violations"]}
+    assert ("rewritten", ".rawko/memories/a-memory.md", rewrite) in found
+    assert ("rewritten", ".rawko/memories/b-memory.md", insert) in found
+    assert ("deleted", ".rawko/memories/b-memory.md", delete) in found
+    assert ("renamed", ".rawko/memories/c-memory.md", rename) in found
+    assert ("rewritten", ".rawko/memories/no-newline.md", "working tree") in found
+    rewritten = [v for v in report["violations"] if v["commit"] == rewrite][0]
+    assert rewritten["line"] and "line two" in rewritten["lost"] and "line 2" in " ".join(rewritten["now"])
+    assert main(["verify", str(repo)]) == 1
+    text = capsys.readouterr().out
+    assert f"commit {rewrite[:10]}: .rawko/memories/a-memory.md: rewritten at line" in text
+    assert "    - line two" in text
+
+
+def test_since_limits_the_commits(repo, capsys):
+    a = mem(repo, "a-memory.md")
+    a.write_text(a.read_text().replace("line one", "line 1"))
+    commit_all(repo, "rewrite")
+    good = git(repo, "rev-parse", "HEAD")
+    assert main(["verify", str(repo), "--since", good]) == 0
+
+
+def test_staged_rewrite_is_refused_by_the_hook_and_an_append_commits(repo, capsys):
+    assert main(["hook", "install", str(repo)]) == 0
+    capsys.readouterr()
+    a = mem(repo, "a-memory.md")
+    original = a.read_text()
+    a.write_text(original.replace("line three", "line 3"))
+    git(repo, "add", "-A")
+    refused = subprocess.run(["git", "commit", "-m", "rewrite"], cwd=repo, capture_output=True, text=True, env={**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"})
+    assert refused.returncode != 0
+    assert "rewritten at line" in refused.stdout + refused.stderr
+    a.write_text(original + "\n\n---\nimportance: low\n---\n\nAppended.\n")
+    git(repo, "add", "-A")
+    accepted = subprocess.run(["git", "commit", "-m", "append"], cwd=repo, capture_output=True, text=True, env={**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"})
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+
+
+def test_hook_install_does_not_clobber_another_hook(repo, capsys):
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho mine\n")
+    assert main(["hook", "install", str(repo)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert main(["hook", "install", str(repo), "--force"]) == 0
+
+
+def test_preview_at_a_revision_matches_a_checkout_of_it(repo, tmp_path, capsys):
+    first = git(repo, "rev-parse", "HEAD")
+    mem(repo, "a-memory.md").write_text(mem(repo, "a-memory.md").read_text() + "\n\nmore text\n")
+    (mem(repo, "d-memory.md")).write_text(memory(title="D memory", when='"auth"', importance="critical"))
+    commit_all(repo, "second")
+    checkout = tmp_path / "checkout"
+    git(repo, "worktree", "add", "-q", str(checkout), first)
+    args = ["--task", "fix auth", "--agent", "developer", "--now", FIXED_NOW, "--json"]
+    assert main(["preview", str(repo), "--at", first, *args]) == 0
+    at_rev = json.loads(capsys.readouterr().out)
+    assert main(["preview", str(checkout), *args]) == 0
+    checked_out = json.loads(capsys.readouterr().out)
+    for key in ("injected", "candidates", "prompt"):
+        assert at_rev[key] == checked_out[key]
+    assert main(["preview", str(repo), *args[:-1], "--compare", first]) == 0
+    out = capsys.readouterr().out
+    assert "+ .rawko/memories/d-memory.md" in out
+
+
+def test_provenance_and_badges(repo):
+    a = mem(repo, "a-memory.md")
+    a.write_text(a.read_text() + "\n\n---\nimportance: critical\n---\n\nSecond entry.\n")
+    second = commit_all(repo, "append an entry")
+    store = load_store(repo)
+    memory_file = store.file("a-memory.md")
+    offsets = _entry_offsets(memory_file)
+    history = file_history(repo, memory_file.rel_path, offsets)
+    assert history.badge == "verified"
+    assert [c.subject for c in history.commits] == ["initial memories", "append an entry"]
+    assert history.entry_commits[0].subject == "initial memories" and history.entry_commits[1].sha == second
+    a.write_text(a.read_text() + "\nuncommitted line\n")
+    assert file_history(repo, memory_file.rel_path, offsets).badge == "uncommitted-append"
+    a.write_text("rewritten\n")
+    assert file_history(repo, memory_file.rel_path, offsets).badge == "uncommitted-rewrite"
+
+
+def _entry_offsets(memory_file) -> list[int]:
+    lines = memory_file.text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line.encode()) + 1)
+    return [starts[e.line - 1] for e in memory_file.entries]
+
+
+def test_a_store_outside_git_says_so(tmp_path, capsys):
+    root = write_store(tmp_path / "plain", {"m.md": memory()})
+    assert main(["verify", str(root)]) == 2
+    assert "not in a git repository" in capsys.readouterr().err
+    assert file_history(root, ".rawko/memories/m.md", [0]).badge == "not-a-repo"
+
+
+def test_rewritten_history_under_the_last_verified_head_is_reported(repo, capsys):
+    mem(repo, "b-memory.md").write_text(mem(repo, "b-memory.md").read_text() + "\n\nappended\n")
+    commit_all(repo, "append")
+    assert main(["verify", str(repo), "--remember"]) == 0
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    mem(repo, "b-memory.md").write_text(mem(repo, "b-memory.md").read_text() + "\n\nother\n")
+    commit_all(repo, "different append")
+    capsys.readouterr()
+    assert main(["verify", str(repo)]) == 1
+    assert "history was rewritten" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------
+# The writer
+# --------------------------------------------------------------------------
+
+
+def test_append_keeps_every_byte_and_commits_with_a_structured_message(repo):
+    path = mem(repo, "a-memory.md")
+    before = path.read_bytes()
+    entry = format_entry({"importance": "high", "discoveredBy": "reviewer"}, "## Correction\n\nTwelve rounds.")
+    result = append_entry(repo, "a-memory.md", entry, Seen.of(before))
+    after = path.read_bytes()
+    assert after.startswith(before) and after.endswith(entry.encode())
+    assert result.merged_after == 0
+    assert not list((repo / ".rawko" / ".write-journal").glob("*.json"))  # a finished write leaves no record
+    entries = load_store(repo).file("a-memory.md").entries
+    assert entries[-1].frontmatter == {"importance": "high", "discoveredBy": "reviewer"}
+    sha = commit(repo, [path], "append", "Correction of the salt rounds.")
+    message = git(repo, "log", "-1", "--format=%B", sha)
+    assert message.startswith("rawko-tui: append a-memory.md") and "Action: append" in message and "Memory: .rawko/memories/a-memory.md" in message
+    assert verify(repo).ok
+
+
+def test_a_concurrent_agent_append_is_kept_not_clobbered(repo):
+    path = mem(repo, "a-memory.md")
+    seen_bytes = path.read_bytes()
+    with open(path, "a") as agent:  # an agent appends between our read and our write
+        agent.write("\n\nagent's late addition\n")
+    result = append_entry(repo, "a-memory.md", format_entry({"importance": "low"}, "ours"), Seen.of(seen_bytes))
+    text = path.read_text()
+    assert "agent's late addition" in text and text.index("agent's late addition") < text.index("ours")
+    assert result.merged_after == len("\n\nagent's late addition\n")
+
+
+def test_a_rewritten_file_is_refused(repo):
+    path = mem(repo, "a-memory.md")
+    seen = Seen.of(path.read_bytes())
+    path.write_text("someone rewrote it\n")
+    with pytest.raises(WriteError, match="no longer starts with what was read"):
+        append_entry(repo, "a-memory.md", format_entry({"importance": "low"}, "x"), seen)
+    assert path.read_text() == "someone rewrote it\n"
+
+
+def test_no_byte_is_lost_with_another_process_appending_at_the_same_time(repo):
+    path = mem(repo, "a-memory.md")
+    script = (
+        "import sys, time\n"
+        "path = sys.argv[1]\n"
+        "for i in range(300):\n"
+        "    with open(path, 'a') as f:\n"
+        "        f.write(f'\\n\\nagent line {i:04d}\\n')\n"
+        "    time.sleep(0.001)\n"
+    )
+    agent = subprocess.Popen([sys.executable, "-c", script, str(path)])
+    ours = []
+    for i in range(40):
+        entry = format_entry({"importance": "low"}, f"our entry {i:04d}")
+        append_entry(repo, "a-memory.md", entry, Seen.of(path.read_bytes()))
+        ours.append(entry)
+    agent.wait(timeout=60)
+    text = path.read_text()
+    for i in range(300):
+        assert f"agent line {i:04d}" in text
+    for entry in ours:
+        assert entry in text
+
+
+def test_a_writer_killed_mid_write_leaves_the_old_bytes_and_a_torn_entry_that_is_reported(repo, capsys):
+    path = mem(repo, "a-memory.md")
+    before = path.read_bytes()
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from rawko_tui.core.writer import append_entry, format_entry\n"
+        "entry = format_entry({'title': 'Huge', 'importance': 'low'}, 'x' * 200_000_000)\n"
+        "print('ready', flush=True)\n"
+        "append_entry(Path(sys.argv[1]), 'a-memory.md', entry, None)\n"
+    )
+    # a frontmatter that is still open when the process dies
+    writer = subprocess.Popen([sys.executable, "-c", script, str(repo)], stdout=subprocess.PIPE)
+    assert writer.stdout.readline().strip() == b"ready"
+    for _ in range(200):
+        if path.stat().st_size > len(before) + 1000:
+            break
+        time.sleep(0.01)
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+    after = path.read_bytes()
+    assert after.startswith(before)
+    assert len(after) < len(before) + 200_000_000  # it really was cut short
+    findings = [f for f in lint_store(load_store(repo), NOW) if f.code == "torn-entry"]
+    assert findings and findings[0].path == ".rawko/memories/a-memory.md" and "an interrupted write" in findings[0].message
+    assert main(["verify", str(repo), "--json"]) == 1
+    assert any(v["kind"] == "torn-entry" for v in json.loads(capsys.readouterr().out)["violations"])
+
+
+def test_create_uses_the_title_slug_and_never_escapes_or_overwrites(repo):
+    entry = format_entry({"title": "Cache: Redis or DB?"}, "body")
+    first = create_memory(repo, "Cache: Redis or DB?", entry)
+    second = create_memory(repo, "Cache: Redis or DB?", entry)
+    assert first.name == "cache-redis-or-db.md" and second.name == "cache-redis-or-db-2.md"
+    for bad in ("../escape.md", "/etc/passwd.md", "sub/../../x.md", "x.txt"):
+        with pytest.raises(WriteError):
+            safe_memory_path(repo, bad)
+    os.symlink(repo.parent, mem(repo, "outside"))
+    with pytest.raises(WriteError, match="outside"):
+        safe_memory_path(repo, "outside/x.md")
+    mem(repo, "real").mkdir()
+    os.symlink(mem(repo, "real"), mem(repo, "link"))
+    with pytest.raises(WriteError, match="symlink"):
+        safe_memory_path(repo, "link/x.md")
+
+
+def test_load_store_at_reads_blobs_not_the_working_tree(repo):
+    first = git(repo, "rev-parse", "HEAD")
+    mem(repo, "b-memory.md").unlink()
+    store = load_store_at(repo, first)
+    assert store.file("b-memory.md") is not None and store.file("b-memory.md").attrs["title"] == "B memory"
+    result = run_preview(store, "auth", "developer", ArbiterOptions(), NOW)
+    assert ".rawko/memories/b-memory.md" in [c.path for c in result.candidates]
