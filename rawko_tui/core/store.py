@@ -239,7 +239,8 @@ def spec_extract(text: str) -> SpecView:
     try:
         attrs = load_yaml(frontmatter)
     except YamlError as exc:
-        line = first_line + exc.line if exc.line is not None else first_line
+        # libyaml puts an end-of-input error past the last line; the last line is where to look
+        line = first_line + min(exc.line, frontmatter.count("\n")) if exc.line is not None else first_line
         raise _ExtractError(f"frontmatter is not valid YAML: {exc.message}", line) from None
     return SpecView(attrs=attrs, body=text[match.end() :], frontmatter_text=frontmatter, frontmatter_line=first_line)
 

@@ -26,8 +26,8 @@ from yaml.resolver import BaseResolver
 
 from .jsvalue import UNDEFINED, JsDate, js_to_string
 
-try:  # the C parser is ~10x faster; fall back to the pure-Python one
-    from yaml import CParser as _Parser
+try:  # libyaml's parser is ~10x faster; fall back to the pure-Python one
+    from yaml.cyaml import CParser as _Parser
 except ImportError:  # pragma: no cover - depends on the PyYAML build
     from yaml.parser import Parser as _Parser  # type: ignore[assignment]
     from yaml.reader import Reader as _Reader
