@@ -98,6 +98,7 @@ def build_app_parser() -> argparse.ArgumentParser:
     parser.add_argument("--task", help="open the injection preview with this task")
     parser.add_argument("--agent", help="the agent for the preview")
     parser.add_argument("--now", help="the time to score recency against, ISO 8601")
+    parser.add_argument("--at", metavar="REV", help="open the store as it was at this git revision (read-only)")
     return parser
 
 
@@ -376,7 +377,11 @@ def cmd_app(args) -> int:
         root, problem = None, f"{exc}."
     from .tui.app import run_app
 
-    return run_app(root, task=args.task, agent=args.agent, now=args.now, problem=problem)
+    if args.at and root is not None:
+        from .core.history import files_at
+
+        files_at(root, args.at)  # a bad revision is a clear message here, not an empty app
+    return run_app(root, task=args.task, agent=args.agent, now=args.now, problem=problem, at=args.at)
 
 
 if __name__ == "__main__":  # pragma: no cover

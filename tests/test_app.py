@@ -295,3 +295,62 @@ async def test_on_screen_ranking_equals_preview_json(capsys, task, agent):
             if why == "injected":
                 on_screen.append((int(rank), int(score), title))
     assert on_screen == expected and expected
+
+
+def _git(root, *args):
+    import os
+    import subprocess
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "a@example.com", "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "a@example.com"}
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True, env=env).stdout.strip()
+
+
+async def test_history_badge_provenance_and_diff(store):
+    from rawko_tui.tui.screens import DiffScreen
+
+    _git(store, "init", "-q", "-b", "main")
+    _git(store, "add", "-A")
+    _git(store, "commit", "-q", "-m", "first memories")
+    path = store / ".rawko" / "memories" / "jwt-authentication.md"
+    path.write_text(path.read_text() + "\n\n---\nimportance: high\n---\n\nA correction.\n")
+    _git(store, "commit", "-q", "-am", "correct the jwt memory")
+    app = app_for(store, task="login")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one(MemoryList).select_path(".rawko/memories/jwt-authentication.md")
+        await settle(pilot)
+        history = str(app.query_one("#memory-history").render())
+        assert "append-only, verified" in history
+        assert "entry 2: added in" in history and "by Ada" in history
+        commits = app.query_one("#memory-commits", DataTable)
+        assert commits.row_count == 2
+        commits.focus()
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, DiffScreen)
+        assert "correct the jwt memory" in app.screen.query_one("#diff-text", TextArea).text
+        assert "+A correction." in app.screen.query_one("#diff-text", TextArea).text
+
+
+async def test_a_store_outside_git_has_a_banner(store):
+    app = app_for(store, task="login")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "not a git repository" in app.sub_title
+        app.query_one(MemoryList).select_path(".rawko/memories/jwt-authentication.md")
+        await settle(pilot)
+        assert "history unavailable" in str(app.query_one("#memory-history").render())
+
+
+async def test_the_app_at_a_revision_shows_the_store_as_it_was(store):
+    _git(store, "init", "-q", "-b", "main")
+    _git(store, "add", "-A")
+    _git(store, "commit", "-q", "-m", "first")
+    first = _git(store, "rev-parse", "HEAD")
+    (store / ".rawko" / "memories" / "email-notifications.md").unlink()
+    app = app_for(store, task="email", at=first)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "read-only" in app.sub_title
+        assert [c.path for c in app.preview.injected] == [".rawko/memories/email-notifications.md"]

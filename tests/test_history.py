@@ -150,7 +150,7 @@ def test_provenance_and_badges(repo):
     second = commit_all(repo, "append an entry")
     store = load_store(repo)
     memory_file = store.file("a-memory.md")
-    offsets = _entry_offsets(memory_file)
+    offsets = memory_file.entry_offsets()
     history = file_history(repo, memory_file.rel_path, offsets)
     assert history.badge == "verified"
     assert [c.subject for c in history.commits] == ["initial memories", "append an entry"]
@@ -159,14 +159,6 @@ def test_provenance_and_badges(repo):
     assert file_history(repo, memory_file.rel_path, offsets).badge == "uncommitted-append"
     a.write_text("rewritten\n")
     assert file_history(repo, memory_file.rel_path, offsets).badge == "uncommitted-rewrite"
-
-
-def _entry_offsets(memory_file) -> list[int]:
-    lines = memory_file.text.split("\n")
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line.encode()) + 1)
-    return [starts[e.line - 1] for e in memory_file.entries]
 
 
 def test_a_store_outside_git_says_so(tmp_path, capsys):

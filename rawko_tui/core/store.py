@@ -121,6 +121,7 @@ class MemoryFile:
     error: LoadError | None = None
     entries: list[Entry] = field(default_factory=list)
     suspect_blocks: list[SuspectBlock] = field(default_factory=list)
+    bom: bool = False
 
     def __repr__(self) -> str:  # the text can be megabytes: keep reprs (and logs) short
         return f"MemoryFile({self.rel_path!r}, {self.size} bytes)"
@@ -143,6 +144,16 @@ class MemoryFile:
     def differs_from_entries(self) -> bool:
         """Whether the spec's view (first frontmatter, all the rest as body) hides appended entries."""
         return len(self.entries) > 1
+
+    def entry_offsets(self) -> list[int]:
+        """Byte offsets (in the UTF-8 file) where each entry starts."""
+        if self.text is None:
+            return []
+        starts = [0]
+        for line in self.text.split("\n"):
+            starts.append(starts[-1] + len(line.encode("utf-8", "surrogatepass")) + 1)
+        bom = 3 if self.bom else 0  # the decoded text lost it; the bytes still have it
+        return [starts[min(e.line - 1, len(starts) - 1)] + bom for e in self.entries]
 
     def effective(self) -> tuple[dict, dict[str, int]]:
         """The fold of all entries: later entries override fields. Returns (fields, field -> entry index)."""
@@ -368,6 +379,7 @@ def parse_memory_bytes(memory: MemoryFile, data: bytes) -> None:
     """Parse a memory file's bytes (from disk or from a git blob) into its two views."""
     text = decode_like_deno(data)
     memory.text = text
+    memory.bom = data.startswith(b"\xef\xbb\xbf")
     try:
         memory.spec = spec_extract(text)
     except _ExtractError as exc:

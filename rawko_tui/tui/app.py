@@ -24,12 +24,13 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..core.arbiter import SPEC_AGENTS, Preview, parse_now, resolve_options, run_preview
 from ..core.lint import Finding, lint_store
-from ..core.store import Store, load_store
+from ..core.history import FileHistory, commit_diff, file_history, repo_root
+from ..core.store import Store, load_store, load_store_at
 from ..core.watch import store_signature
 from .commands import RawkoCommands
 from .messages import MemoryHighlighted
 from .safe import one_line
-from .screens import HelpScreen, NoStoreScreen
+from .screens import DiffScreen, HelpScreen, NoStoreScreen
 from .widgets.breakdown.breakdown import Breakdown
 from .widgets.memories.memory_list import MemoryList, build_rows
 from .widgets.memory_view.memory_view import MemoryView
@@ -65,6 +66,7 @@ class RawkoApp(App[int]):
         agent: str | None = None,
         now: str | None = None,
         problem: str | None = None,
+        at: str | None = None,
         poll_seconds: float | None = POLL_SECONDS,
         api_key: str | None = None,
         api_base_url: str | None = None,
@@ -72,6 +74,7 @@ class RawkoApp(App[int]):
         super().__init__()
         self.root = root
         self.problem = problem
+        self.at = at
         self.initial_task = task or ""
         self.initial_agent = agent or "developer"
         self.initial_now = now or ""
@@ -92,7 +95,7 @@ class RawkoApp(App[int]):
         self._rank_wanted = threading.Event()
         self._rank_busy = False
         if root is not None:
-            self.sub_title = root.name
+            self.sub_title = root.name + (f" at {at} (read-only)" if at else "")
 
     # -- layout ------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -114,7 +117,7 @@ class RawkoApp(App[int]):
             widget.cursor_blink = False
         self.ranker()
         self.load()
-        if self.poll_seconds:
+        if self.poll_seconds and not self.at:
             self.set_interval(self.poll_seconds, self.check_for_changes)
         self.query_one("#task", TextArea).focus()
 
@@ -127,13 +130,16 @@ class RawkoApp(App[int]):
     def load(self) -> None:
         """Read and lint the whole store off the UI thread."""
         signature = store_signature(self.root)
-        store = load_store(self.root)
+        store = load_store_at(self.root, self.at) if self.at else load_store(self.root)
         findings = lint_store(store)
+        in_repo = repo_root(self.root) is not None
         if not get_current_worker().is_cancelled:
-            self.call_from_thread(self._loaded, store, findings, signature)
+            self.call_from_thread(self._loaded, store, findings, signature, in_repo)
 
-    def _loaded(self, store: Store, findings: list[Finding], signature: tuple) -> None:
+    def _loaded(self, store: Store, findings: list[Finding], signature: tuple, in_repo: bool = True) -> None:
         first = self.store is None
+        if first and not in_repo:
+            self.sub_title = f"{store.root.name} · not a git repository: history unavailable"
         self.store, self.findings, self.signature = store, findings, signature
         self.agent_names = sorted(set(SPEC_AGENTS) | set(store.agents))
         if first:
@@ -240,9 +246,37 @@ class RawkoApp(App[int]):
         if self.store is None:
             return
         memory = self.store.file(self.selected) if self.selected else None
-        self.query_one(MemoryView).show(memory, self.findings)
+        view = self.query_one(MemoryView)
+        if memory is not view.memory:
+            view.show(memory, self.findings)
+            if memory is not None and not self.at:
+                view.show_history(None)
+                self.load_history(memory.rel_path, memory.entry_offsets())
+            else:
+                view.show_history(None if memory is None else _at_history(memory, self.at))
         candidate = self.preview.candidate(self.selected) if self.preview and self.selected else None
         self.query_one(Breakdown).show(self.preview, candidate)
+
+    @work(thread=True, exclusive=True, group="history", description="read the file's git history")
+    def load_history(self, rel_path: str, offsets: list[int]) -> None:
+        history = file_history(self.root, rel_path, offsets)
+        if not get_current_worker().is_cancelled:
+            self.call_from_thread(self._history_ready, rel_path, history)
+
+    def _history_ready(self, rel_path: str, history: FileHistory) -> None:
+        if self.selected == rel_path:
+            self.query_one(MemoryView).show_history(history)
+
+    @on(DataTable.RowSelected, "#memory-commits")
+    def _commit_selected(self, event: DataTable.RowSelected) -> None:
+        sha = event.row_key.value
+        if sha and self.selected:
+            self.show_diff(sha, self.selected)
+
+    @work(thread=True, exclusive=True, group="diff", description="read a commit's patch")
+    def show_diff(self, sha: str, rel_path: str) -> None:
+        patch = commit_diff(self.root, sha, rel_path)
+        self.call_from_thread(self.push_screen, DiffScreen(f"{sha[:10]} · {rel_path}", patch))
 
     # -- exact token counts ------------------------------------------------------
     def _schedule_token_count(self, prompt: str) -> None:
@@ -332,14 +366,20 @@ class RawkoApp(App[int]):
         self.query_one(PreviewPane).set_agent(agent)
 
 
+def _at_history(memory, at: str) -> FileHistory:
+    return FileHistory(memory.rel_path, [], [], "untracked", f"the store as it was at {at}; history is shown for the working tree")
+
+
 def create_app(root: Path | None, task: str | None = None, agent: str | None = None, now: str | None = None, problem: str | None = None, **kwargs) -> RawkoApp:
     """The one app factory, used by the command line and the tests."""
     return RawkoApp(root, task=task, agent=agent, now=now, problem=problem, **kwargs)
 
 
-def run_app(root: Path | None, task: str | None = None, agent: str | None = None, now: str | None = None, problem: str | None = None) -> int:
+def run_app(
+    root: Path | None, task: str | None = None, agent: str | None = None, now: str | None = None, problem: str | None = None, at: str | None = None
+) -> int:
     if now:
         parse_now(now)  # validated by the CLI already; fail early all the same
-    app = create_app(root, task=task, agent=agent, now=now, problem=problem)
+    app = create_app(root, task=task, agent=agent, now=now, problem=problem, at=at)
     result = app.run()
     return result or 0

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Footer, Static, TextArea
 
 from .safe import cell, literal
 
@@ -58,4 +58,23 @@ class NoStoreScreen(Screen[None]):
             "frontmatter; see the README for the format.\n\nPress q to quit."
         )
         yield Static(text, id="no-store")
+        yield Footer()
+
+
+class DiffScreen(ModalScreen[None]):
+    """One commit's patch, shown literally."""
+
+    BINDINGS = [Binding("escape,q", "dismiss", "Close", id="diff-close")]
+
+    def __init__(self, title: str, patch: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.patch = patch
+
+    def compose(self) -> ComposeResult:
+        from .safe import clean
+
+        with Vertical(id="diff-box"):
+            yield Static(literal(self.title_text, "bold", limit=300))
+            yield TextArea(clean(self.patch), read_only=True, show_line_numbers=True, id="diff-text")
         yield Footer()

@@ -7,6 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Markdown, Static
 
+from ....core.history import FileHistory
 from ....core.jsvalue import JsDate, js_to_string
 from ....core.lint import Finding
 from ....core.store import MemoryFile
@@ -39,11 +40,18 @@ class MemoryView(VerticalScroll):
         yield Static(id="memory-views", classes="note")
         yield DataTable(id="memory-fields", cursor_type="none", show_cursor=False)
         yield Static(id="memory-timeline")
+        yield Static(id="memory-history")
+        commits = DataTable(id="memory-commits", cursor_type="row")
+        commits.display = False
+        yield commits
         yield Static(id="memory-findings")
         yield Markdown(id="memory-body", open_links=False)
         yield Static(id="memory-body-plain")
 
+    memory: MemoryFile | None = None
+
     def show(self, memory: MemoryFile | None, findings: list[Finding]) -> None:
+        self.memory = memory
         header = self.query_one("#memory-header", Static)
         if memory is None:
             header.update(Text("No memory selected.", style="dim"))
@@ -61,6 +69,22 @@ class MemoryView(VerticalScroll):
         self._show_findings(memory, findings)
         self._show_body(memory)
         self.scroll_home(animate=False)
+
+    def show_history(self, history: FileHistory | None) -> None:
+        """The file's git record: its badge, which commit added each entry, and its commits."""
+        self.query_one("#memory-history", Static).update(history_text(history))
+        table = self.query_one("#memory-commits", DataTable)
+        table.clear(columns=True)
+        commits = history.commits if history else []
+        table.display = bool(commits)
+        if not commits:
+            return
+        table.add_column("Commit", key="sha", width=9)
+        table.add_column("When (UTC)", key="when", width=17)
+        table.add_column("Author", key="author", width=14)
+        table.add_column("Message", key="subject", width=40)
+        for commit in reversed(commits):
+            table.add_row(cell(commit.sha[:8], "bold"), cell(_when(commit.timestamp)), cell(commit.author), cell(commit.subject), key=commit.sha)
 
     def _show_views(self, memory: MemoryFile) -> None:
         note = Text()
@@ -88,7 +112,7 @@ class MemoryView(VerticalScroll):
         # columns are rebuilt for each memory: an auto-width column only ever grows
         table.clear(columns=True)
         table.add_column("Field", key="field", width=14)
-        table.add_column("Value", key="value", width=44)
+        table.add_column("Value", key="value", width=32)
         table.add_column("Set by", key="entry", width=8)
         effective, origin = memory.effective()
         for key, value in effective.items():
@@ -151,6 +175,50 @@ class MemoryView(VerticalScroll):
             lines = (line if len(line) <= LINE_LIMIT else line[:LINE_LIMIT] + "…" for line in body[:PLAIN_LIMIT].split("\n"))
             note.append_text(literal("\n".join(lines)))
             plain.update(note)
+
+
+_BADGES = {
+    "verified": ("✓ append-only, verified", "bold green"),
+    "violated": ("✗ append-only rule broken", "bold red"),
+    "uncommitted-append": ("● uncommitted append", "yellow"),
+    "uncommitted-rewrite": ("✗ uncommitted rewrite", "bold red"),
+    "untracked": ("○ not committed yet", "yellow"),
+    "not-a-repo": ("not a git repository: history unavailable", "magenta"),
+}
+
+
+def _when(timestamp: int) -> str:
+    import time as _time
+
+    return _time.strftime("%Y-%m-%d %H:%M", _time.gmtime(timestamp))
+
+
+def history_text(history: FileHistory | None) -> Text:
+    text = Text()
+    if history is None:
+        text.append("History: reading git…", "dim")
+        return text
+    label, style = _BADGES.get(history.badge, (history.badge, ""))
+    text.append("History  ", "bold")
+    text.append(label, style)
+    text.append("  ")
+    text.append_text(literal(history.detail, "dim", limit=300))
+    for index, commit in enumerate(history.entry_commits):
+        text.append(f"\n  entry {index + 1}: ", "cyan")
+        if commit is None:
+            text.append("not committed yet", "yellow")
+        else:
+            text.append(f"added in {commit.sha[:8]} ", "bold")
+            text.append_text(literal(f"by {commit.author} on {_when(commit.timestamp)}", limit=200))
+    return text
+
+
+class CommitRow:
+    """What a commit row of the history table refers to (the app opens its diff)."""
+
+    def __init__(self, sha: str, path: str) -> None:
+        self.sha = sha
+        self.path = path
 
 
 def attrs_differ(attrs: dict, key: str, value: object) -> bool:
