@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 import re
 import sys
 from typing import Sequence
@@ -82,6 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--since", metavar="REV", help="only commits after REV")
     verify.add_argument("--staged", action="store_true", help="only the staged changes (what a pre-commit hook checks)")
     verify.add_argument("--remember", action="store_true", help="record HEAD as verified; later runs report a history rewritten under it")
+    verify.add_argument("--rev", default="HEAD", help="verify history up to this commit (default: HEAD)")
+    verify.add_argument("--history-only", action="store_true", help="commits only, not the index or working tree (implied in a bare repository)")
     verify.add_argument("--json", action="store_true", help="machine-readable output")
 
     hook = sub.add_parser("hook", help="git hooks that enforce the append-only rule")
@@ -345,14 +348,20 @@ def cmd_lint(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    root = find_store_root(args.path)
-    report = verify(root, since=args.since, staged=args.staged, remember=args.remember)
+    # history alone needs no .rawko/ folder on disk: a server's bare repository has none
+    root = Path(args.path or ".").resolve() if args.history_only else find_store_root(args.path)
+    report = verify(root, since=args.since, staged=args.staged, remember=args.remember, rev=args.rev, history_only=args.history_only)
     if args.json:
         _write(_dumps(report.to_dict()))
     else:
         lines = [str(v) for v in report.violations]
         lines += [f"Note: {n}" for n in report.notes]
-        scope = "staged changes" if args.staged else f"{report.commits_checked} commits, the index and the working tree"
+        if args.staged:
+            scope = "staged changes"
+        elif args.history_only:
+            scope = f"{report.commits_checked} commits"
+        else:
+            scope = f"{report.commits_checked} commits, the index and the working tree"
         if report.ok:
             lines.append(f"OK: memory files were only appended to ({scope}; {report.changes_checked} changes checked).")
         else:

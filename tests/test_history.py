@@ -299,3 +299,32 @@ def test_load_store_at_reads_blobs_not_the_working_tree(repo):
     assert store.file("b-memory.md") is not None and store.file("b-memory.md").attrs["title"] == "B memory"
     result = run_preview(store, "auth", "developer", ArbiterOptions(), NOW)
     assert ".rawko/memories/b-memory.md" in [c.path for c in result.candidates]
+
+
+PRE_RECEIVE = """#!/bin/sh
+# pre-receive: refuse pushes that rewrite memory files
+while read old new ref; do
+  [ "$new" = 0000000000000000000000000000000000000000 ] && continue
+  if [ "$old" = 0000000000000000000000000000000000000000 ]; then since=""; else since="--since $old"; fi
+  {rawko} verify . --rev "$new" $since --history-only || exit 1
+done
+"""
+
+
+def test_the_server_side_pre_receive_recipe_refuses_a_rewriting_push(repo, tmp_path):
+    server = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", str(server))
+    hook = server / "hooks" / "pre-receive"
+    hook.write_text(PRE_RECEIVE.format(rawko=f"{sys.executable} -m rawko_tui"))
+    hook.chmod(0o755)
+    git(repo, "remote", "add", "origin", str(server))
+    git(repo, "push", "-q", "origin", "main")  # a new branch: its whole history is checked
+    a = mem(repo, "a-memory.md")
+    a.write_text(a.read_text() + "\n\nappended\n")
+    commit_all(repo, "append")
+    git(repo, "push", "-q", "origin", "main")
+    a.write_text(a.read_text().replace("line one", "line 1"))
+    commit_all(repo, "rewrite")
+    refused = subprocess.run(["git", "push", "origin", "main"], cwd=repo, capture_output=True, text=True)
+    assert refused.returncode != 0
+    assert "rewritten at line" in refused.stderr and "pre-receive hook declined" in refused.stderr

@@ -180,7 +180,7 @@ def check_append(old: bytes, new: bytes, path: str, commit: str) -> Violation | 
     old_lines = old[line_start:].decode("utf-8", "replace").split("\n")
     new_lines = new[line_start:].decode("utf-8", "replace").split("\n")
     lost = [line for line in old_lines[:5] if line not in new_lines[:50]] or old_lines[:1]
-    now = new_lines[: min(3, len(new_lines))] if index < len(new) else []
+    now = ([line for line in new_lines[:10] if line not in old_lines[:10]] or new_lines[:1])[:3] if index < len(new) else []
     if len(new) < len(old) and new_lines == old_lines[: len(new_lines)]:
         message = f"truncated: {len(old) - len(new)} bytes cut from the end (line {line_number} on)"
     else:
@@ -224,28 +224,44 @@ def _is_memory(path: str, prefix: str) -> bool:
     return path.startswith(prefix + "/") and path.endswith(".md")
 
 
-def verify(root: Path, since: str | None = None, staged: bool = False, remember: bool = False) -> VerifyReport:
-    """Check the append-only rule over history (since ``since``), the index and the working tree."""
-    top = repo_root(root)
+def _is_bare(path: Path) -> bool:
+    try:
+        return git(path, "rev-parse", "--is-bare-repository").strip() == b"true"
+    except GitError:
+        return False
+
+
+def verify(
+    root: Path, since: str | None = None, staged: bool = False, remember: bool = False, rev: str = "HEAD", history_only: bool = False
+) -> VerifyReport:
+    """Check the append-only rule over history (``since..rev``), the index and the working tree.
+
+    ``history_only`` checks commits alone (a bare repository, as in a server's pre-receive hook).
+    """
+    bare = _is_bare(root)
+    top = root if bare else repo_root(root)
     if top is None:
         raise GitError(f"{root} is not in a git repository: there is no history to verify")
-    prefix = _store_prefix(root, top)
+    prefix = MEMORIES if bare else _store_prefix(root, top)
+    history_only = history_only or bare
     report = VerifyReport()
-    head = _rev(top, "HEAD")
+    head = _rev(top, rev)
+    if head is None and rev != "HEAD":
+        raise GitError(f"{rev!r} is not a commit in this repository")
     report.head = head
     if git(top, "rev-parse", "--is-shallow-repository").strip() == b"true":
         report.notes.append("shallow clone: commits before the shallow boundary are not verified")
 
     if head is not None and not staged:
         _check_remembered(top, head, report)
-        rev_range = [f"{since}..HEAD"] if since else ["HEAD"]
+        rev_range = [f"{since}..{head}"] if since else [head]
         out = git(top, "log", "--raw", "-z", "-M", "--no-abbrev", "--diff-merges=first-parent", f"--format={_LOG_FORMAT}", *rev_range, "--", prefix)
         with BlobReader(top) as blobs:
             for sha, _parents, _author, _stamp, _subject, changes in _parse_raw(out):
                 report.commits_checked += 1
                 for change in changes:
                     _check_change(change, sha, prefix, blobs, report)
-    if head is not None:
+    if head is not None and not history_only:
         # the index against HEAD (what the next commit would record)
         out = git(top, "diff-index", "--cached", "-z", "-M", "--no-abbrev", "HEAD", "--", prefix)
         with BlobReader(top) as blobs:
@@ -256,7 +272,7 @@ def verify(root: Path, since: str | None = None, staged: bool = False, remember:
                 out = git(top, "diff-index", "-z", "-M", "--no-abbrev", "HEAD", "--", prefix)
                 for change in _parse_diff_index(out):
                     _check_change(change, "working tree", prefix, blobs, report, top=top)
-    if not staged:
+    if not staged and not history_only:
         _check_torn_entries(root, report)
     if remember and report.ok and head is not None:
         mark = _git_dir(top) / _MARK_FILE
