@@ -59,7 +59,7 @@ def test_random_patterns_agree_with_v8(oracle, seed):
     cases = [_random_case(rng) for _ in range(600)]
     expected = _v8(cases)
     mismatches = []
-    for case, want in zip(cases, expected):
+    for case, want in zip(cases, expected, strict=True):
         got = _ours(*case)
         if "error" in want or "error" in got:
             same = ("error" in want) == ("error" in got)

@@ -31,7 +31,7 @@ def _compare(oracle, root: Path, queries: list[tuple[str, str, dict]]) -> int:
             request["options"] = options
         requests.append(request)
     expected = oracle.run(requests)
-    for (task, agent, options), want in zip(queries, expected):
+    for (task, agent, options), want in zip(queries, expected, strict=True):
         got = run_preview(
             store,
             task,
@@ -49,7 +49,7 @@ def _compare(oracle, root: Path, queries: list[tuple[str, str, dict]]) -> int:
             continue
         assert got.arbiter_failure is None, f"{where}: rawko-tui reports {got.arbiter_failure} but the spec ran"
         assert [c.path for c in got.injected] == [i["path"] for i in want["injected"]], where
-        for candidate, item in zip(got.injected, want["injected"]):
+        for candidate, item in zip(got.injected, want["injected"], strict=True):
             assert candidate.score == item["score"], where
             assert {k: candidate.components[k] for k in COMPONENT_KEYS} == item["components"], where
         considered = [c for c in got.candidates if c.rank is not None]

@@ -14,9 +14,10 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Checkbox, DataTable, Input, Select, Static, TextArea
 
 from ....core.arbiter import COMPONENT_KEYS, IMPORTANCE_ORDER, Preview, parse_now
+from ....core.jsvalue import js_to_string
 from ....core.tokens import estimate_tokens
 from ...messages import MemoryHighlighted
-from ...safe import cell, literal
+from ...safe import cell, literal, one_line
 
 MAX_RESULT_ROWS = 200
 _REASON_TEXT = {
@@ -220,7 +221,7 @@ class PreviewPane(Vertical):
         summary.append(f"\nPrompt: {len(preview.prompt):,} chars ≈ {estimate_tokens(preview.prompt):,} tokens (estimate)")
         if self.exact_tokens:
             summary.append(f" · {self.exact_tokens}")
-        summary.append(f" · max {preview.max_memories} · min {preview.min_importance}", "dim")
+        summary.append(f" · max {one_line(js_to_string(preview.max_memories), 40)} · min {one_line(js_to_string(preview.min_importance), 40)}", "dim")
         self.query_one("#preview-summary", Static).update(summary)
 
     @on(DataTable.RowHighlighted, "#results")
