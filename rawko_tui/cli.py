@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 import re
 import sys
@@ -24,11 +25,14 @@ from .core.arbiter import (
 )
 from .core.jsvalue import js_to_string, replace_lone_surrogates
 from .core.lint import ERROR, lint_store
+from .core.curation import consolidation_candidates, effective_store, now_iso, parse_assignments, read_body, retire_entry, status_of
+from .core.jsvalue import parse_js_date_string
+from .core.writer import Seen, WriteError, append_entry, commit, create_memory, format_entry, safe_memory_path, slugify
 from .core.history import GitError, verify
 from .core.hooks import install_hook
 from .core.store import StoreNotFound, find_store_root, load_store, load_store_at
 
-COMMANDS = ("preview", "explain", "lint", "verify", "hook")
+COMMANDS = ("preview", "explain", "lint", "verify", "hook", "new", "append", "retire", "candidates")
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
@@ -65,6 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument("--json", action="store_true", help="machine-readable output")
     output.add_argument("--prompt", action="store_true", help="print exactly the text the arbiter injects")
     preview.add_argument("--compare", metavar="REV", help="also rank at this revision and show what changed between the two")
+    preview.add_argument(
+        "--view",
+        choices=("spec", "effective"),
+        default="spec",
+        help="spec: what SPEC-0007's arbiter does (first frontmatter only; the default); effective: the fold of every entry, retired and superseded memories left out",
+    )
 
     explain = sub.add_parser("explain", help="the full score and gate tree for one memory")
     explain.add_argument("memory", metavar="MEMORY_PATH", help="the memory file (path, or name inside .rawko/memories/)")
@@ -87,12 +97,52 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--history-only", action="store_true", help="commits only, not the index or working tree (implied in a bare repository)")
     verify.add_argument("--json", action="store_true", help="machine-readable output")
 
+    new = sub.add_parser("new", help="create a memory file named after its title, and commit it")
+    _add_store_path(new)
+    new.add_argument("--title", required=True)
+    new.add_argument("--when", action="append", required=True, metavar="PATTERN", help="a whenToUse pattern (repeat for more)")
+    new.add_argument("--importance", choices=list(IMPORTANCE_ORDER), required=True)
+    new.add_argument("--tags", default="", help="comma-separated tags")
+    new.add_argument("--by", required=True, help="discoveredBy: the agent (or person) it comes from")
+    new.add_argument("--discovered-in", help="discoveredIn: the task that led to it")
+    new.add_argument("--discovered-at", help="discoveredAt, ISO 8601 (default: now)")
+    _add_write_options(new)
+
+    append = sub.add_parser("append", help="append an update or correction to a memory, and commit it")
+    append.add_argument("memory", metavar="MEMORY_PATH")
+    _add_store_path(append)
+    append.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="a field the new entry sets (YAML value; repeat)")
+    _add_write_options(append)
+
+    retire = sub.add_parser("retire", help="retire a memory by appending `status: retired`, and commit it")
+    retire.add_argument("memory", metavar="MEMORY_PATH")
+    _add_store_path(retire)
+    retire.add_argument("--reason", required=True)
+    retire.add_argument("--superseded-by", metavar="MEMORY", help="the memory that replaces it")
+    retire.add_argument("--by", help="who retires it")
+    retire.add_argument("--dry-run", action="store_true", help="show the exact text that would be appended; write nothing")
+    retire.add_argument("--no-commit", action="store_true", help="write the file but do not commit")
+
+    candidates = sub.add_parser("candidates", help="memories worth consolidating: near-duplicates, contradictions, stale ones")
+    _add_store_path(candidates)
+    candidates.add_argument("--now", help="ISO 8601 (default: now)")
+    candidates.add_argument("--json", action="store_true", help="machine-readable output")
+
     hook = sub.add_parser("hook", help="git hooks that enforce the append-only rule")
     hook_sub = hook.add_subparsers(dest="hook_command", metavar="ACTION", required=True)
     install = hook_sub.add_parser("install", help="install a pre-commit hook running `verify --staged`")
     _add_store_path(install)
     install.add_argument("--force", action="store_true", help="replace an existing pre-commit hook")
     return parser
+
+
+def _add_write_options(parser: argparse.ArgumentParser) -> None:
+    body = parser.add_mutually_exclusive_group()
+    body.add_argument("--body", help="the Markdown body")
+    body.add_argument("--body-file", metavar="FILE", help="read the Markdown body from a file")
+    parser.add_argument("--dry-run", action="store_true", help="show the exact text that would be written; write nothing")
+    parser.add_argument("--no-commit", action="store_true", help="write the file but do not commit")
+    parser.add_argument("--force", action="store_true", help="write even when lint finds errors in the result")
 
 
 def build_app_parser() -> argparse.ArgumentParser:
@@ -110,7 +160,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv and argv[0] in COMMANDS or any(a in ("-h", "--help", "--version") for a in argv[:1]):
             args = build_parser().parse_args(argv)
-            return {"preview": cmd_preview, "explain": cmd_explain, "lint": cmd_lint, "verify": cmd_verify, "hook": cmd_hook}[args.command](args)
+            handlers = {
+                "preview": cmd_preview,
+                "explain": cmd_explain,
+                "lint": cmd_lint,
+                "verify": cmd_verify,
+                "hook": cmd_hook,
+                "new": cmd_new,
+                "append": cmd_append,
+                "retire": cmd_retire,
+                "candidates": cmd_candidates,
+            }
+            return handlers[args.command](args)
         return cmd_app(build_app_parser().parse_args(argv))
     except UsageError as exc:
         print(f"rawko-tui: {exc}", file=sys.stderr)
@@ -121,6 +182,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GitError as exc:
         print(f"rawko-tui: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except WriteError as exc:
+        print(f"rawko-tui: {exc}", file=sys.stderr)
+        return EXIT_FINDINGS
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -144,6 +208,8 @@ def _load(args, rev: str | None = None):
 
 def _preview(args, rev: str | None = None):
     store = _load(args, rev)
+    if getattr(args, "view", "spec") == "effective":
+        store = effective_store(store)
     options = resolve_options(store, args.agent, args.max_memories, args.min_importance, args.recursive)
     return store, run_preview(store, args.task, args.agent, options, _now(args))
 
@@ -179,12 +245,18 @@ def preview_to_dict(preview: Preview) -> dict:
         "injected": [
             {"rank": c.rank, "path": c.path, "title": c.title, "score": c.score, "components": c.components} for c in preview.injected
         ],
-        "candidates": [c.to_dict() for c in preview.candidates],
+        "candidates": [{**c.to_dict(), "status": _status(c)} for c in preview.candidates],
         "prompt": preview.prompt,
         "errors": [e.to_dict() for e in preview.errors],
         "arbiterFailure": preview.arbiter_failure.to_dict() if preview.arbiter_failure else None,
         "notes": preview.notes,
+        "view": preview.view,
     }
+
+
+def _status(candidate) -> str:
+    status = status_of(candidate.file)
+    return "active" if status.active else status.why
 
 
 def cmd_preview(args) -> int:
@@ -240,6 +312,8 @@ def render_preview_text(preview: Preview) -> str:
     lines: list[str] = []
     lines.append(f"Task:  {preview.task}")
     lines.append(f"Agent: {preview.agent}   max {js_to_string(preview.max_memories)}   min importance {js_to_string(preview.min_importance)}" + ("   recursive" if preview.recursive else ""))
+    if preview.view == "effective":
+        lines.append("View:  effective (the fold of every entry; not what SPEC-0007's arbiter does)")
     if preview.arbiter_failure:
         lines += ["", "!! " + preview.arbiter_failure.describe(), "   Below: what the arbiter would do without that file."]
     lines += ["", f"Injected ({len(preview.injected)}):"]
@@ -262,6 +336,13 @@ def render_preview_text(preview: Preview) -> str:
     if preview.errors:
         lines += ["", f"Files that failed to load ({len(preview.errors)}):"]
         lines += [f"  {e}" for e in preview.errors]
+    hidden = [(c, status_of(c.file)) for c in preview.injected]
+    hidden = [(c, st) for c, st in hidden if not st.active]
+    if hidden:
+        lines += [""] + [
+            f"Note: {c.path} is {st.why} in its entry {st.entry + 1}, which SPEC-0007's arbiter never reads; --view effective leaves it out."
+            for c, st in hidden
+        ]
     if preview.notes:
         lines += [""] + [f"Note: {n}" for n in preview.notes]
     chars = len(preview.prompt)
@@ -373,6 +454,123 @@ def cmd_verify(args) -> int:
 def cmd_hook(args) -> int:
     hook = install_hook(find_store_root(args.path), force=args.force)
     _write(f"Installed {hook}: a commit that rewrites a memory file is refused (`git commit --no-verify` skips it).\n")
+    return EXIT_OK
+
+
+def _lint_result(root, name: str, data: bytes) -> list:
+    """Lint findings for a file as it would be after the write (nothing is written to find out)."""
+    from .core.lint import lint_file
+    from .core.store import MemoryFile, parse_memory_bytes
+
+    memory = MemoryFile(path=root / ".rawko" / "memories" / name, rel_path=f".rawko/memories/{name}", name=name, top_level="/" not in name, size=len(data))
+    parse_memory_bytes(memory, data)
+    return lint_file(memory)
+
+
+def _finish_write(args, root, path, action: str, text: str, summary: str = "") -> int:
+    from .core.history import repo_root
+
+    if args.no_commit or repo_root(root) is None:
+        why = "--no-commit" if args.no_commit else "not a git repository"
+        _write(f"Wrote {path.relative_to(root).as_posix()} (not committed: {why}).\n")
+        return EXIT_OK
+    sha = commit(root, [path], action, summary)
+    _write(f"Wrote {path.relative_to(root).as_posix()} and committed {sha[:10]}.\n")
+    return EXIT_OK
+
+
+def _show_and_check(args, root, name: str, before: bytes, addition: str) -> bool:
+    """Print the exact text to be written and the lint verdict on the result; True when it may be written."""
+    _write(f"--- {'appended to' if before else 'new file'} .rawko/memories/{name} ---\n{addition}--- end ---\n")
+    separator = b"\n\n" if before else b""
+    findings = _lint_result(root, name, before + separator + addition.encode("utf-8"))
+    for finding in findings:
+        _write(f"{finding}\n")
+    errors = [f for f in findings if f.severity == ERROR]
+    if errors and not getattr(args, "force", False):
+        _write("Not written: the result has lint errors (use --force to write it anyway).\n")
+        return False
+    return True
+
+
+def cmd_new(args) -> int:
+    root = find_store_root(args.path)
+    fields = {
+        "title": args.title,
+        "whenToUse": args.when if len(args.when) > 1 else args.when[0],
+        "tags": [t.strip() for t in args.tags.split(",") if t.strip()],
+        "importance": args.importance,
+        "discoveredAt": args.discovered_at or now_iso(),
+        "discoveredBy": args.by,
+    }
+    if args.discovered_at and math.isnan(parse_js_date_string(args.discovered_at)):
+        raise UsageError(f"--discovered-at: {args.discovered_at!r} is not an ISO 8601 date")
+    if args.discovered_in:
+        fields["discoveredIn"] = args.discovered_in
+    entry = format_entry(fields, read_body(args.body, args.body_file))
+    name = slugify(args.title) + ".md"
+    if not _show_and_check(args, root, name, b"", entry):
+        return EXIT_FINDINGS
+    if args.dry_run:
+        return EXIT_OK
+    path = create_memory(root, args.title, entry)
+    return _finish_write(args, root, path, "create", entry, f"New memory: {args.title}")
+
+
+def _memory_name(root, given: str) -> str:
+    store = load_store(root)
+    memory = store.file(given.replace("\\", "/"))
+    if memory is None:
+        raise UsageError(f"no memory file {given!r} in {root}/.rawko/memories")
+    return memory.name
+
+
+def _append(args, root, name: str, fields: dict, body: str, action: str, summary: str) -> int:
+    path = safe_memory_path(root, name)
+    before = path.read_bytes()
+    entry = format_entry(fields, body)
+    if not _show_and_check(args, root, name, before, entry):
+        return EXIT_FINDINGS
+    if args.dry_run:
+        return EXIT_OK
+    result = append_entry(root, name, entry, Seen.of(before))
+    if result.merged_after:
+        _write(f"Note: {result.merged_after} bytes were appended by someone else meanwhile; the new entry went after them.\n")
+    return _finish_write(args, root, path, action, entry, summary)
+
+
+def cmd_append(args) -> int:
+    root = find_store_root(args.path)
+    name = _memory_name(root, args.memory)
+    try:
+        fields = parse_assignments(args.set)
+    except ValueError as exc:
+        raise UsageError(f"--set: {exc}") from None
+    fields.setdefault("updatedAt", now_iso())
+    return _append(args, root, name, fields, read_body(args.body, args.body_file), "append", "")
+
+
+def cmd_retire(args) -> int:
+    root = find_store_root(args.path)
+    name = _memory_name(root, args.memory)
+    superseded_by = _memory_name(root, args.superseded_by) if args.superseded_by else None
+    fields = retire_entry(args.reason, args.by, superseded_by)
+    body = f"Retired: {args.reason}" + (f"\n\nSuperseded by {superseded_by}." if superseded_by else "")
+    return _append(args, root, name, fields, body, "retire", f"Reason: {args.reason}")
+
+
+def cmd_candidates(args) -> int:
+    import time
+
+    store = load_store(find_store_root(args.path))
+    groups = consolidation_candidates(store, _now(args) or time.time() * 1000)
+    if args.json:
+        _write(_dumps({"candidates": [g.to_dict() for g in groups]}))
+        return EXIT_OK
+    if not groups:
+        _write("No consolidation candidates.\n")
+    for group in groups:
+        _write(f"{group.kind:<15} {group.score:>5g}  {'  +  '.join(group.paths)}\n{'':>22}{group.reason}\n")
     return EXIT_OK
 
 

@@ -62,6 +62,7 @@ REASON_SYMLINK = "not-loaded-symlink"
 REASON_EXTENSION = "not-loaded-extension"
 REASON_ERROR = "not-loaded-error"
 REASON_CRASH = "would-crash-arbiter"
+REASON_INACTIVE = "retired-or-superseded"
 
 
 @dataclass(frozen=True)
@@ -180,6 +181,7 @@ class Preview:
     option_sources: dict
     search_text: str = ""
     ranked: list[Candidate] = field(default_factory=list)
+    view: str = "spec"
 
     def candidate(self, path: str) -> Candidate | None:
         for c in self.candidates:
@@ -487,6 +489,10 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
             if not options.recursive:
                 candidates.append(_not_loaded(memory, REASON_SUBFOLDER, "not loaded by a SPEC-0007 arbiter (top level only)"))
                 continue
+        inactive = getattr(memory, "inactive", None)
+        if inactive is not None and not inactive.active:
+            candidates.append(_not_loaded(memory, REASON_INACTIVE, f"not used: {inactive.why} (entry {inactive.entry + 1})"))
+            continue
         loaded.append(memory)
 
     # loadMemoryFrontmatter reads every file before anything is scored: its error comes first.
@@ -571,6 +577,7 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
         option_sources=dict(options.sources),
         search_text=text,
         ranked=ranked,
+        view="effective" if any(hasattr(f, "inactive") for f in store.files) else "spec",
     )
     for candidate in candidates:
         candidate._preview = preview

@@ -1,0 +1,144 @@
+"""Curation by appending: the effective view, new/append/retire, consolidation candidates."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import FIXED_NOW, memory, write_store
+from rawko_tui.cli import main
+from rawko_tui.core.arbiter import parse_now, run_preview
+from rawko_tui.core.curation import consolidation_candidates, effective_store, status_of
+from rawko_tui.core.history import verify
+from rawko_tui.core.store import load_store
+
+NOW = parse_now(FIXED_NOW)
+BODY = "Sessions are stored in Postgres with a 30 minute idle timeout. " * 8
+
+
+def git(root, *args):
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "a@example.com", "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "a@example.com"}
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True, env=env).stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    root = write_store(
+        tmp_path / "repo",
+        {
+            "session-storage.md": memory(title="Session storage", when='"session"', importance="high", body=BODY),
+            "where-sessions-live.md": memory(title="Where sessions live", when='"session|login"', importance="medium", body=BODY.replace("30 minute", "45 minute")),
+            "jwt-tokens.md": memory(title="JWT tokens", when='"token"', body="Tokens expire after 24 hours. " * 10),
+        },
+    )
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    for key, value in {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "a@example.com", "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "a@example.com"}.items():
+        monkeypatch.setenv(key, value)
+    return root
+
+
+def preview_json(capsys, root, *extra):
+    assert main(["preview", str(root), "--task", "fix the session store", "--agent", "developer", "--now", FIXED_NOW, "--json", *extra]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_candidates_find_the_near_duplicates_and_the_differing_numbers(repo, capsys):
+    groups = consolidation_candidates(load_store(repo), NOW)
+    pair = {".rawko/memories/session-storage.md", ".rawko/memories/where-sessions-live.md"}
+    duplicate = [g for g in groups if g.kind == "near-duplicate" and set(g.paths) == pair]
+    assert duplicate and duplicate[0].score >= 85 and "30" in duplicate[0].reason and "45" in duplicate[0].reason
+    assert main(["candidates", str(repo), "--json", "--now", FIXED_NOW]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["candidates"][0]["kind"] == "near-duplicate"
+
+
+def test_contradiction_and_stale(tmp_path):
+    root = write_store(
+        tmp_path,
+        {
+            "hashing-rounds.md": memory(title="Password hashing rounds", body="bcrypt uses 10 salt rounds in src/auth. " * 2),
+            "hashing-rounds-again.md": memory(title="Password hashing salt rounds", body="Checked again: 12 rounds, configured in the environment, not the code."),
+            "old.md": memory(title="Old news", extra="expiresAt: 2025-01-01T00:00:00Z"),
+        },
+    )
+    groups = consolidation_candidates(load_store(root), NOW)
+    contradictions = [g for g in groups if g.kind == "contradiction"]
+    assert contradictions and "10" in contradictions[0].reason and "12" in contradictions[0].reason
+    assert ("stale", (".rawko/memories/old.md",)) in {(g.kind, g.paths) for g in groups}
+
+
+def test_new_creates_a_clean_committed_memory_and_dry_run_writes_nothing(repo, capsys):
+    args = ["new", str(repo), "--title", "Redis session cache", "--when", "redis|session cache", "--importance", "medium", "--tags", "implementation,cache", "--by", "developer", "--body", BODY]
+    assert main([*args, "--dry-run"]) == 0
+    assert not (repo / ".rawko" / "memories" / "redis-session-cache.md").exists()
+    assert "--- new file .rawko/memories/redis-session-cache.md ---" in capsys.readouterr().out
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "committed" in out
+    created = load_store(repo).file("redis-session-cache.md")
+    assert created.attrs["title"] == "Redis session cache" and created.attrs["tags"] == ["implementation", "cache"]
+    assert main(["lint", str(repo)]) in (0, 1)
+    assert not [line for line in capsys.readouterr().out.splitlines() if "redis-session-cache.md" in line and "error" in line]
+    assert "rawko-tui: create redis-session-cache.md" in git(repo, "log", "-1", "--format=%s")
+    assert verify(repo).ok
+
+
+def test_new_refuses_a_memory_that_lint_finds_broken(repo, capsys):
+    assert main(["new", str(repo), "--title", "Everything", "--when", "auth|", "--importance", "low", "--by", "developer", "--body", BODY]) == 1
+    assert "pattern-matches-everything" in capsys.readouterr().out
+    assert not (repo / ".rawko" / "memories" / "everything.md").exists()
+
+
+def test_append_changes_the_effective_view_but_not_the_specs(repo, capsys):
+    before = (repo / ".rawko" / "memories" / "jwt-tokens.md").read_bytes()
+    assert main(["append", "jwt-tokens.md", str(repo), "--set", "importance=critical", "--body", "Checked: tokens now expire after 12 hours."]) == 0
+    after = (repo / ".rawko" / "memories" / "jwt-tokens.md").read_bytes()
+    assert after.startswith(before)
+    memory_file = load_store(repo).file("jwt-tokens.md")
+    assert memory_file.attrs["importance"] == "high"  # the spec's arbiter reads the first entry only
+    assert memory_file.effective()[0]["importance"] == "critical"
+    assert verify(repo).ok
+
+
+def test_a_whole_consolidation_by_the_command_line(repo, capsys):
+    originals = {name: (repo / ".rawko" / "memories" / name).read_bytes() for name in ("session-storage.md", "where-sessions-live.md")}
+    spec_before = preview_json(capsys, repo)
+    assert {i["path"] for i in spec_before["injected"]} >= {".rawko/memories/session-storage.md", ".rawko/memories/where-sessions-live.md"}
+
+    assert main(["new", str(repo), "--title", "Session storage and timeouts", "--when", "session|login", "--importance", "high", "--by", "reviewer", "--body", BODY + " Timeout: 45 minutes (checked)."]) == 0
+    for name in originals:
+        assert main(["retire", name, str(repo), "--reason", "merged", "--superseded-by", "session-storage-and-timeouts.md"]) == 0
+    capsys.readouterr()
+
+    effective = preview_json(capsys, repo, "--view", "effective")
+    injected = [i["path"] for i in effective["injected"]]
+    assert ".rawko/memories/session-storage-and-timeouts.md" in injected
+    assert not set(injected) & {".rawko/memories/session-storage.md", ".rawko/memories/where-sessions-live.md"}
+    reasons = {c["path"]: c["reason"] for c in effective["candidates"]}
+    assert reasons[".rawko/memories/session-storage.md"] == "retired-or-superseded"
+
+    # the spec's arbiter never reads the appended retire entries: it still injects the originals, and says so
+    spec = preview_json(capsys, repo)
+    assert ".rawko/memories/session-storage.md" in [i["path"] for i in spec["injected"]]
+    statuses = {c["path"]: c["status"] for c in spec["candidates"]}
+    assert statuses[".rawko/memories/session-storage.md"].startswith("retired: merged")
+    assert main(["preview", str(repo), "--task", "fix the session store", "--agent", "developer", "--now", FIXED_NOW]) == 0
+    assert "which SPEC-0007's arbiter never reads; --view effective leaves it out" in capsys.readouterr().out
+
+    for name, data in originals.items():  # every byte of both originals is still there
+        assert (repo / ".rawko" / "memories" / name).read_bytes().startswith(data)
+    assert verify(repo).ok
+    assert status_of(load_store(repo).file("session-storage.md")).why == "retired: merged"
+    assert effective_store(load_store(repo)).file("where-sessions-live.md").inactive.why == "retired: merged"
+
+
+def test_writing_outside_git_still_works_and_says_it_did_not_commit(tmp_path, capsys):
+    root = write_store(tmp_path, {"jwt-tokens.md": memory(title="JWT tokens", body="Tokens expire after 24 hours. " * 10)})
+    assert main(["retire", "jwt-tokens.md", str(root), "--reason", "obsolete"]) == 0
+    assert "not committed: not a git repository" in capsys.readouterr().out
+    assert not status_of(load_store(root).file("jwt-tokens.md")).active
