@@ -24,7 +24,7 @@ from .core.arbiter import (
     run_preview,
 )
 from .core.jsvalue import js_to_string, replace_lone_surrogates
-from .core.lint import ERROR, lint_store
+from .core.lint import ERROR, lint_store, lint_text
 from .core.curation import consolidation_candidates, effective_store, now_iso, parse_assignments, read_body, retire_entry, status_of
 from .core.jsvalue import parse_js_date_string
 from .core.writer import Seen, WriteError, append_entry, commit, create_memory, format_entry, safe_memory_path, slugify
@@ -457,16 +457,6 @@ def cmd_hook(args) -> int:
     return EXIT_OK
 
 
-def _lint_result(root, name: str, data: bytes) -> list:
-    """Lint findings for a file as it would be after the write (nothing is written to find out)."""
-    from .core.lint import lint_file
-    from .core.store import MemoryFile, parse_memory_bytes
-
-    memory = MemoryFile(path=root / ".rawko" / "memories" / name, rel_path=f".rawko/memories/{name}", name=name, top_level="/" not in name, size=len(data))
-    parse_memory_bytes(memory, data)
-    return lint_file(memory)
-
-
 def _finish_write(args, root, path, action: str, text: str, summary: str = "") -> int:
     from .core.history import repo_root
 
@@ -483,7 +473,7 @@ def _show_and_check(args, root, name: str, before: bytes, addition: str) -> bool
     """Print the exact text to be written and the lint verdict on the result; True when it may be written."""
     _write(f"--- {'appended to' if before else 'new file'} .rawko/memories/{name} ---\n{addition}--- end ---\n")
     separator = b"\n\n" if before else b""
-    findings = _lint_result(root, name, before + separator + addition.encode("utf-8"))
+    findings = lint_text(root, name, before + separator + addition.encode("utf-8"))
     for finding in findings:
         _write(f"{finding}\n")
     errors = [f for f in findings if f.severity == ERROR]

@@ -9,6 +9,10 @@ saved with ``save_screenshot`` as SVG.
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import subprocess
+import tempfile
 from pathlib import Path
 
 from rawko_tui.tui.app import create_app
@@ -82,8 +86,27 @@ SHOTS = [
 ]
 
 
-async def shoot(name: str, task: str, steps) -> Path:
-    app = create_app(ROOT, task=task, agent="developer", now=NOW, poll_seconds=None)
+def demo_copy(folder: Path) -> Path:
+    """The demo store in a repository of its own, with a fixed author and dates, so the pictures
+    show the same history whatever happens to this repository."""
+    store = folder / "demo"
+    shutil.copytree(ROOT / ".rawko", store / ".rawko")
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "Ada Lovelace",
+        "GIT_AUTHOR_EMAIL": "ada@example.com",
+        "GIT_COMMITTER_NAME": "Ada Lovelace",
+        "GIT_COMMITTER_EMAIL": "ada@example.com",
+        "GIT_AUTHOR_DATE": "2026-01-23T18:00:00Z",
+        "GIT_COMMITTER_DATE": "2026-01-23T18:00:00Z",
+    }
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "Memories from the authentication task"]):
+        subprocess.run(["git", *args], cwd=store, check=True, env=env)
+    return store
+
+
+async def shoot(store: Path, name: str, task: str, steps) -> Path:
+    app = create_app(store, task=task, agent="developer", now=NOW, poll_seconds=None)
     async with app.run_test(size=SIZE) as pilot:
         await steps(pilot)
         path = OUT / f"{name}.svg"
@@ -93,8 +116,10 @@ async def shoot(name: str, task: str, steps) -> Path:
 
 async def main() -> None:
     OUT.mkdir(exist_ok=True)
-    for name, task, steps in SHOTS:
-        print(await shoot(name, task, steps))
+    with tempfile.TemporaryDirectory() as folder:
+        store = demo_copy(Path(folder))
+        for name, task, steps in SHOTS:
+            print(await shoot(store, name, task, steps))
 
 
 if __name__ == "__main__":

@@ -354,3 +354,66 @@ async def test_the_app_at_a_revision_shows_the_store_as_it_was(store):
         await settle(pilot)
         assert "read-only" in app.sub_title
         assert [c.path for c in app.preview.injected] == [".rawko/memories/email-notifications.md"]
+
+
+async def test_a_whole_consolidation_in_the_app(tmp_path, monkeypatch):
+    from textual.widgets import Checkbox
+
+    from rawko_tui.core.history import verify
+    from rawko_tui.tui.curation import ConsolidationScreen, MergeScreen
+
+    body = "Sessions are stored in Postgres with a 30 minute idle timeout. " * 8
+    root = write_store(
+        tmp_path / "store",
+        {
+            "session-storage.md": memory(title="Session storage", when='"session"', importance="high", body=body),
+            "where-sessions-live.md": memory(title="Where sessions live", when='"session|login"', importance="medium", body=body.replace("30 minute", "45 minute")),
+            "jwt-tokens.md": memory(title="JWT tokens", when='"token"', body="Tokens expire after 24 hours. " * 10),
+        },
+    )
+    for key, value in {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "a@example.com", "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "a@example.com"}.items():
+        monkeypatch.setenv(key, value)
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "initial")
+    originals = {n: (root / ".rawko" / "memories" / n).read_bytes() for n in ("session-storage.md", "where-sessions-live.md")}
+    commits_before = int(_git(root, "rev-list", "--count", "HEAD"))
+
+    app = app_for(root, task="fix the session store")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert {c.path for c in app.preview.injected} >= {".rawko/memories/session-storage.md", ".rawko/memories/where-sessions-live.md"}
+        app.query_one("#memory-table").focus()
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, ConsolidationScreen)
+        first = app.screen.groups[0]
+        assert first.kind == "near-duplicate" and {p.rsplit("/", 1)[-1] for p in first.paths} == set(originals)
+        await pilot.press("m")
+        await settle(pilot)
+        assert isinstance(app.screen, MergeScreen)
+        editor = app.screen.query_one("#merge-text", TextArea)
+        assert "supersedes:" in editor.text and "<!-- from session-storage.md -->" in editor.text
+        editor.text = editor.text.replace("title: Session storage", "title: Session storage and timeouts")  # the person edits the draft
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await settle(pilot)
+        assert not isinstance(app.screen, (MergeScreen, ConsolidationScreen))
+        merged = root / ".rawko" / "memories" / "session-storage-and-timeouts.md"
+        assert merged.is_file()
+        app.query_one("#effective", Checkbox).value = True
+        await settle(pilot)
+        injected = [c.path for c in app.preview.injected]
+        assert ".rawko/memories/session-storage-and-timeouts.md" in injected
+        assert not set(injected) & {".rawko/memories/session-storage.md", ".rawko/memories/where-sessions-live.md"}
+
+    assert int(_git(root, "rev-list", "--count", "HEAD")) == commits_before + 1  # one action, one commit
+    changed = set(_git(root, "show", "--name-only", "--format=", "HEAD").split())
+    assert changed == {".rawko/memories/session-storage-and-timeouts.md", ".rawko/memories/session-storage.md", ".rawko/memories/where-sessions-live.md"}
+    for name, data in originals.items():
+        assert (root / ".rawko" / "memories" / name).read_bytes().startswith(data)
+        import subprocess
+
+        in_history = subprocess.run(["git", "show", f"HEAD~1:.rawko/memories/{name}"], cwd=root, capture_output=True, check=True).stdout
+        assert in_history == data  # and every byte is in history too
+    assert verify(root).ok

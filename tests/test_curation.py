@@ -10,7 +10,7 @@ import pytest
 
 from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.cli import main
-from rawko_tui.core.arbiter import parse_now, run_preview
+from rawko_tui.core.arbiter import parse_now
 from rawko_tui.core.curation import consolidation_candidates, effective_store, status_of
 from rawko_tui.core.history import verify
 from rawko_tui.core.store import load_store

@@ -94,36 +94,35 @@ _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 
 
 def consolidation_candidates(store: Store, now_ms: float, stale_days: int = 180) -> list[CandidateGroup]:
-    """Near-duplicates, possible contradictions and stale memories, strongest first."""
+    """Near-duplicates, possible contradictions and stale memories, strongest first (dismissed ones left out)."""
     from rapidfuzz import fuzz
 
     active = [m for m in store.files if m.error is None and m.spec is not None and isinstance(m.attrs.get("title"), str) and status_of(m).active]
     texts = {m.rel_path: (m.effective()[0].get("title", ""), effective_body(m)) for m in active}
     groups: list[CandidateGroup] = []
-    for i, a in enumerate(active):
+    for a, b in _pairs(active, texts):
         title_a, body_a = texts[a.rel_path]
-        for b in active[i + 1 :]:
-            title_b, body_b = texts[b.rel_path]
-            title_score = fuzz.token_set_ratio(js_to_string(title_a).lower(), js_to_string(title_b).lower())
-            body_score = fuzz.token_set_ratio(body_a[:4000].lower(), body_b[:4000].lower())
-            # the same knowledge is often written twice under different titles: bodies decide
-            score = round(max(body_score, 0.5 * title_score + 0.5 * body_score), 1)
-            numbers_a, numbers_b = set(_NUMBER.findall(body_a)), set(_NUMBER.findall(body_b))
-            differing = sorted(numbers_a ^ numbers_b) if numbers_a and numbers_b else []
-            if score >= 85:
-                reason = f"titles {title_score:.0f}% and bodies {body_score:.0f}% alike"
-                if differing:
-                    reason += f"; they disagree on the numbers {', '.join(differing[:6])}"
-                groups.append(CandidateGroup("near-duplicate", (a.rel_path, b.rel_path), score, reason))
-            elif title_score >= 70 and differing:
-                groups.append(
-                    CandidateGroup(
-                        "contradiction",
-                        (a.rel_path, b.rel_path),
-                        round(float(title_score), 1),
-                        f"same subject ({title_score:.0f}% alike titles) with differing numbers: {', '.join(differing[:6])}",
-                    )
+        title_b, body_b = texts[b.rel_path]
+        title_score = fuzz.token_set_ratio(js_to_string(title_a).lower(), js_to_string(title_b).lower())
+        body_score = fuzz.token_set_ratio(body_a[:4000].lower(), body_b[:4000].lower())
+        # the same knowledge is often written twice under different titles: bodies decide
+        score = round(max(body_score, 0.5 * title_score + 0.5 * body_score), 1)
+        numbers_a, numbers_b = set(_NUMBER.findall(body_a)), set(_NUMBER.findall(body_b))
+        differing = sorted(numbers_a ^ numbers_b) if numbers_a and numbers_b else []
+        if score >= 85:
+            reason = f"titles {title_score:.0f}% and bodies {body_score:.0f}% alike"
+            if differing:
+                reason += f"; they disagree on the numbers {', '.join(differing[:6])}"
+            groups.append(CandidateGroup("near-duplicate", (a.rel_path, b.rel_path), score, reason))
+        elif title_score >= 70 and differing:
+            groups.append(
+                CandidateGroup(
+                    "contradiction",
+                    (a.rel_path, b.rel_path),
+                    round(float(title_score), 1),
+                    f"same subject ({title_score:.0f}% alike titles) with differing numbers: {', '.join(differing[:6])}",
                 )
+            )
     for memory in active:
         fields, _ = memory.effective()
         expires = fields.get("expiresAt")
@@ -136,8 +135,30 @@ def consolidation_candidates(store: Store, now_ms: float, stale_days: int = 180)
         if found is not None and found.valid and (now_ms - found.ms) / 86_400_000 > stale_days:
             days = int((now_ms - found.ms) / 86_400_000)
             groups.append(CandidateGroup("stale", (memory.rel_path,), float(min(100, days / 10)), f"discovered {days} days ago and never updated"))
+    gone = dismissed(store.root)
+    groups = [g for g in groups if tuple(sorted(g.paths)) not in gone]
     groups.sort(key=lambda g: ({"near-duplicate": 0, "contradiction": 1, "stale": 2}[g.kind], -g.score))
     return groups
+
+
+_WORD = re.compile(r"[a-z0-9]{4,}")
+ALL_PAIRS_UP_TO = 400
+
+
+def _pairs(active: list[MemoryFile], texts: dict) -> list[tuple[MemoryFile, MemoryFile]]:
+    """Pairs worth comparing: all of them in a small store; in a large one, pairs sharing an uncommon word."""
+    if len(active) <= ALL_PAIRS_UP_TO:
+        return [(a, b) for i, a in enumerate(active) for b in active[i + 1 :]]
+    index: dict[str, list[int]] = {}
+    for position, memory in enumerate(active):
+        title, body = texts[memory.rel_path]
+        for word in set(_WORD.findall(f"{js_to_string(title)} {body[:400]}".lower())):
+            index.setdefault(word, []).append(position)
+    pairs: set[tuple[int, int]] = set()
+    for members in index.values():
+        if len(members) <= 50:  # a word most memories share says nothing
+            pairs.update((x, y) for i, x in enumerate(members) for y in members[i + 1 :])
+    return [(active[x], active[y]) for x, y in sorted(pairs)]
 
 
 def retire_entry(reason: str, by: str | None = None, superseded_by: str | None = None) -> dict:
@@ -170,3 +191,107 @@ def read_body(text: str | None, file: str | None) -> str:
     if file:
         return Path(file).read_text(encoding="utf-8")
     return text or ""
+
+
+# --------------------------------------------------------------------------
+# Merging and superseding (each one confirmed action, one commit)
+# --------------------------------------------------------------------------
+
+
+def merge_draft(memories: list[MemoryFile]) -> str:
+    """A first draft of the merged memory file for a person to edit: fields combined, bodies in order."""
+    from .arbiter import IMPORTANCE_ORDER
+    from .writer import format_entry
+
+    folded = [m.effective()[0] for m in memories]
+    title = js_to_string(folded[0].get("title", "Merged memory"))
+    patterns: list[str] = []
+    tags: list[str] = []
+    for fields in folded:
+        when = fields.get("whenToUse")
+        for item in when if isinstance(when, list) else [when]:
+            pattern = item.get("pattern") if isinstance(item, dict) else item
+            if isinstance(pattern, str) and pattern not in patterns:
+                patterns.append(pattern)
+        for tag in fields.get("tags") or []:
+            if isinstance(tag, str) and tag not in tags:
+                tags.append(tag)
+    levels = [js_to_string(f.get("importance")) for f in folded if js_to_string(f.get("importance")) in IMPORTANCE_ORDER]
+    importance = max(levels, key=IMPORTANCE_ORDER.get) if levels else "medium"
+    fields = {
+        "title": title,
+        "whenToUse": patterns if len(patterns) != 1 else patterns[0],
+        "tags": tags,
+        "importance": importance,
+        "discoveredAt": now_iso(),
+        "discoveredBy": js_to_string(folded[0].get("discoveredBy", "reviewer")),
+        "supersedes": [m.name for m in memories],
+    }
+    body = "\n\n".join(f"<!-- from {m.name} -->\n{effective_body(m)}" for m in memories)
+    return format_entry(fields, body)
+
+
+def merge_memories(root: Path, originals: list[str], merged_text: str, by: str = "reviewer") -> tuple[Path, str | None]:
+    """Write the merged memory and a supersede entry in each original; commit all of it at once.
+
+    Returns the new file and the commit (None outside git). Nothing of the originals is removed.
+    """
+    from .history import repo_root
+    from .store import spec_extract
+    from .writer import Seen, WriteError, append_entry, commit, create_memory, format_entry, memories_dir
+
+    try:
+        view = spec_extract(merged_text)
+    except ValueError as exc:
+        raise WriteError(f"the merged memory does not parse: {exc}") from None
+    if not isinstance(view.attrs, dict) or not isinstance(view.attrs.get("title"), str):
+        raise WriteError("the merged memory needs a frontmatter with a title")
+    seen = {name: Seen.of((memories_dir(root) / name).read_bytes()) for name in originals}
+    new_path = create_memory(root, view.attrs["title"], merged_text)
+    paths = [new_path]
+    for name in originals:
+        entry = format_entry(
+            {"status": RETIRED, "reason": f"merged into {new_path.name}", "supersededBy": new_path.name, "retiredAt": now_iso(), "retiredBy": by},
+            f"Merged into {new_path.name}; this file keeps its history.",
+        )
+        append_entry(root, name, entry, seen[name])
+        paths.append(memories_dir(root) / name)
+    sha = commit(root, paths, "merge", f"Merged {', '.join(originals)} into {new_path.name}.") if repo_root(root) else None
+    return new_path, sha
+
+
+def supersede(root: Path, old: str, new: str, by: str = "reviewer") -> str | None:
+    """Mark ``old`` as superseded by ``new`` (one appended entry, one commit)."""
+    from .history import repo_root
+    from .writer import Seen, append_entry, commit, format_entry, memories_dir
+
+    path = memories_dir(root) / old
+    entry = format_entry({"status": RETIRED, "reason": f"superseded by {new}", "supersededBy": new, "retiredAt": now_iso(), "retiredBy": by}, f"Superseded by {new}.")
+    append_entry(root, old, entry, Seen.of(path.read_bytes()))
+    return commit(root, [path], "supersede", f"{old} superseded by {new}.") if repo_root(root) else None
+
+
+DISMISSED_FILE = "rawko-tui-dismissed.yaml"
+
+
+def dismissed(root: Path) -> set[tuple[str, ...]]:
+    """Candidate groups a person dismissed (kept in .rawko/, so they do not come back)."""
+    from .store import config_from
+
+    path = Path(root) / ".rawko" / DISMISSED_FILE
+    if not path.is_file():
+        return set()
+    data = config_from(path.read_text(encoding="utf-8")).get("dismissed") or []
+    return {tuple(sorted(item)) for item in data if isinstance(item, list)}
+
+
+def dismiss(root: Path, paths: tuple[str, ...]) -> None:
+    from ruamel.yaml import YAML
+
+    groups = sorted(dismissed(root) | {tuple(sorted(paths))})
+    path = Path(root) / ".rawko" / DISMISSED_FILE
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write("# Consolidation candidates a person dismissed; rawko-tui does not propose them again.\n")
+        yaml.dump({"dismissed": [list(g) for g in groups]}, handle)

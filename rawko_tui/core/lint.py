@@ -191,6 +191,17 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
     return out
 
 
+def lint_text(root, name: str, data: bytes) -> list[Finding]:
+    """Findings for a memory file as it would be (nothing is written to find out)."""
+    from pathlib import Path
+
+    from .store import MemoryFile, parse_memory_bytes
+
+    memory = MemoryFile(path=Path(root) / ".rawko" / "memories" / name, rel_path=f".rawko/memories/{name}", name=name, top_level="/" not in name, size=len(data))
+    parse_memory_bytes(memory, data)
+    return lint_file(memory)
+
+
 def count_words(texts, stop: int) -> int:
     """Words in the texts, counting no further than ``stop`` (a 30 MB body is not read to the end)."""
     count = 0

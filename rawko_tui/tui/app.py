@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Markdown, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..core.arbiter import SPEC_AGENTS, Preview, parse_now, resolve_options, run_preview
+from ..core.curation import effective_store
 from ..core.lint import Finding, lint_store
 from ..core.history import FileHistory, commit_diff, file_history, repo_root
 from ..core.store import Store, load_store, load_store_at
@@ -30,6 +31,7 @@ from ..core.watch import store_signature
 from .commands import RawkoCommands
 from .messages import MemoryHighlighted
 from .safe import one_line
+from .curation import ConsolidationScreen
 from .screens import DiffScreen, HelpScreen, NoStoreScreen
 from .widgets.breakdown.breakdown import Breakdown
 from .widgets.memories.memory_list import MemoryList, build_rows
@@ -52,6 +54,7 @@ class RawkoApp(App[int]):
         Binding("p", "show_tab('tab-prompt')", "Prompt", id="show-prompt"),
         Binding("w", "show_tab('tab-why')", "Why tab", id="show-why", show=False),
         Binding("r", "toggle_recursive", "Subfolders", id="toggle-recursive", show=False),
+        Binding("c", "consolidate", "Consolidate", id="consolidate"),
         Binding("ctrl+r", "reload", "Reload", id="reload"),
         Binding("question_mark", "help", "Keys", id="help"),
         Binding("escape", "leave_input", "Leave input", id="leave-input", show=False),
@@ -94,6 +97,7 @@ class RawkoApp(App[int]):
         self._rank_lock = threading.Lock()
         self._rank_wanted = threading.Event()
         self._rank_busy = False
+        self._effective_cache: tuple[Store, Store] | None = None
         if root is not None:
             self.sub_title = root.name + (f" at {at} (read-only)" if at else "")
 
@@ -203,12 +207,22 @@ class RawkoApp(App[int]):
             self._rank_busy = True
             try:
                 started = time.perf_counter()
+                if query.effective:
+                    store = self._effective(store)
                 options = resolve_options(store, query.agent, query.max_memories, query.min_importance, query.recursive)
                 preview = run_preview(store, query.task, query.agent, options, query.now_ms)
                 if not worker.is_cancelled and self._pending is None:
                     self.call_from_thread(self._preview_ready, preview, time.perf_counter() - started)
             finally:
                 self._rank_busy = False
+
+    def _effective(self, store: Store) -> Store:
+        """The fold-of-entries view of a store, computed once per load."""
+        cached = self._effective_cache
+        if cached is None or cached[0] is not store:
+            cached = (store, effective_store(store))
+            self._effective_cache = cached
+        return cached[1]
 
     def _idle(self) -> bool:
         busy = [w for w in self.workers if w.group != "ranker" and w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
@@ -340,6 +354,13 @@ class RawkoApp(App[int]):
         if self.root is not None:
             self.load()
             self.notify("Reloading the store", timeout=2)
+
+    def action_consolidate(self) -> None:
+        if self.store is None or self.at:
+            self.notify("Consolidation needs the working tree (not --at)." if self.at else "The store is still loading.", timeout=3)
+            return
+        now_ms = self.query_state.now_ms if self.query_state and self.query_state.now_ms is not None else time.time() * 1000
+        self.push_screen(ConsolidationScreen(self.store, now_ms))
 
     def action_leave_input(self) -> None:
         if isinstance(self.focused, (Input, TextArea)):

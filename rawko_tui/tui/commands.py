@@ -21,6 +21,7 @@ class RawkoCommands(Provider):
             ("Toggle subfolders", "Preview an arbiter that also reads subfolders", app.action_toggle_recursive),
             ("Show prompt", "The exact text the arbiter injects", partial(app.action_show_tab, "tab-prompt")),
             ("Show why", "The breakdown of the highlighted memory", partial(app.action_show_tab, "tab-why")),
+            ("Consolidate memories", "Near-duplicates, contradictions, stale memories: merge, supersede or dismiss", app.action_consolidate),
             ("Reload store", "Read every file again", app.action_reload),
             ("Show keys", "Every key binding and its id", app.action_help),
         ]

@@ -30,6 +30,7 @@ _REASON_TEXT = {
     "not-loaded-extension": ("not loaded: extension", "magenta"),
     "not-loaded-error": ("not loaded: error", "red"),
     "would-crash-arbiter": ("spec's code throws", "red"),
+    "retired-or-superseded": ("retired/superseded", "magenta"),
 }
 
 
@@ -43,6 +44,7 @@ class PreviewQuery:
     min_importance: str | None
     now_ms: float | None
     recursive: bool | None
+    effective: bool = False
 
 
 class PreviewPane(Vertical):
@@ -83,12 +85,14 @@ class PreviewPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield TextArea(self.initial_task, id="task", soft_wrap=True, show_line_numbers=False, placeholder="Type a task, as the agent receives it…")
-        with Horizontal(id="preview-options"):
+        with Horizontal(id="preview-options", classes="options-row"):
             yield Input(self.initial_agent, id="agent", placeholder="agent", suggester=SuggestFromList(self.agents, case_sensitive=True))
             yield Input(id="max", placeholder="max", type="integer")
             yield Select([(level, level) for level in IMPORTANCE_ORDER], id="min-importance", prompt="min imp.", allow_blank=True)
+        with Horizontal(id="preview-toggles", classes="options-row"):
             yield Input(self.initial_now, id="now", placeholder="now (ISO 8601)")
             yield Checkbox("subdirs", id="recursive")
+            yield Checkbox("effective", id="effective", tooltip="rank the fold of every entry (retired and superseded left out) instead of SPEC-0007's first-frontmatter view")
         yield Static(id="preview-failure")
         results = DataTable(id="results", cursor_type="row", zebra_stripes=True)
         results.add_column("#", key="rank", width=3)
@@ -128,6 +132,7 @@ class PreviewPane(Vertical):
             min_importance=str(select.value) if isinstance(select.value, str) else None,
             now_ms=now_ms,
             recursive=True if recursive else None,
+            effective=self.query_one("#effective", Checkbox).value,
         )
 
     def _changed(self) -> None:
@@ -138,7 +143,7 @@ class PreviewPane(Vertical):
     @on(TextArea.Changed, "#task")
     @on(Input.Changed, "#agent, #max, #now")
     @on(Select.Changed, "#min-importance")
-    @on(Checkbox.Changed, "#recursive")
+    @on(Checkbox.Changed, "#recursive, #effective")
     def _input_changed(self, event: Message) -> None:
         event.stop()
         self._changed()
@@ -165,7 +170,10 @@ class PreviewPane(Vertical):
     def show(self, preview: Preview) -> None:
         self.preview = preview
         failure = self.query_one("#preview-failure", Static)
-        if preview.arbiter_failure is not None:
+        if preview.view == "effective":
+            failure.display = True
+            failure.update(Text("Effective view: the fold of every entry, retired and superseded memories left out. SPEC-0007's arbiter does not do this.", "bold yellow"))
+        elif preview.arbiter_failure is not None:
             failure.display = True
             failure.update(literal("⚠ " + preview.arbiter_failure.describe() + " Below: the ranking without that file.", "bold red", limit=1000))
         else:

@@ -1,0 +1,198 @@
+"""Consolidation: candidates side by side, and a person's decision, each one commit."""
+
+from __future__ import annotations
+
+import difflib
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Header, Static, TextArea
+from textual.worker import get_current_worker
+
+from ..core.curation import CandidateGroup, consolidation_candidates, dismiss, effective_body, merge_draft, merge_memories, supersede
+from ..core.lint import lint_text
+from ..core.store import Store
+from .safe import cell, clean, literal
+
+
+def side_by_side(left: str, right: str) -> tuple[Text, Text]:
+    """Both bodies, with the lines only one side has marked."""
+    a, b = left.splitlines(), right.splitlines()
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    left_text, right_text = Text(), Text()
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for line in a[i1:i2]:
+            left_text.append_text(literal(line + "\n", "" if tag == "equal" else "bold red", limit=2000))
+        for line in b[j1:j2]:
+            right_text.append_text(literal(line + "\n", "" if tag == "equal" else "bold green", limit=2000))
+    return left_text, right_text
+
+
+class MergeScreen(ModalScreen[str | None]):
+    """The merged memory as a file, prefilled with a draft; lint runs as you edit."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Merge and commit", id="merge-save", priority=True),
+        Binding("escape", "dismiss(None)", "Cancel", id="merge-cancel"),
+    ]
+
+    def __init__(self, root, draft: str) -> None:
+        super().__init__()
+        self.root = root
+        self.draft = draft
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="merge-box"):
+            yield Static(Text("The merged memory. Edit it, then Ctrl+S writes it, marks both originals as superseded by it, and commits all of it at once.", "bold"))
+            yield TextArea(self.draft, id="merge-text", language="markdown", show_line_numbers=True)
+            yield Static(id="merge-lint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._lint(self.draft)
+
+    @on(TextArea.Changed, "#merge-text")
+    def _changed(self, event: TextArea.Changed) -> None:
+        self._lint(event.text_area.text)
+
+    def _lint(self, text: str) -> None:
+        findings = lint_text(self.root, "merged.md", text.encode("utf-8"))
+        shown = Text()
+        for finding in findings:
+            if finding.code == "file-name":
+                continue  # the file is named after the title when it is written
+            shown.append(f"{finding.severity}: ", {"error": "bold red", "warning": "yellow"}.get(finding.severity, "cyan"))
+            shown.append_text(literal(finding.message + "\n", limit=500))
+        self.query_one("#merge-lint", Static).update(shown or Text("Lint: clean.", "green"))
+        self.errors = [f for f in findings if f.severity == "error"]
+
+    def action_save(self) -> None:
+        if self.errors:
+            self.notify("Fix the lint errors first.", severity="error")
+            return
+        self.dismiss(self.query_one("#merge-text", TextArea).text)
+
+
+class ConsolidationScreen(Screen[None]):
+    """Memories worth consolidating; a person decides what happens to each pair."""
+
+    BINDINGS = [
+        Binding("m", "merge", "Merge", id="consolidation-merge"),
+        Binding("s", "supersede", "Left superseded by right", id="consolidation-supersede"),
+        Binding("d", "dismiss_group", "Dismiss", id="consolidation-dismiss"),
+        Binding("escape", "app.pop_screen", "Back", id="consolidation-back"),
+    ]
+
+    def __init__(self, store: Store, now_ms: float) -> None:
+        super().__init__()
+        self.store = store
+        self.now_ms = now_ms
+        self.groups: list[CandidateGroup] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="consolidation"):
+            table = DataTable(id="candidates", cursor_type="row", zebra_stripes=True)
+            table.add_column("Kind", key="kind", width=15)
+            table.add_column("Score", key="score", width=6)
+            table.add_column("Memories", key="paths", width=80)
+            yield table
+            yield Static(id="candidate-reason")
+            with Horizontal(id="side-by-side"):
+                with VerticalScroll(id="left-side"):
+                    yield Static(id="left-memory")
+                with VerticalScroll(id="right-side"):
+                    yield Static(id="right-memory")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#candidate-reason", Static).update(Text("Looking for near-duplicates, contradictions and stale memories…", "dim"))
+        self.find_candidates()
+
+    @work(thread=True, exclusive=True, group="candidates", description="find consolidation candidates")
+    def find_candidates(self) -> None:
+        groups = consolidation_candidates(self.store, self.now_ms)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_groups, groups)
+
+    def _show_groups(self, groups: list[CandidateGroup]) -> None:
+        self.groups = groups
+        table = self.query_one("#candidates", DataTable)
+        table.clear()
+        for group in groups:
+            table.add_row(cell(group.kind), cell(f"{group.score:g}"), cell("  +  ".join(p.rsplit("/", 1)[-1] for p in group.paths)))
+        if not groups:
+            self.query_one("#candidate-reason", Static).update(Text("No consolidation candidates.", "dim"))
+        table.focus()
+        self._show(0)
+
+    @on(DataTable.RowHighlighted, "#candidates")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show(event.cursor_row)
+
+    def _current(self) -> CandidateGroup | None:
+        row = self.query_one("#candidates", DataTable).cursor_row
+        return self.groups[row] if 0 <= row < len(self.groups) else None
+
+    def _show(self, row: int) -> None:
+        if not 0 <= row < len(self.groups):
+            return
+        group = self.groups[row]
+        self.query_one("#candidate-reason", Static).update(literal(f"{group.kind}: {group.reason}", limit=500))
+        memories = [self.store.file(p) for p in group.paths]
+        left = effective_body(memories[0]) if memories[0] else ""
+        right = effective_body(memories[1]) if len(memories) > 1 and memories[1] else ""
+        left_text, right_text = side_by_side(left, right)
+        header = lambda m: literal((m.rel_path if m else "?") + "\n\n", "bold")  # noqa: E731
+        self.query_one("#left-memory", Static).update(header(memories[0]) + left_text)
+        self.query_one("#right-memory", Static).update((header(memories[1]) + right_text) if len(memories) > 1 else Text(""))
+
+    def action_merge(self) -> None:
+        group = self._current()
+        if group is None or len(group.paths) < 2:
+            return
+        memories = [self.store.file(p) for p in group.paths]
+        names = [m.name for m in memories]
+        draft = merge_draft(memories)
+
+        def merged(text: str | None) -> None:
+            if text is not None:
+                self.run_merge(names, text)
+
+        self.app.push_screen(MergeScreen(self.store.root, draft), merged)
+
+    @work(thread=True, exclusive=True, group="curation-write", description="merge memories")
+    def run_merge(self, names: list[str], text: str) -> None:
+        path, sha = merge_memories(self.store.root, names, text)
+        note = f"Merged into {path.name}" + (f" (commit {sha[:8]})" if sha else " (not committed: not a git repository)")
+        self.app.call_from_thread(self._written, note)
+
+    def action_supersede(self) -> None:
+        group = self._current()
+        if group is None or len(group.paths) < 2:
+            return
+        old, new = (self.store.file(p).name for p in group.paths[:2])
+        self.run_supersede(old, new)
+
+    @work(thread=True, exclusive=True, group="curation-write", description="supersede a memory")
+    def run_supersede(self, old: str, new: str) -> None:
+        sha = supersede(self.store.root, old, new)
+        self.app.call_from_thread(self._written, f"{old} superseded by {new}" + (f" (commit {sha[:8]})" if sha else ""))
+
+    def action_dismiss_group(self) -> None:
+        group = self._current()
+        if group is None:
+            return
+        dismiss(self.store.root, group.paths)
+        self.notify(clean("Dismissed: " + " + ".join(group.paths)), timeout=3)
+        self.groups.remove(group)
+        self._show_groups(self.groups)
+
+    def _written(self, note: str) -> None:
+        self.notify(clean(note), timeout=5)
+        self.app.action_reload()
+        self.app.pop_screen()
