@@ -25,6 +25,8 @@ from .core.arbiter import (
 )
 from .core.jsvalue import js_to_string, replace_lone_surrogates
 from .core.lint import ERROR, lint_store, lint_text
+from .core.claude import ClaudeError, ask_claude, build_extraction_prompt, extraction_file, parse_extraction
+from .core.tokens import DEFAULT_MODEL
 from .core.curation import consolidation_candidates, effective_store, now_iso, parse_assignments, read_body, retire_entry, status_of
 from .core.jsvalue import parse_js_date_string
 from .core.writer import Seen, WriteError, append_entry, commit, create_memory, format_entry, safe_memory_path, slugify
@@ -32,7 +34,7 @@ from .core.history import GitError, verify
 from .core.hooks import install_hook
 from .core.store import StoreNotFound, find_store_root, load_store, load_store_at
 
-COMMANDS = ("preview", "explain", "lint", "verify", "hook", "new", "append", "retire", "candidates")
+COMMANDS = ("preview", "explain", "lint", "verify", "hook", "new", "append", "retire", "candidates", "extract")
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
@@ -128,6 +130,17 @@ def build_parser() -> argparse.ArgumentParser:
     candidates.add_argument("--now", help="ISO 8601 (default: now)")
     candidates.add_argument("--json", action="store_true", help="machine-readable output")
 
+    extract = sub.add_parser("extract", help="ask Claude (SPEC-0005's extraction prompt) for a memory from an agent's output")
+    _add_store_path(extract)
+    extract.add_argument("--from", dest="source", required=True, metavar="FILE", help="the agent's output")
+    extract.add_argument("--agent", required=True, help="the agent that produced it")
+    extract.add_argument("--task", required=True, help="the agent's task")
+    extract.add_argument("--result", choices=("success", "failure", "partial"), default="success")
+    extract.add_argument("--model", help="the Claude model (default: config `model`, else a current Sonnet)")
+    extract.add_argument("--write", action="store_true", help="write the proposed memory (after showing it) and commit it")
+    extract.add_argument("--no-commit", action="store_true", help="with --write: do not commit")
+    extract.add_argument("--force", action="store_true", help="with --write: write even when lint finds errors")
+
     hook = sub.add_parser("hook", help="git hooks that enforce the append-only rule")
     hook_sub = hook.add_subparsers(dest="hook_command", metavar="ACTION", required=True)
     install = hook_sub.add_parser("install", help="install a pre-commit hook running `verify --staged`")
@@ -170,6 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "append": cmd_append,
                 "retire": cmd_retire,
                 "candidates": cmd_candidates,
+                "extract": cmd_extract,
             }
             return handlers[args.command](args)
         return cmd_app(build_app_parser().parse_args(argv))
@@ -184,6 +198,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except WriteError as exc:
         print(f"rawko-tui: {exc}", file=sys.stderr)
+        return EXIT_FINDINGS
+    except ClaudeError as exc:
+        print(f"rawko-tui: no draft: {exc}", file=sys.stderr)
         return EXIT_FINDINGS
     except KeyboardInterrupt:
         return 130
@@ -562,6 +579,34 @@ def cmd_candidates(args) -> int:
     for group in groups:
         _write(f"{group.kind:<15} {group.score:>5g}  {'  +  '.join(group.paths)}\n{'':>22}{group.reason}\n")
     return EXIT_OK
+
+
+def cmd_extract(args) -> int:
+    import os
+
+    root = find_store_root(args.path)
+    try:
+        output = Path(args.source).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise UsageError(f"--from: cannot read {args.source}: {exc.strerror}") from None
+    store = load_store(root)
+    existing = [(m.name, m.attrs["title"]) for m in store.files if isinstance(m.attrs.get("title"), str)]
+    prompt = build_extraction_prompt(args.agent, args.task, output, args.result, existing)
+    model = args.model or str(store.config.get("model", DEFAULT_MODEL))
+    extraction = parse_extraction(ask_claude(prompt, os.environ.get("ANTHROPIC_API_KEY"), model))
+    if not extraction.should_create:
+        _write(f"No memory proposed. Reasoning: {extraction.reasoning or '(none given)'}\n")
+        return EXIT_OK
+    text = extraction_file(extraction, args.agent, args.task, now_iso())
+    name = slugify(extraction.title or "memory") + ".md"
+    if not _show_and_check(args, root, name, b"", text):
+        return EXIT_FINDINGS
+    if not args.write:
+        _write("Proposed only: --write writes it.\n")
+        return EXIT_OK
+    args.dry_run = False
+    path = create_memory(root, extraction.title or "memory", text)
+    return _finish_write(args, root, path, "extract", text, f"Extracted by Claude from the output of {args.agent}.")
 
 
 def cmd_app(args) -> int:

@@ -7,7 +7,7 @@ caller and is never written anywhere.
 
 from __future__ import annotations
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-5-5"
 
 
 def estimate_tokens(text: str) -> int:

@@ -87,6 +87,7 @@ def format_entry(frontmatter: dict, body: str) -> str:
     yaml.default_flow_style = False
     yaml.allow_unicode = True
     yaml.width = 4096
+    yaml.representer.sort_base_mapping_type_on_output = False  # the convention's order: title first
     stream = io.StringIO()
     yaml.dump(frontmatter, stream)
     body = body.rstrip("\n")
