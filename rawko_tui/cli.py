@@ -32,9 +32,10 @@ from .core.jsvalue import parse_js_date_string
 from .core.writer import Seen, WriteError, append_entry, commit, create_memory, format_entry, safe_memory_path, slugify
 from .core.history import GitError, verify
 from .core.hooks import install_hook
-from .core.store import StoreNotFound, find_store_root, load_store, load_store_at
+from .core.sessions import load_sessions, promotion_draft
+from .core.store import StoreNotFound, find_store_root, load_store, load_store_at, spec_extract
 
-COMMANDS = ("preview", "explain", "lint", "verify", "hook", "new", "append", "retire", "candidates", "extract")
+COMMANDS = ("preview", "explain", "lint", "verify", "hook", "new", "append", "retire", "candidates", "extract", "sessions", "promote")
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
@@ -141,6 +142,19 @@ def build_parser() -> argparse.ArgumentParser:
     extract.add_argument("--no-commit", action="store_true", help="with --write: do not commit")
     extract.add_argument("--force", action="store_true", help="with --write: write even when lint finds errors")
 
+    sessions = sub.add_parser("sessions", help="list the agent sessions (.rawko/sessions/*/agent-memory.yaml) and what they hold")
+    _add_store_path(sessions)
+    sessions.add_argument("--json", action="store_true", help="machine-readable output")
+
+    promote = sub.add_parser("promote", help="turn a session's discovery, attempt or decision into a long-term memory")
+    promote.add_argument("session", metavar="SESSION_ID")
+    promote.add_argument("item", metavar="ITEM_ID", help="the discovery, attempt or decision id")
+    _add_store_path(promote)
+    promote.add_argument("--title", help="the memory's title (default: the item's first line)")
+    promote.add_argument("--write", action="store_true", help="write the memory (after showing it) and commit it")
+    promote.add_argument("--no-commit", action="store_true", help="with --write: do not commit")
+    promote.add_argument("--force", action="store_true", help="with --write: write even when lint finds errors")
+
     hook = sub.add_parser("hook", help="git hooks that enforce the append-only rule")
     hook_sub = hook.add_subparsers(dest="hook_command", metavar="ACTION", required=True)
     install = hook_sub.add_parser("install", help="install a pre-commit hook running `verify --staged`")
@@ -184,6 +198,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "retire": cmd_retire,
                 "candidates": cmd_candidates,
                 "extract": cmd_extract,
+                "sessions": cmd_sessions,
+                "promote": cmd_promote,
             }
             return handlers[args.command](args)
         return cmd_app(build_app_parser().parse_args(argv))
@@ -607,6 +623,46 @@ def cmd_extract(args) -> int:
     args.dry_run = False
     path = create_memory(root, extraction.title or "memory", text)
     return _finish_write(args, root, path, "extract", text, f"Extracted by Claude from the output of {args.agent}.")
+
+
+def cmd_sessions(args) -> int:
+    sessions = load_sessions(find_store_root(args.path))
+    if args.json:
+        _write(_dumps({"sessions": [s.to_dict() for s in sessions]}))
+        return EXIT_OK
+    if not sessions:
+        _write("No sessions in .rawko/sessions/.\n")
+    for session in sessions:
+        if session.error:
+            _write(f"{session.id}: {session.error}\n")
+            continue
+        _write(f"{session.id}  ({session.agent}, {session.created_at})\n")
+        for item in session.items:
+            result = f" [{item.result}]" if item.result else ""
+            _write(f"  {item.kind:<9} {item.id:<16} {item.importance:<8}{result} {item.summary[:90]}\n")
+    return EXIT_OK
+
+
+def cmd_promote(args) -> int:
+    root = find_store_root(args.path)
+    session = next((s for s in load_sessions(root) if s.id == args.session or Path(s.path).parent.name == args.session), None)
+    if session is None or session.error:
+        raise UsageError(f"no readable session {args.session!r} in .rawko/sessions/" + (f" ({session.error.reason})" if session and session.error else ""))
+    item = session.item(args.item)
+    if item is None:
+        raise UsageError(f"session {session.id} has no item {args.item!r}; `rawko-tui sessions` lists them")
+    if args.title:
+        item.summary = args.title
+    text = promotion_draft(session, item)
+    title = spec_extract(text).attrs["title"]
+    name = slugify(title) + ".md"
+    if not _show_and_check(args, root, name, b"", text):
+        return EXIT_FINDINGS
+    if not args.write:
+        _write("Proposed only: edit it with --title, or write it with --write.\n")
+        return EXIT_OK
+    path = create_memory(root, title, text)
+    return _finish_write(args, root, path, "promote", text, f"Promoted from session {session.id}, {item.kind} {item.id}.")
 
 
 def cmd_app(args) -> int:

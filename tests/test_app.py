@@ -417,3 +417,42 @@ async def test_a_whole_consolidation_in_the_app(tmp_path, monkeypatch):
         in_history = subprocess.run(["git", "show", f"HEAD~1:.rawko/memories/{name}"], cwd=root, capture_output=True, check=True).stdout
         assert in_history == data  # and every byte is in history too
     assert verify(root).ok
+
+
+async def test_promote_a_failed_attempt_from_a_session(tmp_path):
+    import shutil
+
+    from conftest import REPO_ROOT
+    from rawko_tui.core.lint import lint_store
+    from rawko_tui.core.store import load_store
+    from rawko_tui.tui.curation import MemoryEditor, SessionsScreen
+
+    root = write_store(tmp_path / "store", {"jwt-tokens.md": memory(title="JWT tokens", body="Tokens expire after 24 hours. " * 10)})
+    shutil.copytree(REPO_ROOT / ".rawko" / "sessions", root / ".rawko" / "sessions")
+    app = app_for(root, task="add oauth2 integration")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one("#memory-table").focus()
+        await pilot.press("o")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionsScreen)
+        kinds = [(item.kind, item.result) for _, item in app.screen.rows]
+        assert kinds.index(("attempt", "failure")) < kinds.index(("attempt", "success"))  # failures first
+        table = app.screen.query_one("#session-items", DataTable)
+        table.move_cursor(row=[item.id for _, item in app.screen.rows].index("attempt-oauth"))
+        await pilot.pause()
+        await pilot.press("p")
+        await settle(pilot)
+        assert isinstance(app.screen, MemoryEditor)
+        draft = app.screen.query_one("#merge-text", TextArea).text
+        assert "title: 'Failed attempt: Add OAuth2 integration'" in draft or "title: 'Failed attempt" in draft
+        assert "discoveredBy: developer" in draft and "discoveredIn: 20260123-103000-abc1def2-auth-feature" in draft
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await settle(pilot)
+        assert ".rawko/memories/failed-attempt-add-oauth2-integration.md" in [c.path for c in app.preview.injected]
+    store = load_store(root)
+    promoted = store.file("failed-attempt-add-oauth2-integration.md")
+    assert promoted.attrs["tags"] == ["failures"] and promoted.attrs["importance"] == "high"
+    findings = [f for f in lint_store(store) if f.path == promoted.rel_path and f.severity in ("error", "warning")]
+    assert findings == []

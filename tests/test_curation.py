@@ -142,3 +142,25 @@ def test_writing_outside_git_still_works_and_says_it_did_not_commit(tmp_path, ca
     assert main(["retire", "jwt-tokens.md", str(root), "--reason", "obsolete"]) == 0
     assert "not committed: not a git repository" in capsys.readouterr().out
     assert not status_of(load_store(root).file("jwt-tokens.md")).active
+
+
+def test_sessions_list_failures_first_and_report_a_broken_file(tmp_path, capsys):
+    import shutil
+
+    from conftest import REPO_ROOT
+
+    root = write_store(tmp_path / "store", {"jwt-tokens.md": memory(title="JWT tokens")})
+    shutil.copytree(REPO_ROOT / ".rawko" / "sessions", root / ".rawko" / "sessions")
+    broken = root / ".rawko" / "sessions" / "20260101-broken" / "agent-memory.yaml"
+    broken.parent.mkdir()
+    broken.write_text("discoveries: [unclosed\n")
+    assert main(["sessions", str(root), "--json"]) == 0
+    sessions = {s["id"]: s for s in json.loads(capsys.readouterr().out)["sessions"]}
+    good = sessions["20260123-103000-abc1def2-auth-feature"]
+    attempts = [i for i in good["items"] if i["kind"] == "attempt"]
+    assert [a["result"] for a in attempts] == ["failure", "success"]
+    assert sessions["20260101-broken"]["error"]["reason"].startswith("not valid YAML")
+    assert main(["promote", "20260123-103000-abc1def2-auth-feature", "decision-001", str(root), "--write"]) == 0
+    promoted = load_store(root).file("choose-jwt-over-session-based-auth.md")
+    assert promoted.attrs["tags"] == ["decisions", "architectural"] and promoted.attrs["discoveredBy"] == "developer"
+    assert main(["promote", "20260123-103000-abc1def2-auth-feature", "nope", str(root)]) == 2

@@ -31,7 +31,7 @@ from ..core.watch import store_signature
 from .commands import RawkoCommands
 from .messages import MemoryHighlighted
 from .safe import one_line
-from .curation import ConsolidationScreen
+from .curation import ConsolidationScreen, SessionsScreen
 from .screens import DiffScreen, HelpScreen, NoStoreScreen
 from .widgets.breakdown.breakdown import Breakdown
 from .widgets.memories.memory_list import MemoryList, build_rows
@@ -55,6 +55,7 @@ class RawkoApp(App[int]):
         Binding("w", "show_tab('tab-why')", "Why tab", id="show-why", show=False),
         Binding("r", "toggle_recursive", "Subfolders", id="toggle-recursive", show=False),
         Binding("c", "consolidate", "Consolidate", id="consolidate"),
+        Binding("o", "sessions", "Sessions", id="sessions"),
         Binding("ctrl+r", "reload", "Reload", id="reload"),
         Binding("question_mark", "help", "Keys", id="help"),
         Binding("escape", "leave_input", "Leave input", id="leave-input", show=False),
@@ -361,6 +362,10 @@ class RawkoApp(App[int]):
             return
         now_ms = self.query_state.now_ms if self.query_state and self.query_state.now_ms is not None else time.time() * 1000
         self.push_screen(ConsolidationScreen(self.store, now_ms))
+
+    def action_sessions(self) -> None:
+        if self.root is not None and not self.at:
+            self.push_screen(SessionsScreen(self.root))
 
     def action_leave_input(self) -> None:
         if isinstance(self.focused, (Input, TextArea)):

@@ -22,6 +22,7 @@ class RawkoCommands(Provider):
             ("Show prompt", "The exact text the arbiter injects", partial(app.action_show_tab, "tab-prompt")),
             ("Show why", "The breakdown of the highlighted memory", partial(app.action_show_tab, "tab-why")),
             ("Consolidate memories", "Near-duplicates, contradictions, stale memories: merge, supersede or dismiss", app.action_consolidate),
+            ("Browse sessions", "Discoveries, attempts and decisions of agent sessions; promote one to a memory", app.action_sessions),
             ("Reload store", "Read every file again", app.action_reload),
             ("Show keys", "Every key binding and its id", app.action_help),
         ]

@@ -32,22 +32,24 @@ def side_by_side(left: str, right: str) -> tuple[Text, Text]:
     return left_text, right_text
 
 
-class MergeScreen(ModalScreen[str | None]):
-    """The merged memory as a file, prefilled with a draft; lint runs as you edit."""
+class MemoryEditor(ModalScreen[str | None]):
+    """A memory file to edit before it is written (a merge, a promotion); lint runs as you type."""
 
     BINDINGS = [
-        Binding("ctrl+s", "save", "Merge and commit", id="merge-save", priority=True),
-        Binding("escape", "dismiss(None)", "Cancel", id="merge-cancel"),
+        Binding("ctrl+s", "save", "Write and commit", id="editor-save", priority=True),
+        Binding("escape", "dismiss(None)", "Cancel", id="editor-cancel"),
     ]
 
-    def __init__(self, root, draft: str) -> None:
+    def __init__(self, root, draft: str, intro: str) -> None:
         super().__init__()
         self.root = root
         self.draft = draft
+        self.intro = intro
+        self.errors: list = []
 
     def compose(self) -> ComposeResult:
         with Vertical(id="merge-box"):
-            yield Static(Text("The merged memory. Edit it, then Ctrl+S writes it, marks both originals as superseded by it, and commits all of it at once.", "bold"))
+            yield Static(Text(self.intro, "bold"))
             yield TextArea(self.draft, id="merge-text", language="markdown", show_line_numbers=True)
             yield Static(id="merge-lint")
         yield Footer()
@@ -60,7 +62,7 @@ class MergeScreen(ModalScreen[str | None]):
         self._lint(event.text_area.text)
 
     def _lint(self, text: str) -> None:
-        findings = lint_text(self.root, "merged.md", text.encode("utf-8"))
+        findings = lint_text(self.root, "draft.md", text.encode("utf-8"))
         shown = Text()
         for finding in findings:
             if finding.code == "file-name":
@@ -75,6 +77,100 @@ class MergeScreen(ModalScreen[str | None]):
             self.notify("Fix the lint errors first.", severity="error")
             return
         self.dismiss(self.query_one("#merge-text", TextArea).text)
+
+
+class MergeScreen(MemoryEditor):
+    def __init__(self, root, draft: str) -> None:
+        super().__init__(
+            root,
+            draft,
+            "The merged memory. Edit it, then Ctrl+S writes it, marks both originals as superseded by it, and commits all of it at once.",
+        )
+
+
+class SessionsScreen(Screen[None]):
+    """What agents discovered, attempted (failures first) and decided in their sessions."""
+
+    BINDINGS = [
+        Binding("p", "promote", "Promote to a memory", id="sessions-promote"),
+        Binding("escape", "app.pop_screen", "Back", id="sessions-back"),
+    ]
+
+    def __init__(self, root) -> None:
+        super().__init__()
+        self.root = root
+        self.rows: list = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="sessions"):
+            table = DataTable(id="session-items", cursor_type="row", zebra_stripes=True)
+            table.add_column("Session", key="session", width=30)
+            table.add_column("Kind", key="kind", width=10)
+            table.add_column("Id", key="id", width=16)
+            table.add_column("Importance", key="importance", width=10)
+            table.add_column("Result", key="result", width=8)
+            table.add_column("Summary", key="summary", width=60)
+            yield table
+            with VerticalScroll(id="session-detail-box"):
+                yield Static(id="session-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        from ..core.sessions import load_sessions
+
+        table = self.query_one("#session-items", DataTable)
+        problems = Text()
+        for session in load_sessions(self.root):
+            if session.error:
+                problems.append_text(literal(f"{session.error}\n", "red", limit=500))
+                continue
+            for item in session.items:
+                self.rows.append((session, item))
+                style = "bold red" if item.result == "failure" else ""
+                table.add_row(cell(session.id), cell(item.kind), cell(item.id), cell(item.importance), cell(item.result, style), cell(item.summary))
+        if not self.rows:
+            problems.append("No sessions in .rawko/sessions/.", "dim")
+        self.query_one("#session-detail", Static).update(problems)
+        table.focus()
+
+    @on(DataTable.RowHighlighted, "#session-items")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if 0 <= event.cursor_row < len(self.rows):
+            session, item = self.rows[event.cursor_row]
+            self.query_one("#session-detail", Static).update(literal(f"{item.kind} {item.id} · {item.timestamp}\n\n{item.text}", limit=20000))
+
+    def action_promote(self) -> None:
+        from ..core.sessions import promotion_draft
+
+        row = self.query_one("#session-items", DataTable).cursor_row
+        if not 0 <= row < len(self.rows):
+            return
+        session, item = self.rows[row]
+        intro = f"A long-term memory from session {session.id} ({item.kind} {item.id}). Edit it, then Ctrl+S writes and commits it."
+
+        def promoted(text: str | None) -> None:
+            if text is not None:
+                self.write_promotion(text, f"Promoted from session {session.id}, {item.kind} {item.id}.")
+
+        self.app.push_screen(MemoryEditor(self.root, promotion_draft(session, item), intro), promoted)
+
+    @work(thread=True, exclusive=True, group="curation-write", description="promote a session item")
+    def write_promotion(self, text: str, summary: str) -> None:
+        from ..core.history import repo_root
+        from ..core.store import spec_extract
+        from ..core.writer import commit, create_memory
+
+        title = spec_extract(text).attrs.get("title") or "memory"
+        path = create_memory(self.root, str(title), text)
+        sha = commit(self.root, [path], "promote", summary) if repo_root(self.root) else None
+        note = f"Wrote {path.name}" + (f" (commit {sha[:8]})" if sha else " (not committed: not a git repository)")
+        self.app.call_from_thread(self._written, note)
+
+    def _written(self, note: str) -> None:
+        self.notify(clean(note), timeout=5)
+        self.app.action_reload()
+        self.app.pop_screen()
 
 
 class ConsolidationScreen(Screen[None]):

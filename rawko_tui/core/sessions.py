@@ -1,0 +1,200 @@
+"""Per-session agent memory (seed 002): ``.rawko/sessions/<id>/agent-memory.yaml``.
+
+A session records what one agent discovered, attempted and decided during a
+run.  Some of it deserves to outlive the session: ``promotion_draft`` turns a
+discovery, a failed attempt's lesson or a decision into a long-term memory
+file, prefilled for a person to edit before it is written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .store import LoadError
+
+SESSIONS_DIR = "sessions"
+FILE_NAME = "agent-memory.yaml"
+
+# seed 002's discovery types -> the convention's tags (seed 001)
+TAGS_BY_TYPE = {
+    "codebase_structure": ["codebase-structure", "structure"],
+    "dependency_check": ["dependencies", "constraints"],
+    "code_pattern": ["code-patterns", "patterns"],
+    "api_surface": ["api-surface"],
+    "data_model": ["data-model"],
+    "complexity_assessment": ["analysis", "planning"],
+    "failure_cause": ["failures"],
+    "solution_verified": ["solutions"],
+}
+_STOP = set("the and for with from into that this when what have been will should only also than then them they were there".split())
+
+
+@dataclass
+class SessionItem:
+    kind: str  # discovery | attempt | decision
+    id: str
+    timestamp: str
+    summary: str
+    text: str
+    importance: str
+    type: str = ""
+    result: str = ""
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "id": self.id, "timestamp": self.timestamp, "summary": self.summary, "importance": self.importance, "type": self.type, "result": self.result}
+
+
+@dataclass
+class Session:
+    id: str
+    path: str
+    agent: str = ""
+    created_at: str = ""
+    items: list[SessionItem] = field(default_factory=list)
+    error: LoadError | None = None
+
+    def item(self, item_id: str) -> SessionItem | None:
+        return next((i for i in self.items if i.id == item_id), None)
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id,
+            "path": self.path,
+            "agent": self.agent,
+            "createdAt": self.created_at,
+            "items": [i.to_dict() for i in self.items],
+            "error": self.error.to_dict() if self.error else None,
+        }
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return "\n".join(f"- {_text(v)}" for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_text(v)}" for k, v in value.items())
+    return str(value).strip()
+
+
+def _stamp(value: object) -> str:
+    """A timestamp as ISO 8601 with its offset (YAML may have read it as a datetime)."""
+    from datetime import datetime, timezone
+
+    if isinstance(value, datetime):
+        value = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    return "" if value is None else str(value)
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def _items(data: dict) -> list[SessionItem]:
+    items: list[SessionItem] = []
+    for d in data.get("discoveries") or []:
+        if isinstance(d, dict):
+            content = _text(d.get("content"))
+            items.append(SessionItem("discovery", str(d.get("id", "")), _stamp(d.get("timestamp")), _first_line(content), content, str(d.get("importance", "medium")), str(d.get("type", ""))))
+    attempts = [a for a in data.get("attempts") or [] if isinstance(a, dict)]
+    attempts.sort(key=lambda a: a.get("result") != "failure")  # failures first: they teach the most
+    for a in attempts:
+        parts = [
+            f"**Attempted:** {_text(a.get('description'))}",
+            f"**Approach:** {_text(a.get('approach'))}" if a.get("approach") else "",
+            f"**What happened:** {_text(a.get('error') or a.get('output'))}" if a.get("error") or a.get("output") else "",
+            f"**Lessons:**\n{_text(a.get('lessons'))}" if a.get("lessons") else "",
+        ]
+        result = str(a.get("result", ""))
+        items.append(
+            SessionItem(
+                "attempt",
+                str(a.get("id", "")),
+                _stamp(a.get("timestamp")),
+                _text(a.get("description")),
+                "\n\n".join(p for p in parts if p),
+                "high" if result == "failure" else "medium",
+                result=result,
+            )
+        )
+    for d in data.get("decisions") or []:
+        if isinstance(d, dict):
+            parts = [f"**Decision:** {_text(d.get('description'))}", f"**Reasoning:**\n{_text(d.get('reasoning'))}" if d.get("reasoning") else ""]
+            if d.get("alternatives"):
+                parts.append(f"**Alternatives considered:**\n{_text(d.get('alternatives'))}")
+            impact = str(d.get("impact", "medium"))
+            items.append(
+                SessionItem(
+                    "decision",
+                    str(d.get("id", "")),
+                    _stamp(d.get("timestamp")),
+                    _text(d.get("description")),
+                    "\n\n".join(p for p in parts if p),
+                    impact if impact in ("low", "medium", "high", "critical") else "medium",
+                    str(d.get("type", "")),
+                )
+            )
+    return items
+
+
+def load_sessions(root: Path) -> list[Session]:
+    """Every session of the store, newest first; a file that cannot be read is reported, not fatal."""
+    from ruamel.yaml import YAML
+
+    folder = Path(root) / ".rawko" / SESSIONS_DIR
+    sessions: list[Session] = []
+    for path in sorted(folder.glob(f"*/{FILE_NAME}"), reverse=True) if folder.is_dir() else []:
+        rel = path.relative_to(root).as_posix()
+        session = Session(id=path.parent.name, path=rel)
+        try:
+            data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+        except Exception as exc:  # ruamel raises many kinds; each is a reason to show
+            line = getattr(getattr(exc, "problem_mark", None), "line", None)
+            session.error = LoadError(rel, f"not valid YAML: {str(exc).splitlines()[0] if str(exc) else exc}", line + 1 if line is not None else None)
+            sessions.append(session)
+            continue
+        if not isinstance(data, dict):
+            session.error = LoadError(rel, "not a mapping of session fields")
+            sessions.append(session)
+            continue
+        session.id = str(data.get("sessionId", session.id))
+        session.agent = str(data.get("agent", ""))
+        session.created_at = _stamp(data.get("createdAt"))
+        session.items = _items(data)
+        sessions.append(session)
+    return sessions
+
+
+def _patterns(summary: str) -> str:
+    words = [w for w in re.findall(r"[a-z][a-z0-9]{3,}", summary.lower()) if w not in _STOP]
+    unique = list(dict.fromkeys(words))[:3]
+    return "|".join(unique) or "session"
+
+
+def promotion_draft(session: Session, item: SessionItem) -> str:
+    """A long-term memory file for a person to edit: frontmatter prefilled from the session item."""
+    from .writer import format_entry
+
+    title = item.summary[:80].rstrip(" .") or f"{item.kind.title()} {item.id}"
+    if item.kind == "attempt" and item.result == "failure" and not title.lower().startswith("failed"):
+        title = f"Failed attempt: {title}"
+    if item.kind == "discovery":
+        tags = TAGS_BY_TYPE.get(item.type, [item.type] if item.type else [])
+    elif item.kind == "attempt":
+        tags = ["failures"] if item.result == "failure" else ["solutions"]
+    else:
+        tags = ["decisions"] + ([item.type] if item.type else [])
+    fields = {
+        "title": title,
+        "whenToUse": [_patterns(item.summary)],
+        "tags": tags,
+        "importance": item.importance if item.importance in ("low", "medium", "high", "critical") else "medium",
+        "discoveredAt": item.timestamp,
+        "discoveredBy": session.agent or "unknown",
+        "discoveredIn": session.id,
+        "source": f"{session.path} ({item.kind} {item.id})",
+    }
+    return format_entry(fields, f"# {title}\n\n{item.text}")
