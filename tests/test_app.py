@@ -456,3 +456,62 @@ async def test_promote_a_failed_attempt_from_a_session(tmp_path):
     assert promoted.attrs["tags"] == ["failures"] and promoted.attrs["importance"] == "high"
     findings = [f for f in lint_store(store) if f.path == promoted.rel_path and f.severity in ("error", "warning")]
     assert findings == []
+
+
+async def test_create_append_and_retire_in_the_app(tmp_path, monkeypatch):
+    from rawko_tui.core.history import verify
+    from rawko_tui.core.store import load_store
+    from rawko_tui.tui.curation import MemoryEditor
+
+    for key, value in {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "a@example.com", "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "a@example.com"}.items():
+        monkeypatch.setenv(key, value)
+    root = write_store(tmp_path / "store", {"jwt-tokens.md": memory(title="JWT tokens", when='"token"', body="Tokens expire after 24 hours. " * 10)})
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "initial")
+    new_memory = memory(title="Token refresh", when='"refresh"', importance="high", body="Refresh tokens rotate on every use and live for 30 days in the sessions table. " * 4)
+    app = app_for(root, task="refresh the token")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one("#memory-table").focus()
+        await pilot.press("n")
+        await settle(pilot)
+        editor = app.screen
+        assert isinstance(editor, MemoryEditor)
+        assert "error" in str(editor.query_one("#merge-lint").render())  # the template's empty title is caught live
+        editor.query_one("#merge-text", TextArea).text = new_memory
+        await pilot.pause(0.8)
+        await settle(pilot)
+        assert "Lint: clean" in str(editor.query_one("#merge-lint").render())
+        assert "+token-refresh.md" in str(editor.query_one("#merge-impact").render())
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await settle(pilot)
+        assert (root / ".rawko" / "memories" / "token-refresh.md").read_text() == new_memory
+
+        app.query_one(MemoryList).select_path(".rawko/memories/jwt-tokens.md")
+        await settle(pilot)
+        app.query_one("#memory-table").focus()
+        await pilot.press("a")
+        await settle(pilot)
+        editor = app.screen
+        assert "Appends" in str(editor.query_one("#merge-lint").render())
+        area = editor.query_one("#merge-text", TextArea)
+        area.text = area.text + "Tokens now expire after 12 hours."
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await settle(pilot)
+        app.action_append("retire")
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await settle(pilot)
+        table = app.query_one("#results", DataTable)
+        whys = {str(table.get_row_at(r)[2]): str(table.get_row_at(r)[4]) for r in range(table.row_count)}
+        assert whys["JWT tokens"] == "injected · retired in its entries"
+
+    jwt = load_store(root).file("jwt-tokens.md")
+    assert [e.frontmatter.get("status") for e in jwt.entries] == [None, None, "retired"]
+    assert "Tokens now expire after 12 hours." in jwt.entries[1].body
+    assert int(_git(root, "rev-list", "--count", "HEAD")) == 4  # initial, new, update, retire
+    assert verify(root).ok

@@ -50,6 +50,7 @@ def test_parse_errors_are_errors_with_lines(tmp_path):
     ("kwargs", "code", "severity", "text"),
     [
         ({"title": "42"}, "field-type", "error", "title is a number"),
+        ({"title": '""'}, "missing-field", "error", "the title is empty"),
         ({"when": "[7]"}, "field-type", "error", "whenToUse item '7'"),
         ({"importance": "[high]"}, "field-type", "error", "toUpperCase"),
         ({"tags": '"auth"'}, "field-type", "error", "tags.filter"),

@@ -295,3 +295,73 @@ def dismiss(root: Path, paths: tuple[str, ...]) -> None:
     with path.open("w", encoding="utf-8") as handle:
         handle.write("# Consolidation candidates a person dismissed; rawko-tui does not propose them again.\n")
         yaml.dump({"dismissed": [list(g) for g in groups]}, handle)
+
+
+# --------------------------------------------------------------------------
+# Impact of a change on injections
+# --------------------------------------------------------------------------
+
+
+def store_with(store: Store, name: str, data: bytes) -> Store:
+    """The store as it would be with ``.rawko/memories/<name>`` holding ``data`` (nothing is written)."""
+    from .store import parse_memory_bytes
+    from .jsvalue import utf16_sort_key
+
+    memory = MemoryFile(
+        path=store.root / ".rawko" / "memories" / name, rel_path=f".rawko/memories/{name}", name=name, top_level="/" not in name, size=len(data)
+    )
+    parse_memory_bytes(memory, data)
+    files = [f for f in store.files if f.name != name] + [memory]
+    files.sort(key=lambda f: (not f.top_level, utf16_sort_key(f.name)))
+    return Store(root=store.root, files=files, agents=store.agents, config=store.config)
+
+
+@dataclass(frozen=True)
+class Impact:
+    task: str
+    agent: str
+    view: str  # spec | effective
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+
+    def describe(self) -> str:
+        parts = [f"+{p.rsplit('/', 1)[-1]}" for p in self.added] + [f"-{p.rsplit('/', 1)[-1]}" for p in self.removed]
+        return f"{self.view}: {self.task!r} ({self.agent}): {' '.join(parts)}"
+
+
+def impact_of_change(store: Store, name: str, data: bytes, tasks: list[tuple[str, str]], now_ms: float) -> list[Impact]:
+    """For each task, what the change adds to or removes from the injection, in both views."""
+    from .arbiter import resolve_options, run_preview
+
+    after = store_with(store, name, data)
+    changes = []
+    for task, agent in tasks:
+        for view, before_store, after_store in (("spec", store, after), ("effective", effective_store(store), effective_store(after))):
+            options = resolve_options(store, agent)
+            old = {c.path for c in run_preview(before_store, task, agent, options, now_ms).injected}
+            new = {c.path for c in run_preview(after_store, task, agent, options, now_ms).injected}
+            if old != new:
+                changes.append(Impact(task, agent, view, tuple(sorted(new - old)), tuple(sorted(old - new))))
+    return changes
+
+
+def new_memory_template(agent: str) -> str:
+    from .writer import format_entry
+
+    fields = {"title": "", "whenToUse": ["pattern|alternative"], "tags": [], "importance": "medium", "discoveredAt": now_iso(), "discoveredBy": agent}
+    return format_entry(fields, "# Title\n\nWhat was learned, specifically (at least 50 words).")
+
+
+def append_template(kind: str, memory: MemoryFile) -> str:
+    """An entry to append: an update, a correction, a change of importance, or a retirement."""
+    from .writer import format_entry
+
+    today = now_iso()[:10]
+    if kind == "correct":
+        return format_entry({"updatedAt": now_iso(), "correction": "what was wrong"}, f"## Correction ({today})\n\n")
+    if kind == "importance":
+        current = js_to_string(memory.effective()[0].get("importance", "medium"))
+        return format_entry({"importance": current, "updatedAt": now_iso()}, f"## Importance changed ({today})\n\nWhy: ")
+    if kind == "retire":
+        return format_entry(retire_entry("why it no longer holds"), f"Retired ({today}): ")
+    return format_entry({"updatedAt": now_iso()}, f"## Update ({today})\n\n")

@@ -96,6 +96,8 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
         add(ERROR, "missing-field", "no title: the spec's scoring calls title.toLowerCase() and throws, so nothing is injected for anyone", line_of("title"))
     elif not isinstance(title, str):
         add(ERROR, "field-type", f"title is a {type_name(title)}, not text: the spec's scoring throws on it", line_of("title"))
+    elif not title.strip():
+        add(ERROR, "missing-field", "the title is empty: the injected block would read '### ' with nothing after it", line_of("title"))
     else:
         slug = slugify(title)
         if slug and memory.stem != slug:

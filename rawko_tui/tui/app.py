@@ -23,7 +23,9 @@ from textual.widgets import DataTable, Footer, Header, Input, Markdown, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..core.arbiter import SPEC_AGENTS, Preview, parse_now, resolve_options, run_preview
-from ..core.curation import effective_store
+from ..core.curation import append_template, effective_store, impact_of_change, new_memory_template
+from ..core.store import spec_extract
+from ..core.writer import Seen, append_entry, commit, create_memory
 from ..core.lint import Finding, lint_store
 from ..core.history import FileHistory, commit_diff, file_history, repo_root
 from ..core.store import Store, load_store, load_store_at
@@ -31,7 +33,7 @@ from ..core.watch import store_signature
 from .commands import RawkoCommands
 from .messages import MemoryHighlighted
 from .safe import one_line
-from .curation import ConsolidationScreen, SessionsScreen
+from .curation import ConsolidationScreen, MemoryEditor, SessionsScreen
 from .screens import DiffScreen, HelpScreen, NoStoreScreen
 from .widgets.breakdown.breakdown import Breakdown
 from .widgets.memories.memory_list import MemoryList, build_rows
@@ -56,6 +58,8 @@ class RawkoApp(App[int]):
         Binding("r", "toggle_recursive", "Subfolders", id="toggle-recursive", show=False),
         Binding("c", "consolidate", "Consolidate", id="consolidate"),
         Binding("o", "sessions", "Sessions", id="sessions"),
+        Binding("n", "new_memory", "New", id="new-memory"),
+        Binding("a", "append('update')", "Append", id="append-update"),
         Binding("ctrl+r", "reload", "Reload", id="reload"),
         Binding("question_mark", "help", "Keys", id="help"),
         Binding("escape", "leave_input", "Leave input", id="leave-input", show=False),
@@ -98,6 +102,7 @@ class RawkoApp(App[int]):
         self._rank_lock = threading.Lock()
         self._rank_wanted = threading.Event()
         self._rank_busy = False
+        self.recent_tasks: list[tuple[str, str]] = []
         self._effective_cache: tuple[Store, Store] | None = None
         if root is not None:
             self.sub_title = root.name + (f" at {at} (read-only)" if at else "")
@@ -241,6 +246,9 @@ class RawkoApp(App[int]):
 
     def _preview_ready(self, preview: Preview, seconds: float) -> None:
         self.preview = preview
+        if preview.task.strip():
+            recent = (preview.task, preview.agent)
+            self.recent_tasks = [recent] + [t for t in self.recent_tasks if t != recent and not recent[0].startswith(t[0])][:7]
         self.last_preview_seconds = seconds
         self.query_one(PreviewPane).show(preview)
         self.query_one(MemoryList).set_scores(preview)
@@ -366,6 +374,53 @@ class RawkoApp(App[int]):
     def action_sessions(self) -> None:
         if self.root is not None and not self.at:
             self.push_screen(SessionsScreen(self.root))
+
+    def _impact(self, name: str, data: bytes) -> list[str]:
+        now_ms = self.query_state.now_ms if self.query_state and self.query_state.now_ms is not None else time.time() * 1000
+        return [i.describe() for i in impact_of_change(self.store, name, data, self.recent_tasks[:5], now_ms)]
+
+    def action_new_memory(self) -> None:
+        if self.store is None or self.at:
+            return
+        agent = self.query_state.agent if self.query_state else "developer"
+        intro = "A new memory. Ctrl+S writes .rawko/memories/<its title as kebab-case>.md and commits it."
+
+        def written(text: str | None) -> None:
+            if text is not None:
+                self.write_new(text)
+
+        self.push_screen(MemoryEditor(self.root, new_memory_template(agent), intro, impact=self._impact), written)
+
+    @work(thread=True, exclusive=True, group="curation-write", description="write a new memory")
+    def write_new(self, text: str) -> None:
+        title = spec_extract(text).attrs.get("title") or "memory"
+        path = create_memory(self.root, str(title), text)
+        self._committed(path, "create", f"New memory: {title}")
+
+    def action_append(self, kind: str) -> None:
+        memory = self.store.file(self.selected) if self.store and self.selected else None
+        if memory is None or self.at or memory.symlink or memory.text is None:
+            self.notify("Select a memory file to append to.", timeout=3)
+            return
+        prefix = memory.path.read_bytes()
+        intro = f"An entry appended to {memory.rel_path} ({kind}). Ctrl+S appends exactly this and commits it; nothing above it changes."
+
+        def written(text: str | None) -> None:
+            if text is not None:
+                self.write_append(memory.name, prefix, text, kind)
+
+        self.push_screen(MemoryEditor(self.root, append_template(kind, memory), intro, prefix=prefix, name=memory.name, impact=self._impact), written)
+
+    @work(thread=True, exclusive=True, group="curation-write", description="append to a memory")
+    def write_append(self, name: str, prefix: bytes, text: str, kind: str) -> None:
+        result = append_entry(self.root, name, text, Seen.of(prefix))
+        self._committed(result.path, kind if kind != "update" else "append", "")
+
+    def _committed(self, path, action: str, summary: str) -> None:
+        sha = commit(self.root, [path], action, summary) if repo_root(self.root) else None
+        note = f"{action}: {path.name}" + (f" (commit {sha[:8]})" if sha else " (not committed: not a git repository)")
+        self.call_from_thread(self.notify, one_line(note, 200), timeout=5)
+        self.call_from_thread(self.load)
 
     def action_leave_input(self) -> None:
         if isinstance(self.focused, (Input, TextArea)):

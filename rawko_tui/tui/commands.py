@@ -23,6 +23,11 @@ class RawkoCommands(Provider):
             ("Show why", "The breakdown of the highlighted memory", partial(app.action_show_tab, "tab-why")),
             ("Consolidate memories", "Near-duplicates, contradictions, stale memories: merge, supersede or dismiss", app.action_consolidate),
             ("Browse sessions", "Discoveries, attempts and decisions of agent sessions; promote one to a memory", app.action_sessions),
+            ("New memory", "Write a memory file, with live validation", app.action_new_memory),
+            ("Append an update", "Add an update to the selected memory", partial(app.action_append, "update")),
+            ("Correct memory", "Append a correction to the selected memory", partial(app.action_append, "correct")),
+            ("Change importance", "Append a new importance for the selected memory", partial(app.action_append, "importance")),
+            ("Retire memory", "Append status: retired, with a reason", partial(app.action_append, "retire")),
             ("Reload store", "Read every file again", app.action_reload),
             ("Show keys", "Every key binding and its id", app.action_help),
         ]

@@ -33,25 +33,34 @@ def side_by_side(left: str, right: str) -> tuple[Text, Text]:
 
 
 class MemoryEditor(ModalScreen[str | None]):
-    """A memory file to edit before it is written (a merge, a promotion); lint runs as you type."""
+    """A memory file (or an entry to append) to edit before it is written; lint runs as you type.
+
+    With ``prefix`` the text is appended to that file: lint judges the file as it
+    would be.  With ``impact`` the effect on recently previewed tasks is shown.
+    """
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Write and commit", id="editor-save", priority=True),
         Binding("escape", "dismiss(None)", "Cancel", id="editor-cancel"),
     ]
 
-    def __init__(self, root, draft: str, intro: str) -> None:
+    def __init__(self, root, draft: str, intro: str, prefix: bytes = b"", name: str = "draft.md", impact=None) -> None:
         super().__init__()
         self.root = root
         self.draft = draft
         self.intro = intro
+        self.prefix = prefix
+        self.file_name = name
+        self.impact = impact
         self.errors: list = []
+        self._impact_timer = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="merge-box"):
             yield Static(Text(self.intro, "bold"))
             yield TextArea(self.draft, id="merge-text", language="markdown", show_line_numbers=True)
             yield Static(id="merge-lint")
+            yield Static(id="merge-impact")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -61,16 +70,55 @@ class MemoryEditor(ModalScreen[str | None]):
     def _changed(self, event: TextArea.Changed) -> None:
         self._lint(event.text_area.text)
 
+    def _name_for(self, text: str) -> str:
+        """A new file is named after its title; an append goes to its file."""
+        if self.prefix:
+            return self.file_name
+        from ..core.store import spec_extract
+        from ..core.writer import slugify
+
+        try:
+            title = spec_extract(text).attrs.get("title")
+        except (ValueError, AttributeError):
+            return self.file_name
+        return slugify(title) + ".md" if isinstance(title, str) and title.strip() else self.file_name
+
+    def _result(self, text: str) -> bytes:
+        return self.prefix + (b"\n\n" if self.prefix else b"") + text.encode("utf-8")
+
     def _lint(self, text: str) -> None:
-        findings = lint_text(self.root, "draft.md", text.encode("utf-8"))
+        findings = lint_text(self.root, self.file_name, self._result(text))
         shown = Text()
+        if self.prefix:
+            shown.append(f"Appends {len(self._result(text)) - len(self.prefix):,} bytes after the {len(self.prefix):,} bytes of {self.file_name}.\n", "dim")
+        # a new file is named after its title when it is written: its name cannot be wrong
+        findings = [f for f in findings if self.prefix or f.code != "file-name"]
         for finding in findings:
-            if finding.code == "file-name":
-                continue  # the file is named after the title when it is written
             shown.append(f"{finding.severity}: ", {"error": "bold red", "warning": "yellow"}.get(finding.severity, "cyan"))
             shown.append_text(literal(finding.message + "\n", limit=500))
-        self.query_one("#merge-lint", Static).update(shown or Text("Lint: clean.", "green"))
+        if not findings:
+            shown.append("Lint: clean.", "green")
+        self.query_one("#merge-lint", Static).update(shown)
         self.errors = [f for f in findings if f.severity == "error"]
+        if self.impact is not None:
+            if self._impact_timer is not None:
+                self._impact_timer.stop()
+            name = self._name_for(text)
+            self._impact_timer = self.set_timer(0.5, lambda: self.compute_impact(name, self._result(text)))
+
+    @work(thread=True, exclusive=True, group="editor-impact", description="impact on recent tasks")
+    def compute_impact(self, name: str, data: bytes) -> None:
+        lines = self.impact(name, data)
+        self.app.call_from_thread(self._show_impact, lines)
+
+    def _show_impact(self, lines: list[str]) -> None:
+        text = Text("Impact on recently previewed tasks: ", "bold")
+        if not lines:
+            text.append("none of them changes.", "dim")
+        for line in lines:
+            text.append("\n  ")
+            text.append_text(literal(line, limit=300))
+        self.query_one("#merge-impact", Static).update(text)
 
     def action_save(self) -> None:
         if self.errors:

@@ -14,6 +14,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Checkbox, DataTable, Input, Select, Static, TextArea
 
 from ....core.arbiter import COMPONENT_KEYS, IMPORTANCE_ORDER, Preview, parse_now
+from ....core.curation import status_of
 from ....core.jsvalue import js_to_string
 from ....core.tokens import estimate_tokens
 from ...messages import MemoryHighlighted
@@ -196,7 +197,7 @@ class PreviewPane(Vertical):
                     cell(f"{c.score:g}" if c.loaded else "—", "bold green" if c.injected else ""),
                     cell(c.title or c.file.name, "" if c.loaded else "dim"),
                     cell(" ".join(f"{c.components[k]:>3g}" for k in COMPONENT_KEYS) if c.loaded else "", "dim"),
-                    cell(*_REASON_TEXT.get(c.reason, (c.reason, ""))),
+                    cell(*self._why(c, preview)),
                 )
                 for c in shown
             ]
@@ -204,6 +205,13 @@ class PreviewPane(Vertical):
         if cursor_path in self.rows:
             table.move_cursor(row=self.rows.index(cursor_path))
         self._update_summary()
+
+    @staticmethod
+    def _why(candidate, preview: Preview) -> tuple[str, str]:
+        label = _REASON_TEXT.get(candidate.reason, (candidate.reason, ""))
+        if candidate.injected and preview.view == "spec" and not status_of(candidate.file).active:
+            return ("injected · retired in its entries", "bold yellow")  # the spec's arbiter never reads them
+        return label
 
     def set_exact_tokens(self, text: str) -> None:
         self.exact_tokens = text
