@@ -155,3 +155,40 @@ def extraction_file(extraction: Extraction, agent: str, task: str, discovered_at
     if not body.lstrip().startswith("#"):
         body = f"# {ordered['title']}\n\n{body}"
     return format_entry(ordered, body)
+
+
+MERGE_PROMPT = """You are consolidating long-term memories that AI agents wrote about a codebase.
+The memories below overlap. Write ONE memory file that keeps every fact that is still true,
+says which of them disagree and how (do not silently pick a side), and drops repetition.
+
+Answer with the memory file only: a YAML frontmatter block between lines of three dashes
+(title, whenToUse as a list of patterns, tags, importance: low|medium|high|critical,
+discoveredAt, discoveredBy, supersedes: the file names below), then the Markdown body.
+
+{memories}
+"""
+
+
+def build_merge_prompt(files: list[tuple[str, str]]) -> str:
+    """``files``: (file name, full text) of each memory to merge."""
+    shown = "\n\n".join(f"=== {name} ===\n{text}" for name, text in files)
+    return MERGE_PROMPT.replace("{memories}", shown, 1)
+
+
+def parse_memory_answer(text: str) -> str:
+    """The memory file in an answer (from its first '---' line on); a ClaudeError when there is none."""
+    start = text.find("---\n")
+    if start < 0:
+        raise ClaudeError("the answer held no memory file (no '---' frontmatter)")
+    answer = text[start:].rstrip()
+    if answer.endswith("```"):
+        answer = answer[:-3].rstrip()
+    from .store import spec_extract
+
+    try:
+        view = spec_extract(answer + "\n")
+    except ValueError as exc:
+        raise ClaudeError(f"the answer's memory file does not parse: {exc}") from None
+    if not isinstance(view.attrs, dict) or not view.attrs.get("title"):
+        raise ClaudeError("the answer's memory file has no title")
+    return answer + "\n"

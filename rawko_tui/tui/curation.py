@@ -128,12 +128,54 @@ class MemoryEditor(ModalScreen[str | None]):
 
 
 class MergeScreen(MemoryEditor):
-    def __init__(self, root, draft: str) -> None:
+    BINDINGS = [Binding("ctrl+d", "claude_draft", "Draft with Claude", id="merge-claude", priority=True)]
+
+    def __init__(self, root, draft: str, originals: list[tuple[str, str]] | None = None) -> None:
         super().__init__(
             root,
             draft,
-            "The merged memory. Edit it, then Ctrl+S writes it, marks both originals as superseded by it, and commits all of it at once.",
+            "The merged memory. Edit it, then Ctrl+S writes it, marks both originals as superseded by it, and commits all of it at once. "
+            "Ctrl+D asks Claude for a draft (needs ANTHROPIC_API_KEY).",
         )
+        self.originals = originals or []
+
+    def action_claude_draft(self) -> None:
+        self.query_one("#merge-text", TextArea).loading = True
+        self.notify("Asking Claude for a merge draft… (Esc cancels)", timeout=3)
+        self.claude_merge()
+
+    @work(thread=True, exclusive=True, group="claude", description="ask Claude for a merge draft")
+    def claude_merge(self) -> None:
+        import os
+
+        from ..core.claude import ClaudeError, ask_claude, build_merge_prompt, parse_memory_answer
+        from ..core.store import load_config
+
+        worker = get_current_worker()
+        model = str(load_config(self.root).get("model") or "") or None
+        try:
+            answer = ask_claude(build_merge_prompt(self.originals), os.environ.get("ANTHROPIC_API_KEY"), **({"model": model} if model else {}))
+            draft, error = parse_memory_answer(answer), None
+        except ClaudeError as exc:
+            draft, error = None, str(exc)
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._claude_done, draft, error)
+
+    def _claude_done(self, draft: str | None, error: str | None) -> None:
+        area = self.query_one("#merge-text", TextArea)
+        area.loading = False
+        if error:
+            self.notify(clean(f"No draft: {error}. The draft above is yours to edit."), severity="warning", timeout=6)
+        elif draft is not None:
+            area.text = draft
+
+    def action_dismiss(self, result=None) -> None:  # Esc: cancel a pending draft first
+        if self.query_one("#merge-text", TextArea).loading:
+            self.workers.cancel_group(self, "claude")
+            self.query_one("#merge-text", TextArea).loading = False
+            self.notify("Draft cancelled.", timeout=2)
+            return
+        self.dismiss(result)
 
 
 class SessionsScreen(Screen[None]):
@@ -141,6 +183,7 @@ class SessionsScreen(Screen[None]):
 
     BINDINGS = [
         Binding("p", "promote", "Promote to a memory", id="sessions-promote"),
+        Binding("x", "extract", "Extract with Claude", id="sessions-extract"),
         Binding("escape", "app.pop_screen", "Back", id="sessions-back"),
     ]
 
@@ -202,6 +245,50 @@ class SessionsScreen(Screen[None]):
                 self.write_promotion(text, f"Promoted from session {session.id}, {item.kind} {item.id}.")
 
         self.app.push_screen(MemoryEditor(self.root, promotion_draft(session, item), intro), promoted)
+
+    def action_extract(self) -> None:
+        row = self.query_one("#session-items", DataTable).cursor_row
+        if not 0 <= row < len(self.rows):
+            return
+        session, _ = self.rows[row]
+        self.query_one("#session-items", DataTable).loading = True
+        self.notify(f"Asking Claude what session {session.id} taught (SPEC-0005's extraction)…", timeout=3)
+        self.claude_extract(session)
+
+    @work(thread=True, exclusive=True, group="claude", description="ask Claude for a memory from a session")
+    def claude_extract(self, session) -> None:
+        import os
+
+        from ..core.claude import ClaudeError, ask_claude, build_extraction_prompt, extraction_file, parse_extraction
+        from ..core.curation import now_iso
+        from ..core.store import load_store
+
+        worker = get_current_worker()
+        store = load_store(self.root)
+        existing = [(m.name, m.attrs["title"]) for m in store.files if isinstance(m.attrs.get("title"), str)]
+        output = (self.root / session.path).read_text(encoding="utf-8", errors="replace")
+        task = f"session {session.id}"
+        try:
+            extraction = parse_extraction(ask_claude(build_extraction_prompt(session.agent, task, output, "partial", existing), os.environ.get("ANTHROPIC_API_KEY")))
+            text = extraction_file(extraction, session.agent, task, now_iso()) if extraction.should_create else None
+            error = None if extraction.should_create else f"Claude proposes no memory: {extraction.reasoning}"
+        except ClaudeError as exc:
+            text, error = None, f"No draft: {exc}"
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._extracted, session, text, error)
+
+    def _extracted(self, session, text: str | None, error: str | None) -> None:
+        self.query_one("#session-items", DataTable).loading = False
+        if error:
+            self.notify(clean(error), severity="warning", timeout=6)
+            return
+
+        def written(final: str | None) -> None:
+            if final is not None:
+                self.write_promotion(final, f"Extracted by Claude from session {session.id}.")
+
+        intro = f"Claude's proposal from session {session.id}. Edit it, then Ctrl+S writes and commits it; Esc rejects it."
+        self.app.push_screen(MemoryEditor(self.root, text, intro), written)
 
     @work(thread=True, exclusive=True, group="curation-write", description="promote a session item")
     def write_promotion(self, text: str, summary: str) -> None:
@@ -307,7 +394,8 @@ class ConsolidationScreen(Screen[None]):
             if text is not None:
                 self.run_merge(names, text)
 
-        self.app.push_screen(MergeScreen(self.store.root, draft), merged)
+        originals = [(m.name, m.text or "") for m in memories]
+        self.app.push_screen(MergeScreen(self.store.root, draft, originals), merged)
 
     @work(thread=True, exclusive=True, group="curation-write", description="merge memories")
     def run_merge(self, names: list[str], text: str) -> None:
