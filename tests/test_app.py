@@ -483,7 +483,8 @@ async def test_create_append_and_retire_in_the_app(tmp_path, monkeypatch):
         await pilot.pause(0.8)
         await settle(pilot)
         assert "Lint: clean" in str(editor.query_one("#merge-lint").render())
-        assert "+token-refresh.md" in str(editor.query_one("#merge-impact").render())
+        impact = str(editor.query_one("#merge-impact").render())
+        assert "+token-refresh.md" in impact and "'refresh' matches 'refresh the token'" in impact
         await pilot.press("ctrl+s")
         await settle(pilot)
         await settle(pilot)

@@ -164,3 +164,12 @@ def test_sessions_list_failures_first_and_report_a_broken_file(tmp_path, capsys)
     promoted = load_store(root).file("choose-jwt-over-session-based-auth.md")
     assert promoted.attrs["tags"] == ["decisions", "architectural"] and promoted.attrs["discoveredBy"] == "developer"
     assert main(["promote", "20260123-103000-abc1def2-auth-feature", "nope", str(root)]) == 2
+
+
+def test_pattern_matches_and_unused_memories(repo):
+    from rawko_tui.core.curation import pattern_matches, unused_memories
+
+    lines = pattern_matches(["redis|cache", "session"], [("warm the cache", "developer"), ("fix the session store", "developer")])
+    assert lines == ["'redis|cache' matches 'warm the cache'", "'session' matches 'fix the session store'"]
+    unused = unused_memories(load_store(repo), [("fix the session store", "developer")], NOW)
+    assert [g.paths for g in unused] == [(".rawko/memories/jwt-tokens.md",)] and unused[0].kind == "unused"

@@ -137,7 +137,7 @@ def consolidation_candidates(store: Store, now_ms: float, stale_days: int = 180)
             groups.append(CandidateGroup("stale", (memory.rel_path,), float(min(100, days / 10)), f"discovered {days} days ago and never updated"))
     gone = dismissed(store.root)
     groups = [g for g in groups if tuple(sorted(g.paths)) not in gone]
-    groups.sort(key=lambda g: ({"near-duplicate": 0, "contradiction": 1, "stale": 2}[g.kind], -g.score))
+    groups.sort(key=lambda g: ({"near-duplicate": 0, "contradiction": 1, "stale": 2, "unused": 3}[g.kind], -g.score))
     return groups
 
 
@@ -365,3 +365,33 @@ def append_template(kind: str, memory: MemoryFile) -> str:
     if kind == "retire":
         return format_entry(retire_entry("why it no longer holds"), f"Retired ({today}): ")
     return format_entry({"updatedAt": now_iso()}, f"## Update ({today})\n\n")
+
+
+def pattern_matches(when_to_use: object, tasks: list[tuple[str, str]]) -> list[str]:
+    """For each whenToUse pattern, the recent tasks it matches (as the spec matches)."""
+    from .arbiter import pattern_strings
+    from .patterns import build_search_text, match_pattern
+
+    lines = []
+    for pattern in pattern_strings(when_to_use)[0]:
+        hits = [task for task, agent in tasks if match_pattern(pattern, build_search_text(task, agent)).matched]
+        shown = ", ".join(repr(t[:40]) for t in hits) if hits else "no recent task"
+        lines.append(f"{pattern!r} matches {shown}")
+    return lines
+
+
+def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float) -> list[CandidateGroup]:
+    """Active memories that none of the given tasks injects (in the effective view)."""
+    from .arbiter import resolve_options, run_preview
+
+    if not tasks:
+        return []
+    view = effective_store(store)
+    injected: set[str] = set()
+    for task, agent in tasks:
+        injected |= {c.path for c in run_preview(view, task, agent, resolve_options(store, agent), now_ms).injected}
+    groups = []
+    for memory in store.files:
+        if memory.error is None and memory.spec is not None and memory.top_level and status_of(memory).active and memory.rel_path not in injected:
+            groups.append(CandidateGroup("unused", (memory.rel_path,), 0.0, f"none of the {len(tasks)} recent task(s) injects it"))
+    return groups

@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Markdown, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..core.arbiter import SPEC_AGENTS, Preview, parse_now, resolve_options, run_preview
-from ..core.curation import append_template, effective_store, impact_of_change, new_memory_template
+from ..core.curation import append_template, effective_store, impact_of_change, new_memory_template, pattern_matches
 from ..core.store import spec_extract
 from ..core.writer import Seen, append_entry, commit, create_memory
 from ..core.lint import Finding, lint_store
@@ -369,7 +369,7 @@ class RawkoApp(App[int]):
             self.notify("Consolidation needs the working tree (not --at)." if self.at else "The store is still loading.", timeout=3)
             return
         now_ms = self.query_state.now_ms if self.query_state and self.query_state.now_ms is not None else time.time() * 1000
-        self.push_screen(ConsolidationScreen(self.store, now_ms))
+        self.push_screen(ConsolidationScreen(self.store, now_ms, self.recent_tasks[:8]))
 
     def action_sessions(self) -> None:
         if self.root is not None and not self.at:
@@ -377,7 +377,9 @@ class RawkoApp(App[int]):
 
     def _impact(self, name: str, data: bytes) -> list[str]:
         now_ms = self.query_state.now_ms if self.query_state and self.query_state.now_ms is not None else time.time() * 1000
-        return [i.describe() for i in impact_of_change(self.store, name, data, self.recent_tasks[:5], now_ms)]
+        tasks = self.recent_tasks[:5]
+        lines = pattern_matches(_effective_when(name, data), tasks)
+        return lines + [i.describe() for i in impact_of_change(self.store, name, data, tasks, now_ms)]
 
     def action_new_memory(self) -> None:
         if self.store is None or self.at:
@@ -445,6 +447,15 @@ class RawkoApp(App[int]):
 
     def set_agent(self, agent: str) -> None:
         self.query_one(PreviewPane).set_agent(agent)
+
+
+def _effective_when(name: str, data: bytes) -> object:
+    """The whenToUse a memory file's bytes put in force (the fold of its entries)."""
+    from ..core.store import MemoryFile, parse_memory_bytes
+
+    memory = MemoryFile(path=Path(name), rel_path=name, name=name, top_level=True)
+    parse_memory_bytes(memory, data)
+    return memory.effective()[0].get("whenToUse")
 
 
 def _at_history(memory, at: str) -> FileHistory:

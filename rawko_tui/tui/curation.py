@@ -13,7 +13,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Header, Static, TextArea
 from textual.worker import get_current_worker
 
-from ..core.curation import CandidateGroup, consolidation_candidates, dismiss, effective_body, merge_draft, merge_memories, supersede
+from ..core.curation import CandidateGroup, consolidation_candidates, dismiss, effective_body, merge_draft, merge_memories, supersede, unused_memories
 from ..core.lint import lint_text
 from ..core.store import Store
 from .safe import cell, clean, literal
@@ -318,10 +318,11 @@ class ConsolidationScreen(Screen[None]):
         Binding("escape", "app.pop_screen", "Back", id="consolidation-back"),
     ]
 
-    def __init__(self, store: Store, now_ms: float) -> None:
+    def __init__(self, store: Store, now_ms: float, recent_tasks: list[tuple[str, str]] | None = None) -> None:
         super().__init__()
         self.store = store
         self.now_ms = now_ms
+        self.recent_tasks = recent_tasks or []
         self.groups: list[CandidateGroup] = []
 
     def compose(self) -> ComposeResult:
@@ -346,7 +347,7 @@ class ConsolidationScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="candidates", description="find consolidation candidates")
     def find_candidates(self) -> None:
-        groups = consolidation_candidates(self.store, self.now_ms)
+        groups = consolidation_candidates(self.store, self.now_ms) + unused_memories(self.store, self.recent_tasks, self.now_ms)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_groups, groups)
 
