@@ -171,5 +171,7 @@ def test_pattern_matches_and_unused_memories(repo):
 
     lines = pattern_matches(["redis|cache", "session"], [("warm the cache", "developer"), ("fix the session store", "developer")])
     assert lines == ["'redis|cache' matches 'warm the cache'", "'session' matches 'fix the session store'"]
-    unused = unused_memories(load_store(repo), [("fix the session store", "developer")], NOW)
+    tasks = [("fix the session store", "developer"), ("log in again", "developer"), ("session timeout", "tester")]
+    assert unused_memories(load_store(repo), tasks[:1], NOW) == []  # one task is too few to judge
+    unused = unused_memories(load_store(repo), tasks, NOW)
     assert [g.paths for g in unused] == [(".rawko/memories/jwt-tokens.md",)] and unused[0].kind == "unused"

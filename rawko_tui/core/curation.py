@@ -380,11 +380,14 @@ def pattern_matches(when_to_use: object, tasks: list[tuple[str, str]]) -> list[s
     return lines
 
 
+MIN_TASKS_FOR_UNUSED = 3
+
+
 def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float) -> list[CandidateGroup]:
     """Active memories that none of the given tasks injects (in the effective view)."""
     from .arbiter import resolve_options, run_preview
 
-    if not tasks:
+    if len(tasks) < MIN_TASKS_FOR_UNUSED:  # one or two tasks say little about what is never needed
         return []
     view = effective_store(store)
     injected: set[str] = set()

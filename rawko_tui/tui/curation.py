@@ -223,12 +223,17 @@ class SessionsScreen(Screen[None]):
         if not self.rows:
             problems.append("No sessions in .rawko/sessions/.", "dim")
         self.query_one("#session-detail", Static).update(problems)
+        if self.rows and not problems:
+            self._show_item(0)
         table.focus()
 
     @on(DataTable.RowHighlighted, "#session-items")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if 0 <= event.cursor_row < len(self.rows):
-            session, item = self.rows[event.cursor_row]
+        self._show_item(event.cursor_row)
+
+    def _show_item(self, row: int) -> None:
+        if 0 <= row < len(self.rows):
+            session, item = self.rows[row]
             self.query_one("#session-detail", Static).update(literal(f"{item.kind} {item.id} · {item.timestamp}\n\n{item.text}", limit=20000))
 
     def action_promote(self) -> None:
