@@ -25,6 +25,7 @@ from .core.arbiter import (
 )
 from .core.jsvalue import js_to_string, replace_lone_surrogates
 from .core.lint import ERROR, lint_store, lint_text
+from .core.checks import budget_for, impact, load_checks, matrix, prompt_shares, run_checks
 from .core.claude import ClaudeError, ask_claude, build_extraction_prompt, extraction_file, parse_extraction
 from .core.tokens import DEFAULT_MODEL
 from .core.curation import consolidation_candidates, effective_store, now_iso, parse_assignments, read_body, retire_entry, status_of
@@ -35,7 +36,7 @@ from .core.hooks import install_hook
 from .core.sessions import load_sessions, promotion_draft
 from .core.store import StoreNotFound, find_store_root, load_store, load_store_at, spec_extract
 
-COMMANDS = ("preview", "explain", "lint", "verify", "hook", "new", "append", "retire", "candidates", "extract", "sessions", "promote")
+COMMANDS = ("preview", "explain", "lint", "verify", "hook", "new", "append", "retire", "candidates", "extract", "sessions", "promote", "check", "impact", "matrix")
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
@@ -155,6 +156,22 @@ def build_parser() -> argparse.ArgumentParser:
     promote.add_argument("--no-commit", action="store_true", help="with --write: do not commit")
     promote.add_argument("--force", action="store_true", help="with --write: write even when lint finds errors")
 
+    check = sub.add_parser("check", help="run the saved tasks (.rawko/checks.yaml) and their expectations; exit 1 on a failure")
+    _add_store_path(check)
+    check.add_argument("--at", metavar="REV", help="check the store as it was at this git revision")
+    check.add_argument("--json", action="store_true", help="machine-readable output")
+
+    impact = sub.add_parser("impact", help="saved tasks whose injection changes between two revisions")
+    impact.add_argument("before", metavar="REV1")
+    impact.add_argument("after", metavar="REV2", help="a revision, or `worktree` for the files on disk")
+    _add_store_path(impact)
+    impact.add_argument("--json", action="store_true", help="machine-readable output")
+
+    matrix_parser = sub.add_parser("matrix", help="which memories each agent gets for the saved tasks; dead and over-broad memories")
+    _add_store_path(matrix_parser)
+    matrix_parser.add_argument("--now", help="ISO 8601 (default: now)")
+    matrix_parser.add_argument("--json", action="store_true", help="machine-readable output")
+
     hook = sub.add_parser("hook", help="git hooks that enforce the append-only rule")
     hook_sub = hook.add_subparsers(dest="hook_command", metavar="ACTION", required=True)
     install = hook_sub.add_parser("install", help="install a pre-commit hook running `verify --staged`")
@@ -200,6 +217,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "extract": cmd_extract,
                 "sessions": cmd_sessions,
                 "promote": cmd_promote,
+                "check": cmd_check,
+                "impact": cmd_impact,
+                "matrix": cmd_matrix,
             }
             return handlers[args.command](args)
         return cmd_app(build_app_parser().parse_args(argv))
@@ -293,16 +313,29 @@ def _status(candidate) -> str:
 
 
 def cmd_preview(args) -> int:
-    _, preview = _preview(args)
+    store, preview = _preview(args)
+    budget = budget_for(store, args.agent)
     if args.compare:
         _, other = _preview(args, rev=args.compare)
         return _compare(args, preview, other)
+    estimate = (len(preview.prompt) + 3) // 4
     if args.json:
-        _write(_dumps(preview_to_dict(preview)))
+        data = preview_to_dict(preview)
+        data["budget"] = {
+            "tokens": budget,
+            "estimatedTokens": estimate,
+            "over": budget is not None and estimate > budget,
+            "shares": [{"path": f".rawko/memories/{n}", "characters": b, "share": round(sh, 4)} for n, b, sh in prompt_shares(preview)],
+        }
+        _write(_dumps(data))
     elif args.prompt:
         _write(preview.prompt)
     else:
-        _write(render_preview_text(preview))
+        text = render_preview_text(preview)
+        if budget is not None:
+            verdict = "over" if estimate > budget else "within"
+            text += f"Token budget for {args.agent}: {budget}; the block is about {estimate} tokens: {verdict} budget.\n"
+        _write(text)
     return EXIT_OK
 
 
@@ -380,6 +413,8 @@ def render_preview_text(preview: Preview) -> str:
         lines += [""] + [f"Note: {n}" for n in preview.notes]
     chars = len(preview.prompt)
     lines += ["", f"Prompt block: {chars} characters, about {(chars + 3) // 4} tokens (rawko-tui preview --prompt prints it)."]
+    for name, block, share in prompt_shares(preview):
+        lines.append(f"  {share * 100:5.1f}%  {'█' * max(1, round(share * 30)) if block else ''}  {name} ({block} characters)")
     return "\n".join(lines) + "\n"
 
 
@@ -663,6 +698,71 @@ def cmd_promote(args) -> int:
         return EXIT_OK
     path = create_memory(root, title, text)
     return _finish_write(args, root, path, "promote", text, f"Promoted from session {session.id}, {item.kind} {item.id}.")
+
+
+def _saved_tasks(root):
+    tasks, errors = load_checks(root)
+    for error in errors:
+        print(f"rawko-tui: {error}", file=sys.stderr)
+    return tasks, errors
+
+
+def cmd_check(args) -> int:
+    root = find_store_root(args.path)
+    tasks, errors = _saved_tasks(root)
+    if not tasks and not errors:
+        raise UsageError(f"no saved tasks: add some to {root}/.rawko/checks.yaml (the app's `t` key saves the current one)")
+    results = run_checks(_load(args), tasks)
+    failed = [r for r in results if not r.passed]
+    if args.json:
+        _write(_dumps({"passed": len(results) - len(failed), "failed": len(failed), "results": [r.to_dict() for r in results]}))
+    else:
+        for result in results:
+            mark = "ok  " if result.passed else "FAIL"
+            _write(f"{mark} {result.saved.label}  [{result.saved.source}]\n")
+            if not result.passed:
+                for failure in result.failures:
+                    _write(f"       {failure}\n")
+                _write(f"       injected: {', '.join(result.injected) or '(nothing)'}\n")
+        _write(f"{len(results) - len(failed)} passed, {len(failed)} failed\n")
+    return EXIT_FINDINGS if failed or errors else EXIT_OK
+
+
+def cmd_impact(args) -> int:
+    root = find_store_root(args.path)
+    tasks, _ = _saved_tasks(root)
+    before = load_store_at(root, args.before)
+    after = load_store(root) if args.after == "worktree" else load_store_at(root, args.after)
+    changes = impact(before, after, tasks)
+    if args.json:
+        _write(_dumps({"before": args.before, "after": args.after, "changed": [c.to_dict() for c in changes]}))
+        return EXIT_OK
+    _write(f"{len(changes)} of {len(tasks)} saved tasks change between {args.before} and {args.after}\n")
+    for change in changes:
+        _write(f"  {change.describe()}\n      before: {', '.join(change.before) or '(nothing)'}\n      after:  {', '.join(change.after) or '(nothing)'}\n")
+    return EXIT_OK
+
+
+def cmd_matrix(args) -> int:
+    import time as _time
+
+    root = find_store_root(args.path)
+    tasks, _ = _saved_tasks(root)
+    if not tasks:
+        raise UsageError(f"no saved tasks in {root}/.rawko/checks.yaml: the matrix is built from them")
+    store = load_store(root)
+    result = matrix(store, [(t.task, t.agent) for t in tasks], _now(args) or _time.time() * 1000)
+    if args.json:
+        _write(_dumps(result.to_dict()))
+        return EXIT_OK
+    width = max([len(m) for m in result.memories] + [6])
+    _write(f"{'memory':<{width}}  " + "  ".join(f"{a[:10]:>10}" for a in result.agents) + "\n")
+    for memory in result.memories:
+        _write(f"{memory:<{width}}  " + "  ".join(f"{result.counts[memory][a]:>10}" for a in result.agents) + "\n")
+    _write(f"\nDead (no saved task injects them): {', '.join(result.dead) or 'none'}\n")
+    _write(f"Over-broad (injected for 80% or more of {len(tasks)} tasks): {', '.join(result.over_broad()) or 'none'}\n")
+    _write(f"Tasks that get nothing: {', '.join(repr(t) for t, _ in result.empty_tasks) or 'none'}\n")
+    return EXIT_OK
 
 
 def cmd_app(args) -> int:

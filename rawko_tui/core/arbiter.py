@@ -738,10 +738,13 @@ def content_preview(body: str) -> str:
     return body
 
 
+PROMPT_HEADER = "## Background Knowledge from Previous Runs\n\nThe following information was learned from prior runs and may be relevant:\n\n"
+
+
 def format_memories_for_prompt(memories: list[Candidate]) -> str:
     if not memories:
         return ""
-    out = ["## Background Knowledge from Previous Runs\n\n", "The following information was learned from prior runs and may be relevant:\n\n"]
+    out = [PROMPT_HEADER]
     for candidate in memories:
         attrs = candidate.file.attrs
         out.append(f"### {js_to_string(attrs.get('title', UNDEFINED))}\n")

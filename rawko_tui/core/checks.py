@@ -1,0 +1,298 @@
+"""Injection under test: saved tasks with expectations, the impact of a change, the agent x memory matrix.
+
+Saved tasks live in ``.rawko/checks.yaml`` (and ``.rawko/checks/*.yaml``)::
+
+    tasks:
+      - task: "Add OAuth integration to existing auth system"
+        agent: developer
+        now: 2026-01-24T12:00:00Z        # optional: recency is measured against it
+        view: spec                        # optional: spec (default) or effective
+        expect:
+          inject: [oauth2-integration-too-broad.md]
+          not_inject: [project-file-structure.md]
+          order: [[a.md, b.md]]           # a ranks above b
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .arbiter import Preview, parse_now, resolve_options, run_preview
+from .store import LoadError, Store
+
+CHECKS_FILE = "checks.yaml"
+CHECKS_DIR = "checks"
+
+
+@dataclass
+class SavedTask:
+    task: str
+    agent: str
+    source: str  # the file it came from
+    name: str = ""
+    now: str | None = None
+    view: str = "spec"
+    inject: list[str] = field(default_factory=list)
+    not_inject: list[str] = field(default_factory=list)
+    order: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return self.name or f"{self.task[:60]!r} ({self.agent})"
+
+
+@dataclass
+class CheckResult:
+    saved: SavedTask
+    preview: Preview
+    failures: list[str]
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    @property
+    def injected(self) -> list[str]:
+        return [c.file.name for c in self.preview.injected]
+
+    def to_dict(self) -> dict:
+        return {
+            "task": self.saved.task,
+            "agent": self.saved.agent,
+            "name": self.saved.name,
+            "source": self.saved.source,
+            "passed": self.passed,
+            "failures": self.failures,
+            "injected": [{"memory": c.file.name, "rank": c.rank, "score": c.score} for c in self.preview.injected],
+        }
+
+
+def _names(value: object) -> list[str]:
+    items = value if isinstance(value, list) else [value] if value else []
+    return [str(i).rsplit("/", 1)[-1] for i in items if i]
+
+
+def load_checks(root: Path) -> tuple[list[SavedTask], list[LoadError]]:
+    """Every saved task, and every problem reading them (a bad file does not stop the others)."""
+    from ruamel.yaml import YAML
+
+    rawko = Path(root) / ".rawko"
+    files = [rawko / CHECKS_FILE] if (rawko / CHECKS_FILE).is_file() else []
+    files += sorted((rawko / CHECKS_DIR).glob("*.yaml")) if (rawko / CHECKS_DIR).is_dir() else []
+    tasks: list[SavedTask] = []
+    errors: list[LoadError] = []
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        try:
+            data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+        except Exception as exc:  # ruamel raises many kinds; each is a reason to show
+            line = getattr(getattr(exc, "problem_mark", None), "line", None)
+            errors.append(LoadError(rel, f"not valid YAML: {str(exc).splitlines()[0]}", line + 1 if line is not None else None))
+            continue
+        entries = data.get("tasks") if isinstance(data, dict) else None
+        if not isinstance(entries, list):
+            errors.append(LoadError(rel, "expected a mapping with a `tasks:` list"))
+            continue
+        for index, entry in enumerate(entries):
+            if not isinstance(entry, dict) or not isinstance(entry.get("task"), str) or not isinstance(entry.get("agent"), str):
+                errors.append(LoadError(rel, f"task {index + 1} needs `task:` and `agent:` as text"))
+                continue
+            expect = entry.get("expect") if isinstance(entry.get("expect"), dict) else {}
+            order = [tuple(_names(pair)) for pair in expect.get("order") or [] if isinstance(pair, list) and len(pair) == 2]
+            tasks.append(
+                SavedTask(
+                    task=entry["task"],
+                    agent=entry["agent"],
+                    source=rel,
+                    name=str(entry.get("name", "")),
+                    now=str(entry["now"]) if entry.get("now") is not None else None,
+                    view=str(entry.get("view", "spec")),
+                    inject=_names(expect.get("inject")),
+                    not_inject=_names(expect.get("not_inject")),
+                    order=order,
+                )
+            )
+    return tasks, errors
+
+
+def _now_ms(saved: SavedTask) -> float:
+    if saved.now:
+        try:
+            return parse_now(saved.now)
+        except ValueError:
+            pass
+    return time.time() * 1000
+
+
+def preview_for(store: Store, saved: SavedTask, effective: Store | None = None) -> Preview:
+    view_store = store
+    if saved.view == "effective":
+        from .curation import effective_store
+
+        view_store = effective if effective is not None else effective_store(store)
+    return run_preview(view_store, saved.task, saved.agent, resolve_options(store, saved.agent), _now_ms(saved))
+
+
+def run_check(store: Store, saved: SavedTask, effective: Store | None = None) -> CheckResult:
+    preview = preview_for(store, saved, effective)
+    injected = [c.file.name for c in preview.injected]
+    failures = []
+    for name in saved.inject:
+        if name not in injected:
+            candidate = preview.candidate(name)
+            why = candidate.explanation.description if candidate else "no such memory in the store"
+            failures.append(f"{name} must be injected, but is not: {why}")
+    for name in saved.not_inject:
+        if name in injected:
+            failures.append(f"{name} must not be injected, but is (rank {injected.index(name) + 1})")
+    for above, below in saved.order:
+        if above in injected and below in injected and injected.index(above) > injected.index(below):
+            failures.append(f"{above} must rank above {below}, but ranks {injected.index(above) + 1} to {injected.index(below) + 1}")
+        elif above not in injected and below in injected:
+            failures.append(f"{above} must rank above {below}, but is not injected")
+    return CheckResult(saved, preview, failures)
+
+
+def run_checks(store: Store, tasks: list[SavedTask]) -> list[CheckResult]:
+    effective = None
+    if any(t.view == "effective" for t in tasks):
+        from .curation import effective_store
+
+        effective = effective_store(store)
+    return [run_check(store, saved, effective) for saved in tasks]
+
+
+def add_saved_task(root: Path, task: str, agent: str, now: str | None, injected: list[str]) -> Path:
+    """Append a task to .rawko/checks.yaml, with today's injection as its expectation (comments kept)."""
+    from ruamel.yaml import YAML
+
+    path = Path(root) / ".rawko" / CHECKS_FILE
+    yaml = YAML()  # round-trip: a person's comments and layout survive
+    data = yaml.load(path.read_text(encoding="utf-8")) if path.is_file() else None
+    if not isinstance(data, dict):
+        data = {"tasks": []}
+    data.setdefault("tasks", [])
+    entry = {"task": task, "agent": agent}
+    if now:
+        entry["now"] = now
+    entry["expect"] = {"inject": list(injected)}
+    data["tasks"].append(entry)
+    with path.open("w", encoding="utf-8") as handle:
+        yaml.dump(data, handle)
+    return path
+
+
+# --------------------------------------------------------------------------
+# Impact of a change between two stores
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TaskImpact:
+    saved: SavedTask
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"task": self.saved.task, "agent": self.saved.agent, "before": list(self.before), "after": list(self.after)}
+
+    def describe(self) -> str:
+        gained = [n for n in self.after if n not in self.before]
+        lost = [n for n in self.before if n not in self.after]
+        parts = [f"+{n}" for n in gained] + [f"-{n}" for n in lost]
+        if not parts:
+            parts = ["order: " + " > ".join(self.after)]
+        return f"{self.saved.label}: {' '.join(parts)}"
+
+
+def impact(before: Store, after: Store, tasks: list[SavedTask]) -> list[TaskImpact]:
+    """Saved tasks whose injected set or order differs between two stores."""
+    changes = []
+    for saved in tasks:
+        old = tuple(c.file.name for c in preview_for(before, saved).injected)
+        new = tuple(c.file.name for c in preview_for(after, saved).injected)
+        if old != new:
+            changes.append(TaskImpact(saved, old, new))
+    return changes
+
+
+# --------------------------------------------------------------------------
+# Agent x memory matrix
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Matrix:
+    agents: list[str]
+    tasks: list[tuple[str, str]]
+    counts: dict[str, dict[str, int]]  # memory -> agent -> tasks that inject it
+    per_task: list[tuple[str, str, list[str]]]  # (task, agent, injected memories)
+    memories: list[str]
+
+    @property
+    def dead(self) -> list[str]:
+        return [m for m in self.memories if not any(self.counts.get(m, {}).values())]
+
+    def over_broad(self, share: float = 0.8) -> list[str]:
+        total = len(self.tasks)
+        if total < 3:
+            return []
+        return [m for m in self.memories if sum(self.counts.get(m, {}).values()) >= share * total]
+
+    @property
+    def empty_tasks(self) -> list[tuple[str, str]]:
+        return [(task, agent) for task, agent, injected in self.per_task if not injected]
+
+    def to_dict(self) -> dict:
+        return {
+            "agents": self.agents,
+            "tasks": [{"task": t, "agent": a, "injected": i} for t, a, i in self.per_task],
+            "counts": self.counts,
+            "dead": self.dead,
+            "overBroad": self.over_broad(),
+            "emptyTasks": [{"task": t, "agent": a} for t, a in self.empty_tasks],
+        }
+
+
+def matrix(store: Store, tasks: list[tuple[str, str]], now_ms: float) -> Matrix:
+    """For each task (and its agent): which memories are injected; who gets what, what nobody gets."""
+    agents = sorted({agent for _, agent in tasks})
+    memories = [m.name for m in store.files if m.spec_loadable and m.error is None]
+    counts: dict[str, dict[str, int]] = {m: {a: 0 for a in agents} for m in memories}
+    per_task = []
+    for task, agent in tasks:
+        injected = [c.file.name for c in run_preview(store, task, agent, resolve_options(store, agent), now_ms).injected]
+        per_task.append((task, agent, injected))
+        for name in injected:
+            counts.setdefault(name, {a: 0 for a in agents})[agent] += 1
+    return Matrix(agents, list(tasks), counts, per_task, memories)
+
+
+# --------------------------------------------------------------------------
+# Token budget
+# --------------------------------------------------------------------------
+
+
+def budget_for(store: Store, agent: str) -> int | None:
+    """An agent's token budget: ``memory.tokenBudget`` in its file, else ``budgets:`` in rawko-tui.yaml."""
+    if agent in store.agents:
+        value = store.agents[agent].memory_config.get("tokenBudget")
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    budgets = store.config.get("budgets")
+    value = budgets.get(agent) if isinstance(budgets, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def prompt_shares(preview: Preview) -> list[tuple[str, int, float]]:
+    """Each injected memory's block in the prompt: (file, characters, share of the whole prompt)."""
+    from .arbiter import PROMPT_HEADER, format_memories_for_prompt
+
+    total = len(preview.prompt) or 1
+    return [
+        (c.file.name, block, block / total)
+        for c in preview.injected
+        for block in [len(format_memories_for_prompt([c])) - len(PROMPT_HEADER)]
+    ]

@@ -1,0 +1,125 @@
+"""Injection under test: saved tasks, check, impact, the matrix, token budgets."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import FIXED_NOW, REPO_ROOT, memory, write_store
+from rawko_tui.cli import main
+from rawko_tui.core.arbiter import parse_now, run_preview
+from rawko_tui.core.checks import add_saved_task, load_checks, matrix, prompt_shares
+from rawko_tui.core.store import load_store
+
+NOW = parse_now(FIXED_NOW)
+
+
+def git(root, *args):
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "a@example.com", "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "a@example.com"}
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True, env=env).stdout.strip()
+
+
+def test_the_demo_store_suite_passes(capsys):
+    assert main(["check", str(REPO_ROOT)]) == 0
+    assert "4 passed, 0 failed" in capsys.readouterr().out
+
+
+@pytest.fixture
+def repo(tmp_path):
+    root = write_store(
+        tmp_path / "repo",
+        {
+            "jwt.md": memory(title="JWT tokens", when='"token|login"', importance="critical"),
+            "cache.md": memory(title="Cache layer", when='"cache"', importance="medium"),
+        },
+    )
+    (root / ".rawko" / "checks.yaml").write_text(
+        "tasks:\n"
+        "  - task: fix the login token\n    agent: developer\n    now: 2026-01-24T12:00:00Z\n    expect:\n      inject: [jwt.md]\n      not_inject: [cache.md]\n"
+        "  - task: warm the cache\n    agent: developer\n    now: 2026-01-24T12:00:00Z\n    expect:\n      inject: [cache.md]\n"
+    )
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+def test_a_changed_pattern_fails_the_check_with_the_task_and_memory_named(repo, capsys):
+    assert main(["check", str(repo)]) == 0
+    path = repo / ".rawko" / "memories" / "jwt.md"
+    path.write_text(path.read_text().replace('"token|login"', '"session"'))
+    git(repo, "commit", "-qam", "narrow the jwt pattern")
+    capsys.readouterr()
+    assert main(["check", str(repo)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL 'fix the login token' (developer)" in out
+    assert "jwt.md must be injected, but is not: not injected: no whenToUse pattern matched" in out
+    assert main(["check", str(repo), "--at", "HEAD~1"]) == 0
+    capsys.readouterr()
+    assert main(["impact", "HEAD~1", "HEAD", str(repo), "--json"]) == 0
+    changed = json.loads(capsys.readouterr().out)["changed"]
+    assert changed == [{"task": "fix the login token", "agent": "developer", "before": ["jwt.md"], "after": []}]
+    assert main(["impact", "HEAD~1", "worktree", str(repo)]) == 0
+    assert "1 of 2 saved tasks change" in capsys.readouterr().out
+
+
+def test_order_expectations(repo, capsys):
+    checks = repo / ".rawko" / "checks.yaml"
+    checks.write_text(checks.read_text() + "  - task: token cache\n    agent: developer\n    now: 2026-01-24T12:00:00Z\n    expect:\n      order: [[cache.md, jwt.md]]\n")
+    assert main(["check", str(repo), "--json"]) == 1
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert results[2]["failures"] == ["cache.md must rank above jwt.md, but ranks 2 to 1"]
+
+
+def test_matrix_dead_over_broad_and_empty(tmp_path):
+    root = write_store(
+        tmp_path,
+        {
+            "everywhere.md": memory(title="Everywhere", when='"e"'),
+            "auth.md": memory(title="Auth", when='"auth"'),
+            "never.md": memory(title="Never", when='"zzzz"'),
+        },
+    )
+    # searched texts: "fix auth developer", "deploy tester", "write the release notes planner", "go reviewer", "go ops"
+    tasks = [("fix auth", "developer"), ("deploy", "tester"), ("write the release notes", "planner"), ("go", "reviewer"), ("go", "ops")]
+    result = matrix(load_store(root), tasks, NOW)
+    assert result.counts["auth.md"] == {"developer": 1, "ops": 0, "planner": 0, "reviewer": 0, "tester": 0}
+    assert result.counts["everywhere.md"] == {"developer": 1, "ops": 0, "planner": 1, "reviewer": 1, "tester": 1}
+    assert result.dead == ["never.md"]
+    assert result.over_broad() == ["everywhere.md"]  # 4 of 5 tasks: 80%
+    assert result.empty_tasks == [("go", "ops")]
+
+
+def test_token_budget_and_shares(tmp_path, capsys):
+    root = write_store(
+        tmp_path,
+        {"a.md": memory(title="A", body="x " * 400), "b.md": memory(title="B", body="y " * 40)},
+        agents={"developer": "---\nname: developer\nmemory:\n  tokenBudget: 100\n---\n"},
+    )
+    assert main(["preview", str(root), "--task", "auth", "--agent", "developer", "--now", FIXED_NOW, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["budget"]["tokens"] == 100 and data["budget"]["over"] is True
+    shares = {s["path"]: s["share"] for s in data["budget"]["shares"]}
+    assert shares[".rawko/memories/a.md"] > shares[".rawko/memories/b.md"] > 0
+    preview = run_preview(load_store(root), "auth", "developer", now_ms=NOW)
+    header = len(preview.prompt) - sum(block for _, block, _ in prompt_shares(preview))
+    assert header == len("## Background Knowledge from Previous Runs\n\nThe following information was learned from prior runs and may be relevant:\n\n")
+    assert main(["preview", str(root), "--task", "auth", "--agent", "developer", "--now", FIXED_NOW]) == 0
+    assert "Token budget for developer: 100; the block is about" in capsys.readouterr().out
+
+
+def test_saving_a_task_keeps_comments_and_a_bad_file_is_reported(tmp_path, capsys):
+    root = write_store(tmp_path, {"a.md": memory(title="A")})
+    checks = root / ".rawko" / "checks.yaml"
+    checks.write_text("# my comment\ntasks: []\n")
+    add_saved_task(root, "fix auth", "developer", FIXED_NOW, ["a.md"])
+    assert checks.read_text().startswith("# my comment")
+    tasks, errors = load_checks(root)
+    assert [(t.task, t.inject) for t in tasks] == [("fix auth", ["a.md"])] and errors == []
+    (root / ".rawko" / "checks").mkdir()
+    (root / ".rawko" / "checks" / "broken.yaml").write_text("tasks: [\n")
+    assert main(["check", str(root)]) == 1
+    assert "checks/broken.yaml" in capsys.readouterr().err
