@@ -76,6 +76,19 @@ async def help_screen(pilot) -> None:
     await settle(pilot)
 
 
+async def checks(pilot) -> None:
+    await settle(pilot)
+    pilot.app.query_one("#memory-table").focus()
+    await pilot.press("k")
+    await settle(pilot)
+
+
+async def matrix(pilot) -> None:
+    await checks(pilot)
+    pilot.app.screen.query_one("#checks-tabs").active = "tab-matrix"
+    await settle(pilot)
+
+
 SHOTS = [
     ("preview", "Add OAuth integration to existing auth system", preview),
     ("memories", "Add OAuth integration to existing auth system", memories),
@@ -83,6 +96,8 @@ SHOTS = [
     ("why-not-injected", "Add social auth via GitHub", why_not),
     ("prompt", "Implement password reset with bcrypt and follow the middleware pattern", prompt),
     ("help", "Add OAuth integration to existing auth system", help_screen),
+    ("checks", "Add OAuth integration to existing auth system", checks),
+    ("matrix", "Add OAuth integration to existing auth system", matrix),
 ]
 
 

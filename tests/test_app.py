@@ -291,7 +291,7 @@ async def test_on_screen_ranking_equals_preview_json(capsys, task, agent):
         table = app.query_one("#results", DataTable)
         on_screen = []
         for row in range(table.row_count):
-            rank, score, title, _, why = (str(c) for c in table.get_row_at(row))
+            rank, score, title, _, why, _share = (str(c) for c in table.get_row_at(row))
             if why == "injected":
                 on_screen.append((int(rank), int(score), title))
     assert on_screen == expected and expected
@@ -588,3 +588,51 @@ async def test_claude_drafts_in_the_app_against_a_fake(tmp_path, monkeypatch):
         assert [f for f in lint_store(load_store(root)) if f.path == written.rel_path and f.severity in ("error", "warning")] == []
     finally:
         server.shutdown()
+
+
+async def test_saved_tasks_checks_and_matrix_in_the_app(tmp_path):
+    from rawko_tui.core.checks import load_checks
+    from rawko_tui.tui.checks import ChecksScreen
+
+    root = write_store(
+        tmp_path / "store",
+        {"jwt.md": memory(title="JWT tokens", when='"token"', importance="critical"), "never.md": memory(title="Never", when='"zzzz"')},
+        agents={"developer": "---\nname: developer\nmemory:\n  tokenBudget: 50\n---\n"},
+    )
+    app = app_for(root, task="rotate the token")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "OVER BUDGET" in str(app.query_one("#preview-summary").render())
+        table = app.query_one("#results", DataTable)
+        from rawko_tui.core.checks import prompt_shares
+
+        (_, _, share), = prompt_shares(app.preview)  # one memory: its block's share of the whole prompt
+        assert str(table.get_row_at(0)[5]).endswith(f"{share:.0%}")
+        app.query_one("#memory-table").focus()
+        await pilot.press("t")
+        await settle(pilot)
+        tasks, _ = load_checks(root)
+        assert [(t.task, t.agent, t.inject) for t in tasks] == [("rotate the token", "developer", ["jwt.md"])]
+        await pilot.press("k")
+        await settle(pilot)
+        assert isinstance(app.screen, ChecksScreen)
+        results = app.screen.query_one("#check-results", DataTable)
+        assert str(results.get_row_at(0)[0]) == "ok"
+        assert "Dead (no saved task injects them): never.md" in str(app.screen.query_one("#matrix-summary").render())
+
+
+@pytest.mark.parametrize("screen_key", ["c", "o", "k", "question_mark"])
+async def test_every_key_on_every_screen_is_safe(store, screen_key):
+    app = app_for(store, task="login")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main.query_one("#memory-table").focus()
+        await pilot.press(screen_key)
+        await settle(pilot)
+        other = app.screen
+        assert other is not app.main
+        for key in ["1", "2", "3", "4", "p", "w", "r", "n", "a", "t", "k", "c", "o", "slash", "u", "s", "ctrl+r"]:
+            await pilot.press(key)
+            await pilot.pause()
+        await settle(pilot)
+        assert app.is_running and app.return_code is None

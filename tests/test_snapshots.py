@@ -130,3 +130,12 @@ def test_no_store_screen(snap_compare):
 
 def test_narrow_terminal_stacks_the_panes(snap_compare, store):
     assert snap_compare(_app(store), terminal_size=(90, 60), run_before=_settle)
+
+
+def test_checks_screen(snap_compare, store):
+    (store / ".rawko" / "checks.yaml").write_text(
+        "tasks:\n"
+        "  - task: fix the login\n    agent: developer\n    now: 2026-01-24T12:00:00Z\n    expect:\n      inject: [jwt-authentication.md]\n"
+        "  - task: send an email\n    agent: developer\n    now: 2026-01-24T12:00:00Z\n    expect:\n      inject: [jwt-authentication.md]\n"
+    )
+    assert snap_compare(_app(store), terminal_size=SIZE, run_before=_press_in_memory_list("k"))

@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Markdown, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..core.arbiter import SPEC_AGENTS, Preview, parse_now, resolve_options, run_preview
+from ..core.checks import add_saved_task, budget_for, load_checks
 from ..core.curation import append_template, effective_store, impact_of_change, new_memory_template, pattern_matches
 from ..core.store import spec_extract
 from ..core.writer import Seen, append_entry, commit, create_memory
@@ -33,6 +34,7 @@ from ..core.watch import store_signature
 from .commands import RawkoCommands
 from .messages import MemoryHighlighted
 from .safe import one_line
+from .checks import ChecksScreen
 from .curation import ConsolidationScreen, MemoryEditor, SessionsScreen
 from .screens import DiffScreen, HelpScreen, NoStoreScreen
 from .widgets.breakdown.breakdown import Breakdown
@@ -59,6 +61,8 @@ class RawkoApp(App[int]):
         Binding("c", "consolidate", "Consolidate", id="consolidate"),
         Binding("o", "sessions", "Sessions", id="sessions"),
         Binding("n", "new_memory", "New", id="new-memory"),
+        Binding("k", "checks", "Checks", id="checks"),
+        Binding("t", "save_task", "Save task", id="save-task"),
         Binding("a", "append('update')", "Append", id="append-update"),
         Binding("ctrl+r", "reload", "Reload", id="reload"),
         Binding("question_mark", "help", "Keys", id="help"),
@@ -108,6 +112,21 @@ class RawkoApp(App[int]):
             self.sub_title = root.name + (f" at {at} (read-only)" if at else "")
 
     # -- layout ------------------------------------------------------------------
+    MAIN_SCREEN_ACTIONS = frozenset(
+        {"focus_pane", "show_tab", "toggle_recursive", "consolidate", "sessions", "new_memory", "append", "checks", "save_task", "leave_input", "help"}
+    )
+
+    @property
+    def main(self):
+        """The screen holding the four panes (others -- consolidation, sessions, help -- sit above it)."""
+        return self.screen_stack[0] if self.screen_stack else self.screen
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        # the panes' actions do nothing useful (and are hidden) while another screen is on top
+        if action in self.MAIN_SCREEN_ACTIONS and self.screen is not self.main:
+            return False
+        return True
+
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="main"):
@@ -123,17 +142,17 @@ class RawkoApp(App[int]):
         if self.root is None:
             self.push_screen(NoStoreScreen(self.problem or "No store was found."))
             return
-        for widget in self.query(Input):
+        for widget in self.main.query(Input):
             widget.cursor_blink = False
         self.ranker()
         self.load()
         if self.poll_seconds and not self.at:
             self.set_interval(self.poll_seconds, self.check_for_changes)
-        self.query_one("#task", TextArea).focus()
+        self.main.query_one("#task", TextArea).focus()
 
     def on_resize(self, event) -> None:
         # narrow terminals stack the two columns
-        self.query_one("#main").set_class(event.size.width < 110, "-narrow")
+        self.main.query_one("#main").set_class(event.size.width < 110, "-narrow")
 
     # -- loading -----------------------------------------------------------------
     @work(thread=True, exclusive=True, group="load", description="load the store")
@@ -161,11 +180,11 @@ class RawkoApp(App[int]):
                 self.theme = theme
         if not store.files and first:
             self.push_screen(NoStoreScreen(f"{store.root}/.rawko/memories holds no memory files yet."))
-        pane = self.query_one(PreviewPane)
+        pane = self.main.query_one(PreviewPane)
         pane.agents[:] = self.agent_names
         query = pane.current_query()
         now_ms = query.now_ms if query is not None and query.now_ms is not None else time.time() * 1000
-        self.query_one(MemoryList).set_rows(build_rows(store, findings, now_ms))
+        self.main.query_one(MemoryList).set_rows(build_rows(store, findings, now_ms))
         self.request_preview(query)
         self._show_selected()
 
@@ -246,13 +265,15 @@ class RawkoApp(App[int]):
 
     def _preview_ready(self, preview: Preview, seconds: float) -> None:
         self.preview = preview
+        if self.store is not None:
+            self.main.query_one(PreviewPane).budget = budget_for(self.store, preview.agent)
         if preview.task.strip():
             recent = (preview.task, preview.agent)
             self.recent_tasks = [recent] + [t for t in self.recent_tasks if t != recent and not recent[0].startswith(t[0])][:7]
         self.last_preview_seconds = seconds
-        self.query_one(PreviewPane).show(preview)
-        self.query_one(MemoryList).set_scores(preview)
-        self.query_one(Breakdown).show_prompt(preview.prompt)
+        self.main.query_one(PreviewPane).show(preview)
+        self.main.query_one(MemoryList).set_scores(preview)
+        self.main.query_one(Breakdown).show_prompt(preview.prompt)
         if self.selected is None and preview.injected:
             self.selected = preview.injected[0].path
         self._show_selected()
@@ -269,7 +290,7 @@ class RawkoApp(App[int]):
         if self.store is None:
             return
         memory = self.store.file(self.selected) if self.selected else None
-        view = self.query_one(MemoryView)
+        view = self.main.query_one(MemoryView)
         if memory is not view.memory:
             view.show(memory, self.findings)
             if memory is not None and not self.at:
@@ -278,7 +299,7 @@ class RawkoApp(App[int]):
             else:
                 view.show_history(None if memory is None else _at_history(memory, self.at))
         candidate = self.preview.candidate(self.selected) if self.preview and self.selected else None
-        self.query_one(Breakdown).show(self.preview, candidate)
+        self.main.query_one(Breakdown).show(self.preview, candidate)
 
     @work(thread=True, exclusive=True, group="history", description="read the file's git history")
     def load_history(self, rel_path: str, offsets: list[int]) -> None:
@@ -288,7 +309,7 @@ class RawkoApp(App[int]):
 
     def _history_ready(self, rel_path: str, history: FileHistory) -> None:
         if self.selected == rel_path:
-            self.query_one(MemoryView).show_history(history)
+            self.main.query_one(MemoryView).show_history(history)
 
     @on(DataTable.RowSelected, "#memory-commits")
     def _commit_selected(self, event: DataTable.RowSelected) -> None:
@@ -305,7 +326,7 @@ class RawkoApp(App[int]):
     def _schedule_token_count(self, prompt: str) -> None:
         key = self.api_key if self.api_key is not None else os.environ.get("ANTHROPIC_API_KEY")
         if not key or not prompt:
-            self.query_one(PreviewPane).set_exact_tokens("")
+            self.main.query_one(PreviewPane).set_exact_tokens("")
             return
         if self._token_timer is not None:
             self._token_timer.stop()
@@ -321,7 +342,7 @@ class RawkoApp(App[int]):
         except TokenCountError as exc:
             text = f"exact count unavailable: {exc}"
         if not get_current_worker().is_cancelled:
-            self.call_from_thread(self.query_one(PreviewPane).set_exact_tokens, text)
+            self.call_from_thread(self.main.query_one(PreviewPane).set_exact_tokens, text)
 
     # -- workers -----------------------------------------------------------------
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -342,22 +363,22 @@ class RawkoApp(App[int]):
             "preview": "#task",
             "breakdown": "#why-tree",
         }[pane]
-        self.query_one(target).focus()
+        self.main.query_one(target).focus()
 
     def action_filter(self) -> None:
-        self.query_one(MemoryList).action_focus_filter()
+        self.main.query_one(MemoryList).action_focus_filter()
 
     def action_cycle_sort(self) -> None:
-        self.query_one(MemoryList).action_cycle_sort()
+        self.main.query_one(MemoryList).action_cycle_sort()
 
     def action_toggle_unmatched(self) -> None:
-        self.query_one(PreviewPane).action_toggle_unmatched()
+        self.main.query_one(PreviewPane).action_toggle_unmatched()
 
     def action_toggle_recursive(self) -> None:
-        self.query_one(PreviewPane).toggle_recursive()
+        self.main.query_one(PreviewPane).toggle_recursive()
 
     def action_show_tab(self, tab: str) -> None:
-        self.query_one(Breakdown).show_tab(tab)
+        self.main.query_one(Breakdown).show_tab(tab)
 
     def action_reload(self) -> None:
         if self.root is not None:
@@ -377,7 +398,8 @@ class RawkoApp(App[int]):
 
     def _impact(self, name: str, data: bytes) -> list[str]:
         now_ms = self.query_state.now_ms if self.query_state and self.query_state.now_ms is not None else time.time() * 1000
-        tasks = self.recent_tasks[:5]
+        saved, _ = load_checks(self.root)
+        tasks = list(dict.fromkeys([(t.task, t.agent) for t in saved] + self.recent_tasks[:5]))
         lines = pattern_matches(_effective_when(name, data), tasks)
         return lines + [i.describe() for i in impact_of_change(self.store, name, data, tasks, now_ms)]
 
@@ -424,14 +446,28 @@ class RawkoApp(App[int]):
         self.call_from_thread(self.notify, one_line(note, 200), timeout=5)
         self.call_from_thread(self.load)
 
+    def action_checks(self) -> None:
+        if self.store is None:
+            return
+        now_ms = self.query_state.now_ms if self.query_state and self.query_state.now_ms is not None else time.time() * 1000
+        self.push_screen(ChecksScreen(self.store, now_ms))
+
+    def action_save_task(self) -> None:
+        if self.preview is None or self.root is None or not self.preview.task.strip():
+            self.notify("Type a task first.", timeout=3)
+            return
+        now = self.main.query_one("#now", Input).value.strip() or None
+        path = add_saved_task(self.root, self.preview.task, self.preview.agent, now, [c.file.name for c in self.preview.injected])
+        self.notify(one_line(f"Saved the task to {path.name} with what it injects now as its expectation.", 200), timeout=4)
+
     def action_leave_input(self) -> None:
         if isinstance(self.focused, (Input, TextArea)):
-            self.query_one("#memory-table", DataTable).focus()
+            self.main.query_one("#memory-table", DataTable).focus()
 
     def action_help(self) -> None:
         rows = []
         seen = set()
-        sources = [("everywhere", self)] + [(w.BORDER_TITLE, w) for w in (self.query_one(MemoryList), self.query_one(PreviewPane))]
+        sources = [("everywhere", self)] + [(w.BORDER_TITLE, w) for w in (self.main.query_one(MemoryList), self.main.query_one(PreviewPane))]
         for where, node in sources:
             for binding in node.BINDINGS:
                 if isinstance(binding, Binding) and binding.id and binding.id not in seen:
@@ -446,7 +482,7 @@ class RawkoApp(App[int]):
         return self.get_key_display(Binding(remapped, binding.action))
 
     def set_agent(self, agent: str) -> None:
-        self.query_one(PreviewPane).set_agent(agent)
+        self.main.query_one(PreviewPane).set_agent(agent)
 
 
 def _effective_when(name: str, data: bytes) -> object:

@@ -28,6 +28,8 @@ class RawkoCommands(Provider):
             ("Correct memory", "Append a correction to the selected memory", partial(app.action_append, "correct")),
             ("Change importance", "Append a new importance for the selected memory", partial(app.action_append, "importance")),
             ("Retire memory", "Append status: retired, with a reason", partial(app.action_append, "retire")),
+            ("Run saved tasks", "Checks and the agent x memory matrix", app.action_checks),
+            ("Save this task", "Save the preview's task with what it injects now as its expectation", app.action_save_task),
             ("Reload store", "Read every file again", app.action_reload),
             ("Show keys", "Every key binding and its id", app.action_help),
         ]

@@ -14,6 +14,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Checkbox, DataTable, Input, Select, Static, TextArea
 
 from ....core.arbiter import COMPONENT_KEYS, IMPORTANCE_ORDER, Preview, parse_now
+from ....core.checks import prompt_shares
 from ....core.curation import status_of
 from ....core.jsvalue import js_to_string
 from ....core.tokens import estimate_tokens
@@ -83,6 +84,7 @@ class PreviewPane(Vertical):
         self.rows: list[str] = []
         self.exact_tokens: str = ""
         self.hidden_rows = 0
+        self.budget: int | None = None
 
     def compose(self) -> ComposeResult:
         yield TextArea(self.initial_task, id="task", soft_wrap=True, show_line_numbers=False, placeholder="Type a task, as the agent receives it…")
@@ -101,6 +103,7 @@ class PreviewPane(Vertical):
         results.add_column("Title", key="title", width=34)
         results.add_column("Imp Rec Key Tag Ag", key="components", width=18)
         results.add_column("Why", key="why", width=22)
+        results.add_column("Share", key="share", width=12)
         yield results
         yield Static(id="preview-summary")
 
@@ -190,6 +193,7 @@ class PreviewPane(Vertical):
         shown = shown[:MAX_RESULT_ROWS]
         table.clear()
         self.rows = [c.path for c in shown]
+        shares = {f".rawko/memories/{name}": share for name, _, share in prompt_shares(preview)}
         table.add_rows(
             [
                 (
@@ -198,6 +202,7 @@ class PreviewPane(Vertical):
                     cell(c.title or c.file.name, "" if c.loaded else "dim"),
                     cell(" ".join(f"{c.components[k]:>3g}" for k in COMPONENT_KEYS) if c.loaded else "", "dim"),
                     cell(*self._why(c, preview)),
+                    cell(("█" * max(1, round(shares[c.path] * 8)) + f" {shares[c.path]:.0%}") if c.path in shares else "", "cyan"),
                 )
                 for c in shown
             ]
@@ -234,7 +239,13 @@ class PreviewPane(Vertical):
             summary.append(f" · {not_loaded} not loaded", "magenta")
         if self.hidden_rows:
             summary.append(f" · first {MAX_RESULT_ROWS} rows shown", "dim")
-        summary.append(f"\nPrompt: {len(preview.prompt):,} chars ≈ {estimate_tokens(preview.prompt):,} tokens (estimate)")
+        estimate = estimate_tokens(preview.prompt)
+        summary.append(f"\nPrompt: {len(preview.prompt):,} chars ≈ {estimate:,} tokens (estimate)")
+        if self.budget:
+            used = estimate / self.budget
+            summary.append(f" · budget {self.budget:,}: {used:.0%}", "bold red" if used > 1 else "green")
+            if used > 1:
+                summary.append(" OVER BUDGET", "bold red")
         if self.exact_tokens:
             summary.append(f" · {self.exact_tokens}")
         summary.append(f" · max {one_line(js_to_string(preview.max_memories), 40)} · min {one_line(js_to_string(preview.min_importance), 40)}", "dim")

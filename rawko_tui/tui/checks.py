@@ -1,0 +1,93 @@
+"""Saved tasks in the app: their results, and who gets which memory."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
+
+from ..core.checks import CheckResult, Matrix, load_checks, matrix, run_checks
+from ..core.store import Store
+from .safe import cell, literal
+
+
+class ChecksScreen(Screen[None]):
+    """Saved tasks (.rawko/checks.yaml) run against the store, and the agent x memory matrix."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="checks-back")]
+
+    def __init__(self, store: Store, now_ms: float) -> None:
+        super().__init__()
+        self.store = store
+        self.now_ms = now_ms
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with TabbedContent(id="checks-tabs"):
+            with TabPane("Checks", id="tab-checks"):
+                table = DataTable(id="check-results", cursor_type="row", zebra_stripes=True)
+                table.add_column("", key="mark", width=4)
+                table.add_column("Saved task", key="task", width=48)
+                table.add_column("Agent", key="agent", width=10)
+                table.add_column("Injected / what failed", key="detail", width=80)
+                yield table
+                yield Static(id="checks-summary")
+            with TabPane("Matrix", id="tab-matrix"):
+                yield DataTable(id="matrix-table", cursor_type="row", zebra_stripes=True)
+                yield Static(id="matrix-summary")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#checks-summary", Static).update(Text("Running the saved tasks…", "dim"))
+        self.run_all()
+
+    @work(thread=True, exclusive=True, group="checks", description="run the saved tasks")
+    def run_all(self) -> None:
+        tasks, errors = load_checks(self.store.root)
+        results = run_checks(self.store, tasks)
+        grid = matrix(self.store, [(t.task, t.agent) for t in tasks], self.now_ms)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show, results, grid, [str(e) for e in errors])
+
+    def _show(self, results: list[CheckResult], grid: Matrix, errors: list[str]) -> None:
+        table = self.query_one("#check-results", DataTable)
+        table.clear()
+        for result in results:
+            detail = "; ".join(result.failures) if result.failures else ", ".join(result.injected) or "(nothing injected)"
+            table.add_row(
+                cell("ok" if result.passed else "FAIL", "bold green" if result.passed else "bold red"),
+                cell(result.saved.label),
+                cell(result.saved.agent),
+                cell(detail, "" if result.passed else "red", limit=400),
+            )
+        failed = sum(1 for r in results if not r.passed)
+        summary = Text(f"{len(results) - failed} passed, {failed} failed", "bold red" if failed else "bold green")
+        if not results:
+            summary = Text("No saved tasks yet: `t` in the preview saves the current task with what it injects now.", "dim")
+        for error in errors:
+            summary.append("\n")
+            summary.append_text(literal(error, "red", limit=300))
+        self.query_one("#checks-summary", Static).update(summary)
+
+        grid_table = self.query_one("#matrix-table", DataTable)
+        grid_table.clear(columns=True)
+        grid_table.add_column("Memory", key="memory", width=44)
+        for agent in grid.agents:
+            grid_table.add_column(agent[:12], key=f"agent-{agent}", width=12)
+        dead, broad = set(grid.dead), set(grid.over_broad())
+        for memory in grid.memories:
+            style = "dim" if memory in dead else "yellow" if memory in broad else ""
+            grid_table.add_row(cell(memory, style), *(cell(str(grid.counts[memory][a]) if grid.counts[memory][a] else "·", style) for a in grid.agents))
+        notes = Text()
+        notes.append("Dead (no saved task injects them): ", "bold")
+        notes.append_text(literal(", ".join(grid.dead) or "none", limit=1000))
+        notes.append("\nOver-broad (80% of the tasks or more): ", "bold")
+        notes.append_text(literal(", ".join(grid.over_broad()) or "none", limit=1000))
+        notes.append("\nTasks that get nothing: ", "bold")
+        notes.append_text(literal(", ".join(repr(t) for t, _ in grid.empty_tasks) or "none", limit=1000))
+        self.query_one("#matrix-summary", Static).update(notes)
+        table.focus()
