@@ -636,3 +636,36 @@ async def test_every_key_on_every_screen_is_safe(store, screen_key):
             await pilot.pause()
         await settle(pilot)
         assert app.is_running and app.return_code is None
+
+
+async def test_the_editor_shows_the_impact_that_check_then_reports(tmp_path, capsys):
+    from rawko_tui.cli import main
+    from rawko_tui.tui.curation import MemoryEditor
+
+    root = write_store(tmp_path / "store", {"jwt.md": memory(title="JWT tokens", when='"token"', importance="critical")})
+    (root / ".rawko" / "checks.yaml").write_text(
+        "tasks:\n  - name: token work gets the JWT memory\n    task: rotate the token\n    agent: developer\n    view: effective\n"
+        "    now: 2026-01-24T12:00:00Z\n    expect:\n      inject: [jwt.md]\n"
+    )
+    assert main(["check", str(root)]) == 0
+    app = app_for(root, task="something else")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main.query_one(MemoryList).select_path(".rawko/memories/jwt.md")
+        await settle(pilot)
+        app.action_append("update")
+        await settle(pilot)
+        editor = app.screen
+        assert isinstance(editor, MemoryEditor)
+        editor.query_one("#merge-text", TextArea).text = "---\nwhenToUse: session\nupdatedAt: 2026-01-25T00:00:00Z\n---\n\nOnly for sessions now.\n"
+        await pilot.pause(0.8)
+        await settle(pilot)
+        impact = str(editor.query_one("#merge-impact").render())
+        assert "effective: 'rotate the token' (developer): -jwt.md" in impact
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await settle(pilot)
+    capsys.readouterr()
+    assert main(["check", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL token work gets the JWT memory" in out and "jwt.md must be injected, but is not" in out
