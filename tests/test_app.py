@@ -395,6 +395,10 @@ async def test_a_whole_consolidation_in_the_app(tmp_path, monkeypatch):
         editor = app.screen.query_one("#merge-text", TextArea)
         assert "supersedes:" in editor.text and "<!-- from session-storage.md -->" in editor.text
         editor.text = editor.text.replace("title: Session storage", "title: Session storage and timeouts")  # the person edits the draft
+        await pilot.pause(0.8)
+        await settle(pilot)
+        impact = str(app.screen.query_one("#merge-impact").render())
+        assert "effective: 'fix the session store' (developer): +session-storage-and-timeouts.md -session-storage.md -where-sessions-live.md" in impact
         await pilot.press("ctrl+s")
         await settle(pilot)
         await settle(pilot)

@@ -231,6 +231,34 @@ def merge_draft(memories: list[MemoryFile]) -> str:
     return format_entry(fields, body)
 
 
+def supersede_entry(new_name: str, by: str = "reviewer") -> str:
+    from .writer import format_entry
+
+    return format_entry(
+        {"status": RETIRED, "reason": f"merged into {new_name}", "supersededBy": new_name, "retiredAt": now_iso(), "retiredBy": by},
+        f"Merged into {new_name}; this file keeps its history.",
+    )
+
+
+def merge_changes(store: Store, originals: list[str], merged_text: str) -> dict[str, bytes]:
+    """The bytes every file would hold after a merge (for its impact, before anything is written)."""
+    from .store import spec_extract
+    from .writer import slugify
+
+    title = spec_extract(merged_text).attrs.get("title") if merged_text.startswith("---") else None
+    stem = slugify(str(title or "merged"))
+    new_name, attempt = f"{stem}.md", 1
+    while store.file(new_name) is not None:  # as create_memory names it: a taken name gets -2, -3, …
+        attempt += 1
+        new_name = f"{stem}-{attempt}.md"
+    changes = {new_name: merged_text.encode("utf-8")}
+    for name in originals:
+        current = store.file(name)
+        data = current.path.read_bytes() if current is not None and current.path.is_file() else b""
+        changes[name] = data + b"\n\n" + supersede_entry(new_name).encode("utf-8")
+    return changes
+
+
 def merge_memories(root: Path, originals: list[str], merged_text: str, by: str = "reviewer") -> tuple[Path, str | None]:
     """Write the merged memory and a supersede entry in each original; commit all of it at once.
 
@@ -238,7 +266,7 @@ def merge_memories(root: Path, originals: list[str], merged_text: str, by: str =
     """
     from .history import repo_root
     from .store import spec_extract
-    from .writer import Seen, WriteError, append_entry, commit, create_memory, format_entry, memories_dir
+    from .writer import Seen, WriteError, append_entry, commit, create_memory, memories_dir
 
     try:
         view = spec_extract(merged_text)
@@ -250,11 +278,7 @@ def merge_memories(root: Path, originals: list[str], merged_text: str, by: str =
     new_path = create_memory(root, view.attrs["title"], merged_text)
     paths = [new_path]
     for name in originals:
-        entry = format_entry(
-            {"status": RETIRED, "reason": f"merged into {new_path.name}", "supersededBy": new_path.name, "retiredAt": now_iso(), "retiredBy": by},
-            f"Merged into {new_path.name}; this file keeps its history.",
-        )
-        append_entry(root, name, entry, seen[name])
+        append_entry(root, name, supersede_entry(new_path.name, by), seen[name])
         paths.append(memories_dir(root) / name)
     sha = commit(root, paths, "merge", f"Merged {', '.join(originals)} into {new_path.name}.") if repo_root(root) else None
     return new_path, sha
@@ -302,16 +326,19 @@ def dismiss(root: Path, paths: tuple[str, ...]) -> None:
 # --------------------------------------------------------------------------
 
 
-def store_with(store: Store, name: str, data: bytes) -> Store:
-    """The store as it would be with ``.rawko/memories/<name>`` holding ``data`` (nothing is written)."""
-    from .store import parse_memory_bytes
+def store_with(store: Store, changes: dict[str, bytes]) -> Store:
+    """The store as it would be with each ``.rawko/memories/<name>`` holding its new bytes (nothing is written)."""
     from .jsvalue import utf16_sort_key
+    from .store import parse_memory_bytes
 
-    memory = MemoryFile(
-        path=store.root / ".rawko" / "memories" / name, rel_path=f".rawko/memories/{name}", name=name, top_level="/" not in name, size=len(data)
-    )
-    parse_memory_bytes(memory, data)
-    files = [f for f in store.files if f.name != name] + [memory]
+    replaced = []
+    for name, data in changes.items():
+        memory = MemoryFile(
+            path=store.root / ".rawko" / "memories" / name, rel_path=f".rawko/memories/{name}", name=name, top_level="/" not in name, size=len(data)
+        )
+        parse_memory_bytes(memory, data)
+        replaced.append(memory)
+    files = [f for f in store.files if f.name not in changes] + replaced
     files.sort(key=lambda f: (not f.top_level, utf16_sort_key(f.name)))
     return Store(root=store.root, files=files, agents=store.agents, config=store.config)
 
@@ -329,11 +356,11 @@ class Impact:
         return f"{self.view}: {self.task!r} ({self.agent}): {' '.join(parts)}"
 
 
-def impact_of_change(store: Store, name: str, data: bytes, tasks: list[tuple[str, str]], now_ms: float) -> list[Impact]:
-    """For each task, what the change adds to or removes from the injection, in both views."""
+def impact_of_change(store: Store, changes: dict[str, bytes], tasks: list[tuple[str, str]], now_ms: float) -> list[Impact]:
+    """For each task, what the change (new bytes for one or more files) adds to or removes from the injection, in both views."""
     from .arbiter import resolve_options, run_preview
 
-    after = store_with(store, name, data)
+    after = store_with(store, changes)
     changes = []
     for task, agent in tasks:
         for view, before_store, after_store in (("spec", store, after), ("effective", effective_store(store), effective_store(after))):

@@ -398,10 +398,14 @@ class RawkoApp(App[int]):
 
     def _impact(self, name: str, data: bytes) -> list[str]:
         now_ms = self.query_state.now_ms if self.query_state and self.query_state.now_ms is not None else time.time() * 1000
-        saved, _ = load_checks(self.root)
-        tasks = list(dict.fromkeys([(t.task, t.agent) for t in saved] + self.recent_tasks[:5]))
+        tasks = self.impact_tasks()
         lines = pattern_matches(_effective_when(name, data), tasks)
-        return lines + [i.describe() for i in impact_of_change(self.store, name, data, tasks, now_ms)]
+        return lines + [i.describe() for i in impact_of_change(self.store, {name: data}, tasks, now_ms)]
+
+    def impact_tasks(self) -> list[tuple[str, str]]:
+        """The saved tasks, then the recently previewed ones: what an edit's impact is measured on."""
+        saved, _ = load_checks(self.root)
+        return list(dict.fromkeys([(t.task, t.agent) for t in saved] + self.recent_tasks[:5]))
 
     def action_new_memory(self) -> None:
         if self.store is None or self.at:
@@ -450,7 +454,7 @@ class RawkoApp(App[int]):
         if self.store is None:
             return
         now_ms = self.query_state.now_ms if self.query_state and self.query_state.now_ms is not None else time.time() * 1000
-        self.push_screen(ChecksScreen(self.store, now_ms))
+        self.push_screen(ChecksScreen(self.store, now_ms, self.recent_tasks[:8]))
 
     def action_save_task(self) -> None:
         if self.preview is None or self.root is None or not self.preview.task.strip():

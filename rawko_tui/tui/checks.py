@@ -20,10 +20,11 @@ class ChecksScreen(Screen[None]):
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="checks-back")]
 
-    def __init__(self, store: Store, now_ms: float) -> None:
+    def __init__(self, store: Store, now_ms: float, recent_tasks: list[tuple[str, str]] | None = None) -> None:
         super().__init__()
         self.store = store
         self.now_ms = now_ms
+        self.recent_tasks = recent_tasks or []
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -49,7 +50,8 @@ class ChecksScreen(Screen[None]):
     def run_all(self) -> None:
         tasks, errors = load_checks(self.store.root)
         results = run_checks(self.store, tasks)
-        grid = matrix(self.store, [(t.task, t.agent) for t in tasks], self.now_ms)
+        # the matrix covers the saved tasks and the ones previewed recently
+        grid = matrix(self.store, list(dict.fromkeys([(t.task, t.agent) for t in tasks] + self.recent_tasks)), self.now_ms)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show, results, grid, [str(e) for e in errors])
 

@@ -130,12 +130,13 @@ class MemoryEditor(ModalScreen[str | None]):
 class MergeScreen(MemoryEditor):
     BINDINGS = [Binding("ctrl+d", "claude_draft", "Draft with Claude", id="merge-claude", priority=True)]
 
-    def __init__(self, root, draft: str, originals: list[tuple[str, str]] | None = None) -> None:
+    def __init__(self, root, draft: str, originals: list[tuple[str, str]] | None = None, impact=None) -> None:
         super().__init__(
             root,
             draft,
             "The merged memory. Edit it, then Ctrl+S writes it, marks both originals as superseded by it, and commits all of it at once. "
             "Ctrl+D asks Claude for a draft (needs ANTHROPIC_API_KEY).",
+            impact=impact,
         )
         self.originals = originals or []
 
@@ -401,7 +402,17 @@ class ConsolidationScreen(Screen[None]):
                 self.run_merge(names, text)
 
         originals = [(m.name, m.text or "") for m in memories]
-        self.app.push_screen(MergeScreen(self.store.root, draft, originals), merged)
+        self.app.push_screen(MergeScreen(self.store.root, draft, originals, impact=self._merge_impact(names)), merged)
+
+    def _merge_impact(self, names: list[str]):
+        """The effect of the whole merge (new memory, supersede entries) on the saved and recent tasks."""
+        from ..core.curation import impact_of_change, merge_changes
+
+        def impact(_name: str, data: bytes) -> list[str]:
+            tasks = self.app.impact_tasks()
+            return [i.describe() for i in impact_of_change(self.store, merge_changes(self.store, names, data.decode("utf-8")), tasks, self.now_ms)]
+
+        return impact
 
     @work(thread=True, exclusive=True, group="curation-write", description="merge memories")
     def run_merge(self, names: list[str], text: str) -> None:
