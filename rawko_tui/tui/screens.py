@@ -27,7 +27,7 @@ class HelpScreen(ModalScreen[None]):
                 Text.assemble(
                     ("Keys\n", "bold"),
                     "Remap any of them by id in .rawko/rawko-tui.yaml, e.g. ",
-                    ("keymap: {memories-sort: o}", "cyan"),
+                    ("keymap: {memories-sort: f5}", "cyan"),
                     ". Ctrl+P opens the command palette with every action.",
                 )
             )
