@@ -223,21 +223,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             }
             return handlers[args.command](args)
         return cmd_app(build_app_parser().parse_args(argv))
-    except UsageError as exc:
-        print(f"rawko-tui: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except StoreNotFound as exc:
-        print(f"rawko-tui: {exc}. Give the folder that holds .rawko/ as PATH.", file=sys.stderr)
-        return EXIT_USAGE
-    except GitError as exc:
-        print(f"rawko-tui: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except WriteError as exc:
-        print(f"rawko-tui: {exc}", file=sys.stderr)
-        return EXIT_FINDINGS
-    except ClaudeError as exc:
-        print(f"rawko-tui: no draft: {exc}", file=sys.stderr)
-        return EXIT_FINDINGS
+    except (UsageError, StoreNotFound, GitError, WriteError, ClaudeError) as exc:
+        message, code = {
+            UsageError: ("{}", EXIT_USAGE),
+            StoreNotFound: ("{}. Give the folder that holds .rawko/ as PATH.", EXIT_USAGE),
+            GitError: ("{}", EXIT_USAGE),
+            WriteError: ("{}", EXIT_FINDINGS),  # refused to write: nothing changed
+            ClaudeError: ("no draft: {}", EXIT_FINDINGS),
+        }[type(exc)]
+        print("rawko-tui: " + message.format(exc), file=sys.stderr)
+        return code
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
