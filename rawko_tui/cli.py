@@ -224,13 +224,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             return handlers[args.command](args)
         return cmd_app(build_app_parser().parse_args(argv))
     except (UsageError, StoreNotFound, GitError, WriteError, ClaudeError) as exc:
-        message, code = {
-            UsageError: ("{}", EXIT_USAGE),
-            StoreNotFound: ("{}. Give the folder that holds .rawko/ as PATH.", EXIT_USAGE),
-            GitError: ("{}", EXIT_USAGE),
-            WriteError: ("{}", EXIT_FINDINGS),  # refused to write: nothing changed
-            ClaudeError: ("no draft: {}", EXIT_FINDINGS),
-        }[type(exc)]
+        message, code = next(
+            (text, code)
+            for kind, text, code in (
+                (UsageError, "{}", EXIT_USAGE),
+                (StoreNotFound, "{}. Give the folder that holds .rawko/ as PATH.", EXIT_USAGE),
+                (GitError, "{}", EXIT_USAGE),
+                (WriteError, "{}", EXIT_FINDINGS),  # refused to write: nothing changed
+                (ClaudeError, "no draft: {}", EXIT_FINDINGS),
+            )
+            if isinstance(exc, kind)
+        )
         print("rawko-tui: " + message.format(exc), file=sys.stderr)
         return code
     except KeyboardInterrupt:
