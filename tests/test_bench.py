@@ -1,0 +1,25 @@
+"""The benchmarks run (on a tiny store): their numbers are for the README, never asserted here."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import REPO_ROOT
+
+
+def test_the_benchmark_runs_and_reports_every_figure_with_its_baseline():
+    proc = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "bench" / "run.py"), "--memories", "30", "--commits", "20", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO_ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert set(result["load"]) == {"frontmatter_loop_s", "cold_s", "warm_s"}
+    assert result["preview"]["keystrokes"] > 50 and result["preview"]["naive_p95_ms"] > 0
+    assert set(result["verify"]) == {"git_log_raw_and_blobs_s", "verify_s"}
+    assert result["app"]["first_frame_s"] > 0 and result["app"]["peak_mb"] > 0
