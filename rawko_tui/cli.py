@@ -29,7 +29,7 @@ from .core.checks import budget_for, impact, load_checks, matrix, prompt_shares,
 from .core.claude import ClaudeError, ask_claude, build_extraction_prompt, extraction_file, parse_extraction
 from .core.tokens import DEFAULT_MODEL
 from .core.curation import consolidation_candidates, effective_store, now_iso, parse_assignments, read_body, retire_entry, status_of
-from .core.jsvalue import parse_js_date_string
+from .core.jsvalue import display_value, parse_js_date_string
 from .core.writer import Seen, WriteError, append_entry, commit, create_memory, format_entry, safe_memory_path, slugify
 from .core.history import GitError, verify
 from .core.hooks import install_hook
@@ -469,16 +469,6 @@ def render_entry_log(memory, entries: list[dict]) -> str:
         spec_view = [f"{k}: {display_value(memory.attrs[k])}" if k in memory.attrs else f"{k}: (not set)" for k in differing]
         lines.append("  where the spec's view says " + ", ".join(spec_view) + ".")
     return "\n".join(lines) + "\n"
-
-
-def display_value(value: object) -> str:
-    from .core.jsvalue import JsDate
-
-    if isinstance(value, JsDate):
-        return value.iso()
-    if isinstance(value, list):
-        return "[" + ", ".join(display_value(v) for v in value) + "]"
-    return js_to_string(value)
 
 
 def cmd_lint(args) -> int:

@@ -152,6 +152,17 @@ def js_to_string(value: object) -> str:
     return "[object Object]"
 
 
+def display_value(value: object) -> str:
+    """A YAML value for people: dates as ISO 8601, lists and mappings spelled out, the rest as String() does."""
+    if isinstance(value, JsDate):
+        return value.iso()
+    if isinstance(value, list):
+        return "[" + ", ".join(display_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {display_value(v)}" for k, v in value.items()) + "}"
+    return js_to_string(value)
+
+
 def js_date_to_string(date: JsDate) -> str:
     """``Date.prototype.toString()`` in the local time zone (V8's format)."""
     if not date.valid:

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 from .arbiter import IMPORTANCE_ORDER, pattern_strings
 from .jsregex import JsRegexSyntaxError, JsRegexTimeout, compile_js, nested_quantifier_risk
-from .jsvalue import UNDEFINED, JsDate, js_new_date, js_to_string, js_truthy, type_name
+from .jsvalue import UNDEFINED, JsDate, display_value, js_new_date, js_to_string, js_truthy, type_name
 from .patterns import ALTERNATIVES, REGEX, SUBSTRING, WILDCARD, match_pattern
 from .store import MemoryFile, Store
+from .writer import slugify
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
@@ -40,12 +41,6 @@ class Finding:
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
         return f"{where}: {self.severity}: {self.message} [{self.code}]"
-
-
-def slugify(title: str) -> str:
-    """The kebab-case file stem a title should have (seed 001: ``kebab-case-descriptive-name.md``)."""
-    slug = re.sub(r"[^a-z0-9]+", "-", title.lower())
-    return slug.strip("-")
 
 
 def lint_store(store: Store, now_ms: float | None = None) -> list[Finding]:
@@ -99,8 +94,8 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
     elif not title.strip():
         add(ERROR, "missing-field", "the title is empty: the injected block would read '### ' with nothing after it", line_of("title"))
     else:
-        slug = slugify(title)
-        if slug and memory.stem != slug:
+        slug = slugify(title)  # the name the writer gives a memory with this title
+        if memory.stem != slug:
             add(WARNING, "file-name", f"file name {memory.stem!r}.md is not the kebab-case slug of the title ({slug}.md)")
 
     # whenToUse
@@ -188,8 +183,7 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
         for entry in later:
             for key, value in (entry.frontmatter or {}).items():
                 if key in ("title", "whenToUse", "importance", "tags", "discoveredAt", "discoveredBy") and not _same_value(first.get(key, UNDEFINED), value):
-                    shown = value.iso() if isinstance(value, JsDate) else js_to_string(value)
-                    add(WARNING, "hidden-change", f"entry {entry.index + 1} sets {key}: {shown!r}, which the spec's arbiter never sees", entry.line)
+                    add(WARNING, "hidden-change", f"entry {entry.index + 1} sets {key}: {display_value(value)!r}, which the spec's arbiter never sees", entry.line)
     return out
 
 

@@ -18,6 +18,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .jsregex import JS_WHITESPACE
 from .jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
 from .yamljs import YamlError, load_yaml
 
@@ -31,7 +32,7 @@ AGENTS_DIR = "agents"
 # and "\s" is JavaScript's white-space set.
 _JS_LINE_END = r"(?=[\n\r\u2028\u2029]|\Z)"
 _JS_LINE_START = r"(?:(?<=[\n\r\u2028\u2029])|\A)"
-_JS_S = "[\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
+_JS_S = "[" + re.escape(JS_WHITESPACE) + "]"
 _EXTRACT_RE = re.compile(
     rf"\A(\ufeff?---{_JS_LINE_END}([\s\S]+?){_JS_LINE_START}(?:---|\.\.\.){_JS_S}*{_JS_LINE_END}(?:\n)?)"
 )
@@ -245,7 +246,7 @@ def spec_extract(text: str) -> SpecView:
         raise _ExtractError("no frontmatter: the file must start with a line '---' and have a closing '---'", 1)
     raw = match.group(2)
     frontmatter = js_trim(raw)
-    leading = raw[: len(raw) - len(raw.lstrip(_JS_WS_CHARS))]
+    leading = raw[: len(raw) - len(raw.lstrip(JS_WHITESPACE))]
     first_line = 1 + _count_lines(text[: match.start(2)]) + _count_lines(leading)
     try:
         attrs = load_yaml(frontmatter)
@@ -256,7 +257,6 @@ def spec_extract(text: str) -> SpecView:
     return SpecView(attrs=attrs, body=text[match.end() :], frontmatter_text=frontmatter, frontmatter_line=first_line)
 
 
-_JS_WS_CHARS = "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 
 class _ExtractError(ValueError):

@@ -55,6 +55,7 @@ class AppendResult:
 
 
 def slugify(title: str) -> str:
+    """The kebab-case file stem for a title (seed 001: ``kebab-case-descriptive-name.md``)."""
     slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
     return slug[:80].rstrip("-") or "memory"
 

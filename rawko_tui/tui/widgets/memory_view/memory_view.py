@@ -8,7 +8,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Markdown, Static
 
 from ....core.history import FileHistory
-from ....core.jsvalue import JsDate, js_to_string
+from ....core.jsvalue import display_value
 from ....core.lint import Finding
 from ....core.store import MemoryFile
 from ...safe import cell, clean, literal
@@ -18,16 +18,6 @@ MARKDOWN_LIMIT = 50_000
 PLAIN_LIMIT = 20_000
 LINE_LIMIT = 2_000
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
-
-
-def display(value: object) -> str:
-    if isinstance(value, JsDate):
-        return value.iso()
-    if isinstance(value, list):
-        return "[" + ", ".join(display(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {display(v)}" for k, v in value.items()) + "}"
-    return js_to_string(value)
 
 
 class MemoryView(VerticalScroll):
@@ -104,7 +94,7 @@ class MemoryView(VerticalScroll):
             note.append("The spec's arbiter reads only entry 1's frontmatter and injects the rest as body text.")
             if hidden:
                 note.append("\nIt never sees: ")
-                note.append_text(literal(", ".join(f"{k}: {display(effective[k])} (entry {origin[k] + 1})" for k in hidden), "yellow", limit=500))
+                note.append_text(literal(", ".join(f"{k}: {display_value(effective[k])} (entry {origin[k] + 1})" for k in hidden), "yellow", limit=500))
         self._set(self.query_one("#memory-views", Static), note)
 
     def _show_fields(self, memory: MemoryFile) -> None:
@@ -118,9 +108,9 @@ class MemoryView(VerticalScroll):
         for key, value in effective.items():
             spec_value = memory.attrs.get(key, None)
             style = "" if origin[key] == 0 else "yellow"
-            table.add_row(cell(key, "bold"), cell(display(value), style, limit=300), cell(f"entry {origin[key] + 1}", "dim"))
+            table.add_row(cell(key, "bold"), cell(display_value(value), style, limit=300), cell(f"entry {origin[key] + 1}", "dim"))
             if origin[key] > 0 and key in memory.attrs and attrs_differ(memory.attrs, key, value):
-                table.add_row(cell(""), cell(f"spec view: {display(spec_value)}", "dim", limit=300), cell("entry 1", "dim"))
+                table.add_row(cell(""), cell(f"spec view: {display_value(spec_value)}", "dim", limit=300), cell("entry 1", "dim"))
 
     def _show_timeline(self, memory: MemoryFile) -> None:
         lines = Text()
@@ -128,8 +118,8 @@ class MemoryView(VerticalScroll):
             lines.append("Entries\n", "bold")
             for entry in memory.entries:
                 fm = entry.frontmatter or {}
-                when = display(fm["discoveredAt"]) if "discoveredAt" in fm else "no date"
-                who = display(fm["discoveredBy"]) if "discoveredBy" in fm else "?"
+                when = display_value(fm["discoveredAt"]) if "discoveredAt" in fm else "no date"
+                who = display_value(fm["discoveredBy"]) if "discoveredBy" in fm else "?"
                 lines.append(f"  {entry.index + 1}. line {entry.line}  ", "cyan")
                 lines.append_text(literal(f"{when} · {who} · sets {', '.join(fm) or 'nothing'}", limit=300))
                 lines.append("\n")
@@ -222,4 +212,4 @@ class CommitRow:
 
 
 def attrs_differ(attrs: dict, key: str, value: object) -> bool:
-    return key not in attrs or display(attrs[key]) != display(value)
+    return key not in attrs or display_value(attrs[key]) != display_value(value)
