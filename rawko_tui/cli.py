@@ -30,7 +30,7 @@ from .core.claude import ClaudeError, ask_claude, build_extraction_prompt, extra
 from .core.tokens import DEFAULT_MODEL
 from .core.curation import consolidation_candidates, effective_store, now_iso, parse_assignments, read_body, retire_entry, status_of
 from .core.jsvalue import display_value, parse_js_date_string
-from .core.writer import Seen, WriteError, append_entry, commit, create_memory, format_entry, safe_memory_path, slugify
+from .core.writer import Seen, WriteError, append_entry, commit_if_repo, create_memory, format_entry, safe_memory_path, slugify
 from .core.history import GitError, verify
 from .core.hooks import install_hook
 from .core.sessions import load_sessions, promotion_draft
@@ -515,13 +515,11 @@ def cmd_hook(args) -> int:
 
 
 def _finish_write(args, root, path, action: str, text: str, summary: str = "") -> int:
-    from .core.history import repo_root
-
-    if args.no_commit or repo_root(root) is None:
+    sha = None if args.no_commit else commit_if_repo(root, [path], action, summary)
+    if sha is None:
         why = "--no-commit" if args.no_commit else "not a git repository"
         _write(f"Wrote {path.relative_to(root).as_posix()} (not committed: {why}).\n")
         return EXIT_OK
-    sha = commit(root, [path], action, summary)
     _write(f"Wrote {path.relative_to(root).as_posix()} and committed {sha[:10]}.\n")
     return EXIT_OK
 

@@ -427,9 +427,8 @@ def _verbatim_score_failure(attrs: object, agent: str) -> tuple[str, bool] | Non
 
 def memory_facts(memory: MemoryFile) -> MemoryFacts:
     """The task-independent facts of a loadable memory, cached on the file."""
-    cached = getattr(memory, "_facts", None)
-    if cached is not None:
-        return cached
+    if memory._facts is not None:
+        return memory._facts
     attrs = memory.attrs
     title = attrs["title"]
     tags = attrs.get("tags", UNDEFINED)
@@ -448,7 +447,7 @@ def memory_facts(memory: MemoryFile) -> MemoryFacts:
         plans=plans,
         pattern_notes=pattern_strings(when)[1],
     )
-    memory._facts = facts  # type: ignore[attr-defined]
+    memory._facts = facts
     return facts
 
 
@@ -489,7 +488,7 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
             if not options.recursive:
                 candidates.append(_not_loaded(memory, REASON_SUBFOLDER, "not loaded by a SPEC-0007 arbiter (top level only)"))
                 continue
-        inactive = getattr(memory, "inactive", None)
+        inactive = memory.inactive
         if inactive is not None and not inactive.active:
             candidates.append(_not_loaded(memory, REASON_INACTIVE, f"not used: {inactive.why} (entry {inactive.entry + 1})"))
             continue
@@ -577,7 +576,7 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
         option_sources=dict(options.sources),
         search_text=text,
         ranked=ranked,
-        view="effective" if any(hasattr(f, "inactive") for f in store.files) else "spec",
+        view=store.view,
     )
     for candidate in candidates:
         candidate._preview = preview

@@ -67,11 +67,10 @@ def effective_store(store: Store) -> Store:
         fields, _ = memory.effective()
         clone = copy.copy(memory)
         clone.spec = SpecView(attrs=fields, body=effective_body(memory), frontmatter_text=memory.spec.frontmatter_text, frontmatter_line=memory.spec.frontmatter_line)
-        clone.inactive = status_of(memory)  # type: ignore[attr-defined]
-        if hasattr(clone, "_facts"):
-            del clone._facts  # the facts of the spec's view do not apply
+        clone.inactive = status_of(memory)
+        clone._facts = None  # the facts of the spec's view do not apply
         files.append(clone)
-    return Store(root=store.root, files=files, agents=store.agents, config=store.config)
+    return Store(root=store.root, files=files, agents=store.agents, config=store.config, view="effective")
 
 
 # --------------------------------------------------------------------------
@@ -264,9 +263,8 @@ def merge_memories(root: Path, originals: list[str], merged_text: str, by: str =
 
     Returns the new file and the commit (None outside git). Nothing of the originals is removed.
     """
-    from .history import repo_root
     from .store import spec_extract
-    from .writer import Seen, WriteError, append_entry, commit, create_memory, memories_dir
+    from .writer import Seen, WriteError, append_entry, commit_if_repo, create_memory, memories_dir
 
     try:
         view = spec_extract(merged_text)
@@ -280,19 +278,17 @@ def merge_memories(root: Path, originals: list[str], merged_text: str, by: str =
     for name in originals:
         append_entry(root, name, supersede_entry(new_path.name, by), seen[name])
         paths.append(memories_dir(root) / name)
-    sha = commit(root, paths, "merge", f"Merged {', '.join(originals)} into {new_path.name}.") if repo_root(root) else None
-    return new_path, sha
+    return new_path, commit_if_repo(root, paths, "merge", f"Merged {', '.join(originals)} into {new_path.name}.")
 
 
 def supersede(root: Path, old: str, new: str, by: str = "reviewer") -> str | None:
     """Mark ``old`` as superseded by ``new`` (one appended entry, one commit)."""
-    from .history import repo_root
-    from .writer import Seen, append_entry, commit, format_entry, memories_dir
+    from .writer import Seen, append_entry, commit_if_repo, format_entry, memories_dir
 
     path = memories_dir(root) / old
     entry = format_entry({"status": RETIRED, "reason": f"superseded by {new}", "supersededBy": new, "retiredAt": now_iso(), "retiredBy": by}, f"Superseded by {new}.")
     append_entry(root, old, entry, Seen.of(path.read_bytes()))
-    return commit(root, [path], "supersede", f"{old} superseded by {new}.") if repo_root(root) else None
+    return commit_if_repo(root, [path], "supersede", f"{old} superseded by {new}.")
 
 
 DISMISSED_FILE = "rawko-tui-dismissed.yaml"

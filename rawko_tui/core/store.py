@@ -123,6 +123,8 @@ class MemoryFile:
     entries: list[Entry] = field(default_factory=list)
     suspect_blocks: list[SuspectBlock] = field(default_factory=list)
     bom: bool = False
+    inactive: object = None  # in an effective store: the fold's Status (retired, superseded)
+    _facts: object = None  # the arbiter's task-independent facts, computed once
 
     def __repr__(self) -> str:  # the text can be megabytes: keep reprs (and logs) short
         return f"MemoryFile({self.rel_path!r}, {self.size} bytes)"
@@ -186,6 +188,7 @@ class Store:
     files: list[MemoryFile]
     agents: dict[str, AgentDefinition]
     config: dict
+    view: str = "spec"  # "effective": the fold of each file's entries (curation.effective_store)
 
     def __repr__(self) -> str:
         return f"Store({str(self.root)!r}, {len(self.files)} files)"

@@ -222,3 +222,10 @@ def commit(root: Path, paths: list[Path], action: str, summary: str = "") -> str
     except GitCommandError as exc:
         raise WriteError(f"git refused the commit: {exc.stderr.strip() or exc}") from None
     return repo.head.commit.hexsha
+
+
+def commit_if_repo(root: Path, paths: list[Path], action: str, summary: str = "") -> str | None:
+    """Commit when the store is in git (the sha); outside git the write stands uncommitted (None)."""
+    from .history import repo_root
+
+    return commit(root, paths, action, summary) if repo_root(root) is not None else None

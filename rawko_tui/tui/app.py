@@ -26,7 +26,7 @@ from ..core.arbiter import SPEC_AGENTS, Preview, parse_now, resolve_options, run
 from ..core.checks import add_saved_task, budget_for, load_checks
 from ..core.curation import append_template, effective_store, impact_of_change, new_memory_template, pattern_matches
 from ..core.store import spec_extract
-from ..core.writer import Seen, append_entry, commit, create_memory
+from ..core.writer import Seen, append_entry, commit_if_repo, create_memory
 from ..core.lint import Finding, lint_store
 from ..core.history import FileHistory, commit_diff, file_history, repo_root
 from ..core.store import Store, load_store, load_store_at
@@ -445,7 +445,7 @@ class RawkoApp(App[int]):
         self._committed(result.path, kind if kind != "update" else "append", "")
 
     def _committed(self, path, action: str, summary: str) -> None:
-        sha = commit(self.root, [path], action, summary) if repo_root(self.root) else None
+        sha = commit_if_repo(self.root, [path], action, summary)
         note = f"{action}: {path.name}" + (f" (commit {sha[:8]})" if sha else " (not committed: not a git repository)")
         self.call_from_thread(self.notify, one_line(note, 200), timeout=5)
         self.call_from_thread(self.load)

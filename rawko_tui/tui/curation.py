@@ -298,13 +298,12 @@ class SessionsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="curation-write", description="promote a session item")
     def write_promotion(self, text: str, summary: str) -> None:
-        from ..core.history import repo_root
         from ..core.store import spec_extract
-        from ..core.writer import commit, create_memory
+        from ..core.writer import commit_if_repo, create_memory
 
         title = spec_extract(text).attrs.get("title") or "memory"
         path = create_memory(self.root, str(title), text)
-        sha = commit(self.root, [path], "promote", summary) if repo_root(self.root) else None
+        sha = commit_if_repo(self.root, [path], "promote", summary)
         note = f"Wrote {path.name}" + (f" (commit {sha[:8]})" if sha else " (not committed: not a git repository)")
         self.app.call_from_thread(self._written, note)
 
