@@ -183,7 +183,7 @@ class RawkoApp(App[int]):
         pane = self.main.query_one(PreviewPane)
         pane.agents[:] = self.agent_names
         query = pane.current_query()
-        now_ms = query.now_ms if query is not None and query.now_ms is not None else time.time() * 1000
+        now_ms = self._now_ms(query)
         self.main.query_one(MemoryList).set_rows(build_rows(store, findings, now_ms))
         self.request_preview(query)
         self._show_selected()
@@ -389,15 +389,20 @@ class RawkoApp(App[int]):
         if self.store is None or self.at:
             self.notify("Consolidation needs the working tree (not --at)." if self.at else "The store is still loading.", timeout=3)
             return
-        now_ms = self.query_state.now_ms if self.query_state and self.query_state.now_ms is not None else time.time() * 1000
+        now_ms = self._now_ms()
         self.push_screen(ConsolidationScreen(self.store, now_ms, self.recent_tasks[:8]))
 
     def action_sessions(self) -> None:
         if self.root is not None and not self.at:
             self.push_screen(SessionsScreen(self.root))
 
+    def _now_ms(self, query: PreviewQuery | None = None) -> float:
+        """The preview's "now" (as typed), else the clock."""
+        query = query or self.query_state
+        return query.now_ms if query is not None and query.now_ms is not None else time.time() * 1000
+
     def _impact(self, name: str, data: bytes) -> list[str]:
-        now_ms = self.query_state.now_ms if self.query_state and self.query_state.now_ms is not None else time.time() * 1000
+        now_ms = self._now_ms()
         tasks = self.impact_tasks()
         lines = pattern_matches(_effective_when(name, data), tasks)
         return lines + [i.describe() for i in impact_of_change(self.store, {name: data}, tasks, now_ms)]
@@ -453,7 +458,7 @@ class RawkoApp(App[int]):
     def action_checks(self) -> None:
         if self.store is None:
             return
-        now_ms = self.query_state.now_ms if self.query_state and self.query_state.now_ms is not None else time.time() * 1000
+        now_ms = self._now_ms()
         self.push_screen(ChecksScreen(self.store, now_ms, self.recent_tasks[:8]))
 
     def action_save_task(self) -> None:

@@ -19,6 +19,13 @@ from ..core.store import Store
 from .safe import cell, clean, literal
 
 
+def after_write(screen: Screen, note: str) -> None:
+    """Once a curation screen has written: say what was written, reload the store, go back."""
+    screen.notify(clean(note), timeout=5)
+    screen.app.action_reload()
+    screen.app.pop_screen()
+
+
 def side_by_side(left: str, right: str) -> tuple[Text, Text]:
     """Both bodies, with the lines only one side has marked."""
     a, b = left.splitlines(), right.splitlines()
@@ -308,9 +315,7 @@ class SessionsScreen(Screen[None]):
         self.app.call_from_thread(self._written, note)
 
     def _written(self, note: str) -> None:
-        self.notify(clean(note), timeout=5)
-        self.app.action_reload()
-        self.app.pop_screen()
+        after_write(self, note)
 
 
 class ConsolidationScreen(Screen[None]):
@@ -441,6 +446,4 @@ class ConsolidationScreen(Screen[None]):
         self._show_groups(self.groups)
 
     def _written(self, note: str) -> None:
-        self.notify(clean(note), timeout=5)
-        self.app.action_reload()
-        self.app.pop_screen()
+        after_write(self, note)
