@@ -170,6 +170,8 @@ def add_saved_task(root: Path, task: str, agent: str, now: str | None, injected:
 
     path = Path(root) / ".rawko" / CHECKS_FILE
     yaml = YAML()  # round-trip: a person's comments and layout survive
+    yaml.indent(mapping=2, sequence=4, offset=2)  # "  - task:", the layout the examples use
+    yaml.preserve_quotes = True
     data = yaml.load(path.read_text(encoding="utf-8")) if path.is_file() else None
     if not isinstance(data, dict):
         data = {"tasks": []}
