@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .explain import COMPONENT, GATE, INFO, PATTERN, SCORE, Explanation
@@ -105,7 +106,7 @@ class Candidate:
     facts: MemoryFacts | None = None
     matched_index: int = -1  # which plan matched
     _explanation: Explanation | None = None
-    _preview: "Preview | None" = None
+    _preview: Preview | None = None
 
     @property
     def path(self) -> str:
@@ -166,13 +167,20 @@ class ArbiterFailure:
 
 @dataclass
 class Preview:
+    """One ranking: what is injected, in what order, and (on demand) every memory's decision.
+
+    ``injected`` and the prompt are computed with the ranking; ``ranked``
+    (every memory that matched and passed the threshold, best first) and
+    ``candidates`` (one per memory file) are built on first use, so a
+    keystroke pays only for what it shows.
+    """
+
     task: str
     agent: str
     now_ms: float
     max_memories: object
     min_importance: object
     recursive: bool
-    candidates: list[Candidate]
     injected: list[Candidate]
     prompt: str
     errors: list
@@ -180,8 +188,36 @@ class Preview:
     notes: list[str]
     option_sources: dict
     search_text: str = ""
-    ranked: list[Candidate] = field(default_factory=list)
     view: str = "spec"
+    ranked_count: int = 0
+    _ranked: list[Candidate] | None = field(default=None, repr=False)
+    _build_ranked: Callable[[], list[Candidate]] | None = field(default=None, repr=False)
+    _candidates: list[Candidate] | None = field(default=None, repr=False)
+    _build_candidates: Callable[[Preview], list[Candidate]] | None = field(default=None, repr=False)
+
+    @property
+    def ranked(self) -> list[Candidate]:
+        """The memories that matched and passed the threshold, best first (the injected ones lead)."""
+        if self._ranked is None:
+            ranked = self._build_ranked() if self._build_ranked is not None else []
+            cut = len(self.injected)
+            for position, candidate in enumerate(ranked, start=1):
+                candidate.rank = position
+                candidate.injected = position <= cut
+                candidate.reason = _reason(candidate)
+                candidate._preview = self
+            self._ranked = ranked
+        return self._ranked
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        """Every memory file's decision, in the arbiter's order (not loaded first, then load order)."""
+        if self._candidates is None:
+            built = self._build_candidates(self) if self._build_candidates is not None else []
+            for candidate in built:
+                candidate._preview = self
+            self._candidates = built
+        return self._candidates
 
     def candidate(self, path: str) -> Candidate | None:
         for c in self.candidates:
@@ -456,6 +492,48 @@ def memory_facts(memory: MemoryFile) -> MemoryFacts:
 # --------------------------------------------------------------------------
 
 
+def not_loaded_gate(memory: MemoryFile, recursive: bool) -> tuple[str, str] | None:
+    """(reason, why) when the spec's loader does not list the file or the effective view leaves it out."""
+    if not memory.spec_loadable:
+        if memory.symlink:
+            return REASON_SYMLINK, "not loaded: a symlink is not a file to the spec's loader (Deno readDir)"
+        if not memory.name.endswith(".md"):
+            return REASON_EXTENSION, "not loaded: the spec's loader only reads names ending in '.md'"
+        if not recursive:
+            return REASON_SUBFOLDER, "not loaded by a SPEC-0007 arbiter (top level only)"
+    inactive = memory.inactive
+    if inactive is not None and not inactive.active:
+        return REASON_INACTIVE, f"not used: {inactive.why} (entry {inactive.entry + 1})"
+    return None
+
+
+def has_load_error(memory: MemoryFile) -> bool:
+    """A file the loader cannot read or parse (a frontmatter that is not a mapping loads, and throws later)."""
+    return memory.error is not None and memory.error.stage != "shape"
+
+
+def load_error_candidate(memory: MemoryFile) -> Candidate:
+    return _not_loaded(memory, REASON_ERROR, f"not loaded: {memory.error.reason}")
+
+
+def crashed_candidate(memory: MemoryFile, crash: str) -> Candidate:
+    """A memory the spec's scoring throws on (a tolerant arbiter skips it)."""
+    reason = REASON_ERROR if memory.error is not None else REASON_CRASH
+    why = memory.error.reason if memory.error is not None else "the spec's scoring throws on it"
+    return _not_loaded(memory, reason, f"skipped: {why} ({crash})")
+
+
+def score_components(facts: MemoryFacts, words: list[str], agent: str, now_ms: float) -> dict:
+    """scoreMemoryRelevance's five parts (the explanation's words come from ``component_explanations``)."""
+    return {
+        "importance": importance_points(facts.importance_key),
+        "recency": recency_points(facts.date_ms, now_ms),
+        "keyword": keyword_points(sum(1 for w in words if w in facts.title_lower)),
+        "agentTags": tag_points(len(common_tags(facts.tags, agent))),
+        "sameAgent": same_agent_points(facts.attrs.get("discoveredBy"), agent),
+    }
+
+
 def _not_loaded(memory: MemoryFile, reason: str, why: str) -> Candidate:
     title = memory.attrs.get("title") if isinstance(memory.attrs.get("title"), str) else None
     gate = Explanation(0, why, match=False, kind=GATE)
@@ -465,62 +543,57 @@ def _not_loaded(memory: MemoryFile, reason: str, why: str) -> Candidate:
 
 
 def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | None = None, now_ms: float | None = None) -> Preview:
-    """What SPEC-0007's ``buildAgentPrompt`` injects for this task and agent, and why."""
+    """What SPEC-0007's ``buildAgentPrompt`` injects for this task and agent, and why.
+
+    Ranked through the store's index (``rankindex``): the same decisions as
+    ``run_preview_reference``, without redoing per-memory work per keystroke.
+    """
+    from .rankindex import store_index
+
+    options = options or ArbiterOptions()
+    now_ms = float(time.time_ns() // 1_000_000) if now_ms is None else now_ms
+    return store_index(store, options.recursive).rank(task, agent, options, now_ms)
+
+
+def run_preview_reference(store: Store, task: str, agent: str, options: ArbiterOptions | None = None, now_ms: float | None = None) -> Preview:
+    """The arbiter as a straightforward loop over every memory, in the spec's order.
+
+    The definition the fast path (``run_preview``) is tested against.
+    """
     options = options or ArbiterOptions()
     now_ms = float(time.time_ns() // 1_000_000) if now_ms is None else now_ms
     text = build_search_text(task, agent)
     words = js_split_whitespace(task.lower())
-    max_memories = DEFAULT_MAX_MEMORIES if _nullish(options.max_memories) else options.max_memories
-    min_importance = DEFAULT_MIN_IMPORTANCE if _nullish(options.min_importance) else options.min_importance
+    min_importance = _effective_limits(options)[1]
     failure: ArbiterFailure | None = None
 
     candidates: list[Candidate] = []
     scored: list[Candidate] = []
     loaded: list[MemoryFile] = []
     for memory in store.files:
-        if not memory.spec_loadable:
-            if memory.symlink:
-                candidates.append(_not_loaded(memory, REASON_SYMLINK, "not loaded: a symlink is not a file to the spec's loader (Deno readDir)"))
-                continue
-            if not memory.name.endswith(".md"):
-                candidates.append(_not_loaded(memory, REASON_EXTENSION, "not loaded: the spec's loader only reads names ending in '.md'"))
-                continue
-            if not options.recursive:
-                candidates.append(_not_loaded(memory, REASON_SUBFOLDER, "not loaded by a SPEC-0007 arbiter (top level only)"))
-                continue
-        inactive = memory.inactive
-        if inactive is not None and not inactive.active:
-            candidates.append(_not_loaded(memory, REASON_INACTIVE, f"not used: {inactive.why} (entry {inactive.entry + 1})"))
-            continue
-        loaded.append(memory)
+        gate = not_loaded_gate(memory, options.recursive)
+        if gate is not None:
+            candidates.append(_not_loaded(memory, *gate))
+        else:
+            loaded.append(memory)
 
     # loadMemoryFrontmatter reads every file before anything is scored: its error comes first.
-    # A frontmatter that parses but is not a mapping loads fine and throws later, in scoring.
     for memory in loaded:
-        if memory.error is not None and memory.error.stage != "shape":
+        if has_load_error(memory):
             failure = failure or ArbiterFailure("load", memory.rel_path, _loader_error_text(memory))
-    agent_tags_set = agent_tag_list(agent)
     for memory in loaded:
-        if memory.error is not None and memory.error.stage != "shape":
-            candidates.append(_not_loaded(memory, REASON_ERROR, f"not loaded: {memory.error.reason}"))
+        if has_load_error(memory):
+            candidates.append(load_error_candidate(memory))
             continue
         # the .map() scores, then matches, each memory in turn; the first throw ends the run
         score_crash = _verbatim_score_failure(memory.spec.attrs, agent)
         if score_crash is not None:
             failure = failure or ArbiterFailure("score", memory.rel_path, score_crash[0])
             if score_crash[1]:
-                reason = REASON_ERROR if memory.error is not None else REASON_CRASH
-                why = memory.error.reason if memory.error is not None else "the spec's scoring throws on it"
-                candidates.append(_not_loaded(memory, reason, f"skipped: {why} ({score_crash[0]})"))
+                candidates.append(crashed_candidate(memory, score_crash[0]))
                 continue
         facts = memory_facts(memory)
-        components = {
-            "importance": importance_points(facts.importance_key),
-            "recency": recency_points(facts.date_ms, now_ms),
-            "keyword": keyword_points(sum(1 for w in words if w in facts.title_lower)),
-            "agentTags": tag_points(sum(1 for t in facts.tags if isinstance(t, str) and t in agent_tags_set)) if facts.tags else 0,
-            "sameAgent": same_agent_points(facts.attrs.get("discoveredBy"), agent),
-        }
+        components = score_components(facts, words, agent, now_ms)
         # "for … of" with an early return: later patterns are not tried, and a
         # non-string pattern reached before a match makes the spec's code throw
         matched_index = -1
@@ -546,20 +619,43 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
         scored.append(candidate)
         candidates.append(candidate)
 
-    ranked = sorted((c for c in scored if c.matched and c.meets_threshold), key=lambda c: -c.score)
-    cut = slice_end(max_memories, len(ranked))
-    for position, candidate in enumerate(ranked, start=1):
-        candidate.rank = position
-        candidate.injected = position <= cut
-    injected = ranked[:cut]
     for candidate in scored:
         candidate.reason = _reason(candidate)
+    ranked = sorted((c for c in scored if c.matched and c.meets_threshold), key=lambda c: -c.score)
+    preview = finish_preview(store, task, agent, options, now_ms, len(ranked), lambda n: ranked[:n], lambda: ranked, failure, lambda _preview: candidates)
+    preview.ranked  # noqa: B018 - rank every candidate now
+    preview.candidates  # noqa: B018 - attach every candidate to this preview now
+    return preview
 
+
+def finish_preview(
+    store: Store,
+    task: str,
+    agent: str,
+    options: ArbiterOptions,
+    now_ms: float,
+    ranked_count: int,
+    best: Callable[[int], list[Candidate]],
+    build_ranked: Callable[[], list[Candidate]],
+    failure: ArbiterFailure | None,
+    build_candidates: Callable[[Preview], list[Candidate]],
+) -> Preview:
+    """The top-N cut, the prompt and the last possible throw (formatting).
+
+    ``best(n)`` gives the first n ranked memories; ``build_ranked()`` all of
+    them, the same objects first, when someone asks for ``Preview.ranked``.
+    """
+    max_memories, min_importance = _effective_limits(options)
+    cut = slice_end(max_memories, ranked_count)
+    injected = best(cut)
+    for position, candidate in enumerate(injected, start=1):
+        candidate.rank = position
+        candidate.injected = True
+        candidate.reason = REASON_INJECTED
     for candidate in injected:
         importance = candidate.file.attrs.get("importance")
         if not isinstance(importance, str) and failure is None:
             failure = ArbiterFailure("format", candidate.path, "TypeError: memory.frontmatter.importance.toUpperCase is not a function")
-
     preview = Preview(
         task=task,
         agent=agent,
@@ -567,20 +663,28 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
         max_memories=max_memories,
         min_importance=min_importance,
         recursive=options.recursive,
-        candidates=candidates,
         injected=injected,
         prompt=format_memories_for_prompt(injected),
         errors=store.errors,
         arbiter_failure=failure,
         notes=_option_notes(options, max_memories, min_importance, agent, store),
         option_sources=dict(options.sources),
-        search_text=text,
-        ranked=ranked,
+        search_text=build_search_text(task, agent),
         view=store.view,
+        ranked_count=ranked_count,
+        _build_ranked=build_ranked,
+        _build_candidates=build_candidates,
     )
-    for candidate in candidates:
+    for candidate in injected:
         candidate._preview = preview
     return preview
+
+
+def _effective_limits(options: ArbiterOptions) -> tuple[object, object]:
+    """maxMemories and minImportance after the spec's ``??`` defaults."""
+    max_memories = DEFAULT_MAX_MEMORIES if _nullish(options.max_memories) else options.max_memories
+    min_importance = DEFAULT_MIN_IMPORTANCE if _nullish(options.min_importance) else options.min_importance
+    return max_memories, min_importance
 
 
 def _reason(candidate: Candidate) -> str:
@@ -691,7 +795,7 @@ def _cut_description(candidate: Candidate, preview: Preview) -> str:
     cut = len(preview.injected)
     if cut == 0:
         return f"cut: the top-N limit (max {js_to_string(preview.max_memories)}) keeps none"
-    last = preview.ranked[cut - 1]
+    last = preview.injected[-1]
     # ties keep load order: an earlier file needs only an equal score
     needed = last.score if candidate.load_index < last.load_index else last.score + 1
     return f"cut by the top-{cut} limit at rank {candidate.rank}; needs a score of {needed:g} to be injected (has {candidate.score:g})"

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import bisect
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 # Backtracking fallback budget: long enough for any sane pattern, short enough
 # that a keystroke never waits on a pathological one.
@@ -695,7 +695,24 @@ class JsRegex:
         return self.engine == "re2"
 
 
-@functools.lru_cache(maxsize=4096)
+def carrier_text(text: str) -> str:
+    """The text as the RE2 translations expect it (UTF-16 code units, surrogates on plane 15)."""
+    return _to_carrier_text(text)[0]
+
+
+def re2_options(max_mem: int | None = None):
+    """The RE2 options every translation is compiled with (``.`` is given explicitly, so dot_nl)."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    options.dot_nl = True
+    if max_mem is not None:
+        options.max_mem = max_mem
+    return options
+
+
+@functools.lru_cache(maxsize=65536)
 def compile_js(source: str, ignore_case: bool = True) -> JsRegex:
     """Compile a JavaScript RegExp source (flags ``i`` or none). Raises JsRegexSyntaxError."""
     parser = _Parser(source, ignore_case)
@@ -703,9 +720,7 @@ def compile_js(source: str, ignore_case: bool = True) -> JsRegex:
     if not parser.needs_backtracking and parser.max_count <= _RE2_MAX_REPEAT:
         import re2
 
-        options = re2.Options()
-        options.log_errors = False
-        options.dot_nl = True
+        options = re2_options()
         translated = _emit(tree, for_re2=True)
         compiled = re2.compile(translated, options)
 

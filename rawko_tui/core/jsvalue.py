@@ -312,13 +312,16 @@ def js_new_date(value: object) -> JsDate:
 # --------------------------------------------------------------------------
 
 
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
 def utf16_length(text: str) -> int:
     return len(text) + sum(1 for c in text if ord(c) > 0xFFFF)
 
 
 def utf16_units(text: str) -> str:
     """The string with astral characters as surrogate pairs (one Python char per UTF-16 unit)."""
-    if all(ord(c) <= 0xFFFF for c in text):
+    if text.isascii() or not _ASTRAL.search(text):
         return text
     return "".join(
         c if ord(c) <= 0xFFFF else chr(0xD800 + ((ord(c) - 0x10000) >> 10)) + chr(0xDC00 + ((ord(c) - 0x10000) & 0x3FF))

@@ -12,6 +12,7 @@ Two views of one file are kept side by side:
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -120,8 +121,8 @@ class MemoryFile:
     text: str | None = None
     spec: SpecView | None = None
     error: LoadError | None = None
-    entries: list[Entry] = field(default_factory=list)
-    suspect_blocks: list[SuspectBlock] = field(default_factory=list)
+    _entries: list[Entry] | None = None  # the entry log, split on first use
+    _suspects: list[SuspectBlock] | None = None
     bom: bool = False
     inactive: object = None  # in an effective store: the fold's Status (retired, superseded)
     _facts: object = None  # the arbiter's task-independent facts, computed once
@@ -137,6 +138,20 @@ class MemoryFile:
     @property
     def stem(self) -> str:
         return self.name.rsplit("/", 1)[-1][: -len(".md")] if self.name.lower().endswith(".md") else self.name
+
+    @property
+    def entries(self) -> list[Entry]:
+        """The append-only log: the first entry and every appended one (split on first use)."""
+        if self._entries is None:
+            self._entries, self._suspects = split_entries(self.text, self.spec) if self.text is not None else ([], [])
+        return self._entries
+
+    @property
+    def suspect_blocks(self) -> list[SuspectBlock]:
+        """``---`` blocks that look like appended entries but do not parse (torn writes?)."""
+        if self._suspects is None:
+            self.entries  # noqa: B018 - splitting finds them
+        return self._suspects
 
     @property
     def attrs(self) -> dict:
@@ -189,6 +204,7 @@ class Store:
     agents: dict[str, AgentDefinition]
     config: dict
     view: str = "spec"  # "effective": the fold of each file's entries (curation.effective_store)
+    _indexes: dict = field(default_factory=dict, repr=False, compare=False)  # rankindex.store_index, per loading mode
 
     def __repr__(self) -> str:
         return f"Store({str(self.root)!r}, {len(self.files)} files)"
@@ -197,8 +213,9 @@ class Store:
     def memories_dir(self) -> Path:
         return self.root / RAWKO_DIR / MEMORIES_DIR
 
-    @property
+    @functools.cached_property
     def errors(self) -> list[LoadError]:
+        """Every file's load error (a store's files are never changed in place)."""
         return [f.error for f in self.files if f.error is not None]
 
     def file(self, name_or_path: str) -> MemoryFile | None:
@@ -299,9 +316,14 @@ def split_entries(text: str, spec: SpecView | None) -> tuple[list[Entry], list[S
         consumed = text[: len(text) - len(spec.body)]
         start = consumed.count("\n") if consumed.endswith("\n") else consumed.count("\n") + 1
         entries.append(Entry(0, 1, spec.attrs, ""))
+        searched = text[len(text) - len(spec.body) - 1 :]
     else:
         start = 0
         entries.append(Entry(0, 1, None, ""))
+        searched = "\n" + text
+    if "\n---" not in searched:
+        # no line from `start` on begins with "---": one entry, the whole body
+        return [_with_body(entries[0], lines[start:])], []
     body_start = start
     fence: tuple[str, int] | None = None
     i = start
@@ -392,13 +414,14 @@ def parse_memory_bytes(memory: MemoryFile, data: bytes) -> None:
         if not isinstance(attrs, dict):
             kind = "empty" if attrs is UNDEFINED or attrs is None else f"a {type_name(attrs)}, not a mapping of fields"
             memory.error = LoadError(memory.rel_path, f"frontmatter is {kind}", memory.spec.frontmatter_line, stage="shape")
-    memory.entries, memory.suspect_blocks = split_entries(text, memory.spec)
+    memory._entries = memory._suspects = None  # split from the new text when first asked
 
 
 def _scan_memories(memories_dir: Path, root: Path) -> list[MemoryFile]:
     """Every ``*.md`` under memories/, symlinked folders not followed (no loops, no escapes)."""
     found: list[MemoryFile] = []
     pending = [memories_dir]
+    memories_prefix = len(str(memories_dir)) + 1
     while pending:
         directory = pending.pop()
         try:
@@ -418,12 +441,12 @@ def _scan_memories(memories_dir: Path, root: Path) -> list[MemoryFile]:
                     continue
             except OSError:
                 continue
-            path = Path(entry.path)
-            name = path.relative_to(memories_dir).as_posix()
+            # entry.path is the folder's path plus "/name": cut strings rather than Path.relative_to
+            name = entry.path[memories_prefix:].replace(os.sep, "/")
             found.append(
                 MemoryFile(
-                    path=path,
-                    rel_path=path.relative_to(root).as_posix(),
+                    path=Path(entry.path),
+                    rel_path=f"{RAWKO_DIR}/{MEMORIES_DIR}/{name}",
                     name=name,
                     top_level="/" not in name,
                     symlink=is_link,

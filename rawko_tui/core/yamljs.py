@@ -24,7 +24,7 @@ from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from yaml.resolver import BaseResolver
 
-from .jsvalue import UNDEFINED, JsDate, js_to_string
+from .jsvalue import UNDEFINED, JsDate, _utc_ms, js_to_string
 
 try:  # libyaml's parser is ~10x faster; fall back to the pure-Python one
     from yaml.cyaml import CParser as _Parser
@@ -72,6 +72,7 @@ _TIMESTAMP_RE = re.compile(
 _NULLS = {"~", "null", "Null", "NULL"}
 _TRUES = {"true", "True", "TRUE"}
 _FALSES = {"false", "False", "FALSE"}
+_WORDS = _NULLS | _TRUES | _FALSES
 
 
 def _parse_int(data: str) -> float | int | None:
@@ -122,8 +123,6 @@ def _parse_float(data: str) -> float | None:
 
 def _date_utc(year: int, month0: int, day: int, hour: int = 0, minute: int = 0, second: int = 0, ms: int = 0) -> float:
     """``Date.UTC``: years 0-99 mean 1900-1999, and fields overflow into the next unit."""
-    from .jsvalue import _utc_ms
-
     if 0 <= year <= 99:
         year += 1900
     return _utc_ms(year, month0 + 1, day, hour, minute, second, ms)
@@ -146,6 +145,11 @@ def _parse_timestamp(data: str) -> JsDate | None:
 
 def resolve_plain_scalar(data: str) -> object:
     """The value js-yaml gives an untagged plain scalar."""
+    if data[:1].isalpha() and data not in _WORDS:
+        return data  # numbers and dates start with a digit, a sign or "."
+    if data[4:5] == "-" and data[:4].isdigit():  # "2026-…" is neither an integer nor a float
+        stamp = _parse_timestamp(data)
+        return data if stamp is None else stamp
     if data == "" or data in _NULLS:
         return None
     if data in _TRUES:
@@ -334,11 +338,114 @@ def _has_alias_reuse(node) -> bool:
     return False
 
 
+# --------------------------------------------------------------------------
+# The common case without a parser
+# --------------------------------------------------------------------------
+#
+# Nearly every memory's frontmatter is a flat mapping of ``key: value`` lines,
+# values plain, quoted without escapes, ``[a, b]`` or a block list of such.
+# ``simple_mapping`` reads exactly that subset and declines everything else
+# (comments, escapes, anchors, tags, multi-line scalars, odd characters),
+# which then goes through libyaml.  A test compares the two on generated
+# documents.
+
+_NOT_SIMPLE = object()
+_ODD_CHARS = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?: +(.*))?\Z")
+_ITEM_LINE = re.compile(r"( *)- +(\S.*)\Z")
+_PLAIN_BLOCK = re.compile(r"[^\s\-?:,\[\]{}#&*!|>'\"%@`<=](?:(?!: |:\Z| #)[^\t])*\Z")
+_PLAIN_FLOW = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_ ./+()-]*\Z")
+_DOUBLE_QUOTED = re.compile(r'"((?:[^"\\]|\\[\\"])*)" *\Z')  # escapes: only \\ and \"
+_QUOTED_ESCAPE = re.compile(r"\\(.)")
+_SINGLE_QUOTED = re.compile(r"'([^']*)' *\Z")
+
+
+def simple_mapping(text: str) -> object:
+    """The mapping js-yaml would give for a plain ``key: value`` document, or ``_NOT_SIMPLE``."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")  # a CRLF line break is a line break; any other CR is odd
+    if not text or _ODD_CHARS.search(text):
+        return _NOT_SIMPLE
+    lines = text.split("\n")
+    mapping: dict[str, object] = {}
+    i = 0
+    while i < len(lines):
+        match = _KEY_LINE.match(lines[i])
+        if match is None:
+            return _NOT_SIMPLE
+        key, raw = match.group(1), match.group(2)
+        if key in mapping or (key in _WORDS or not key[0].isalpha()) and resolve_plain_scalar(key) != key:
+            return _NOT_SIMPLE
+        i += 1
+        if raw is None or not raw.strip():
+            items, indent = [], None
+            while i < len(lines):
+                item = _ITEM_LINE.match(lines[i])
+                if item is None or (indent is not None and len(item.group(1)) != indent):
+                    break
+                indent = len(item.group(1))
+                value = _scalar(item.group(2), flow=False)
+                if value is _NOT_SIMPLE:
+                    return _NOT_SIMPLE
+                items.append(value)
+                i += 1
+            mapping[key] = items if indent is not None else None
+            continue
+        value = _flow_list(raw) if raw.startswith("[") else _scalar(raw, flow=False)
+        if value is _NOT_SIMPLE:
+            return _NOT_SIMPLE
+        mapping[key] = value
+    return mapping
+
+
+def _scalar(raw: str, flow: bool) -> object:
+    raw = raw.rstrip(" ")
+    if raw[:1] == '"':
+        quoted = _DOUBLE_QUOTED.match(raw)
+        if quoted is None:
+            return _NOT_SIMPLE
+        inner = quoted.group(1)
+        return _QUOTED_ESCAPE.sub(r"\1", inner) if "\\" in inner else inner
+    if raw[:1] == "'":
+        quoted = _SINGLE_QUOTED.match(raw)
+        return quoted.group(1) if quoted else _NOT_SIMPLE
+    if not (_PLAIN_FLOW if flow else _PLAIN_BLOCK).match(raw):
+        return _NOT_SIMPLE
+    return resolve_plain_scalar(raw)
+
+
+def _flow_list(raw: str) -> object:
+    raw = raw.rstrip(" ")
+    if not raw.endswith("]") or raw.count("[") != 1 or raw.count("]") != 1:
+        return _NOT_SIMPLE
+    inner = raw[1:-1].strip(" ")
+    if not inner:
+        return []
+    items = []
+    for part in inner.split(","):
+        part = part.strip(" ")
+        if not part or "'" in part[1:-1] or '"' in part[1:-1]:
+            return _NOT_SIMPLE
+        value = _scalar(part, flow=True)
+        if value is _NOT_SIMPLE:
+            return _NOT_SIMPLE
+        items.append(value)
+    return items
+
+
 def load_yaml(text: str) -> object:
     """Parse one YAML document as js-yaml's ``load`` does. Raises YamlError.
 
     An empty document (or one holding only comments) is ``UNDEFINED``.
     """
+    simple = simple_mapping(text)
+    if simple is not _NOT_SIMPLE:
+        return simple
+    return load_yaml_fully(text)
+
+
+def load_yaml_fully(text: str) -> object:
+    """``load_yaml`` through libyaml, for any document (the fast path's reference)."""
     loader = _Loader(text)
     try:
         node = loader.get_single_node()

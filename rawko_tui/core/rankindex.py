@@ -1,0 +1,385 @@
+"""The arbiter at scale: one pass over every pattern per keystroke, scores only for what matched.
+
+``arbiter.run_preview`` ranks through this index and gives exactly the
+decisions of ``arbiter.run_preview_reference`` (the straightforward loop; a
+test compares the two on generated stores).  The index only avoids
+repeating work:
+
+* per store, once: which files the spec's loader lists, each memory's
+  task-independent facts, and every whenToUse *test* -- a literal needle
+  (substring and ``|`` alternatives) or a regex -- gathered into RE2 sets, so
+  one pass over the task finds every pattern that matches;
+* per keystroke: the sets' matches, the first matching pattern of each
+  memory, and scores for the matched memories only.  The decision for every
+  other memory is built when someone asks for it (``Preview.candidates``).
+
+Regexes only a backtracking engine can run (backreferences, lookaround) are
+tried one by one, and only for memories no earlier pattern already matched,
+as the spec's ``for … of`` loop would.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import math
+import zlib
+from dataclasses import dataclass
+
+from .arbiter import (
+    IMPORTANCE_ORDER,
+    REASON_NO_MATCH,
+    ArbiterFailure,
+    ArbiterOptions,
+    Candidate,
+    MemoryFacts,
+    Preview,
+    _effective_limits,
+    _loader_error_text,
+    _not_loaded,
+    _reason,
+    _verbatim_score_failure,
+    _verbatim_type_error,
+    common_tags,
+    crashed_candidate,
+    finish_preview,
+    has_load_error,
+    importance_points,
+    keyword_points,
+    load_error_candidate,
+    memory_facts,
+    not_loaded_gate,
+    recency_points,
+    same_agent_points,
+    tag_points,
+)
+from .jsregex import JsRegex, JsRegexTimeout, carrier_text, re2_options
+from .jsvalue import is_prototype_key, js_split_whitespace, js_to_string
+from .patterns import ALTERNATIVES, build_search_text
+from .store import MemoryFile, Store
+
+# Tests are spread over a fixed number of sets by a hash of their text, so a
+# changed file recompiles only the sets its patterns fall in.
+SET_BUCKETS = 64
+SET_MAX_MEM = 64 << 20
+_NEVER = 1 << 30  # a plan index larger than any real one
+
+
+@dataclass(frozen=True)
+class _CompiledBucket:
+    """One RE2 set over some tests, plus an always-matching sentinel that reveals a failed search."""
+
+    regex_set: object  # re2.Set, or None when the set could not be compiled
+    sentinel: int
+
+
+@functools.lru_cache(maxsize=4 * SET_BUCKETS)
+def _compile_bucket(patterns: tuple[str, ...]) -> _CompiledBucket:
+    import re2
+
+    regex_set = re2.Set.SearchSet(re2_options(SET_MAX_MEM))
+    try:
+        for pattern in patterns:
+            regex_set.Add(pattern)
+        sentinel = regex_set.Add("")
+        regex_set.Compile()
+    except re2.error:
+        return _CompiledBucket(None, -1)
+    return _CompiledBucket(regex_set, sentinel)
+
+
+class PatternIndex:
+    """Every whenToUse test of the scorable memories, and which (memory, plan) each one decides."""
+
+    def __init__(self, facts: list[MemoryFacts]):
+        keys: dict[tuple[str, str], int] = {}  # ("literal", needle) | ("re2", translation) -> test id
+        self.slots: list[list[tuple[int, int]]] = []  # test id -> [(memory position, plan index)]
+        self.fallbacks: list[object] = []  # test id -> needle (str) or JsRegex, to test one by one
+        self.backtracking: list[tuple[int, int, JsRegex]] = []
+        for position, memory in enumerate(facts):
+            for plan_index, (_, plan) in enumerate(memory.plans):
+                if plan is None:
+                    continue
+                if plan.interpretation == ALTERNATIVES:
+                    tests = [("literal", needle, needle) for needle in dict.fromkeys(plan.alternatives)]
+                elif plan.regex is not None and plan.regex.engine != "re2":
+                    self.backtracking.append((position, plan_index, plan.regex))
+                    continue
+                elif plan.regex is not None:
+                    tests = [("re2", plan.regex.translated, plan.regex)]
+                else:
+                    tests = [("literal", plan.normalized, plan.normalized)]
+                for kind, source, fallback in tests:
+                    test = keys.setdefault((kind, source), len(keys))
+                    if test == len(self.slots):
+                        self.slots.append([])
+                        self.fallbacks.append(fallback)
+                    self.slots[test].append((position, plan_index))
+        self.always = [test for (kind, source), test in keys.items() if kind == "literal" and source == ""]
+        buckets: list[list[tuple[str, int]]] = [[] for _ in range(SET_BUCKETS)]
+        for (kind, source), test in keys.items():
+            if kind == "literal" and source == "":
+                continue
+            pattern = _escape_literal(source) if kind == "literal" else source
+            buckets[zlib.crc32(pattern.encode("utf-8", "surrogatepass")) % SET_BUCKETS].append((pattern, test))
+        self.buckets: list[tuple[tuple[str, ...], list[int]]] = []
+        for bucket in buckets:
+            if bucket:
+                bucket.sort()
+                self.buckets.append((tuple(p for p, _ in bucket), [t for _, t in bucket]))
+
+    def first_matches(self, text: str) -> dict[int, int]:
+        """Memory position -> index of its first whenToUse pattern that matches ``text``."""
+        carrier = carrier_text(text)
+        encoded = carrier.encode("utf-8", "surrogatepass")
+        matched = list(self.always)
+        for patterns, tests in self.buckets:
+            compiled = _compile_bucket(patterns)
+            hits = compiled.regex_set.Match(encoded) if compiled.regex_set is not None else None
+            if hits is not None and compiled.sentinel in hits:
+                matched.extend(tests[hit] for hit in hits if hit != compiled.sentinel)
+            else:  # the set could not be built or its search ran out of memory: test one by one
+                matched.extend(test for test in tests if self._test_alone(test, text))
+        first: dict[int, int] = {}
+        for test in matched:
+            for position, plan_index in self.slots[test]:
+                if first.get(position, _NEVER) > plan_index:
+                    first[position] = plan_index
+        tried: dict[int, bool] = {}
+        for position, plan_index, regex in self.backtracking:
+            if first.get(position, _NEVER) <= plan_index:
+                continue  # an earlier pattern matched: the spec's loop has returned
+            key = id(regex)
+            if key not in tried:
+                try:
+                    tried[key] = regex.test(text)
+                except JsRegexTimeout:
+                    tried[key] = False  # as the reference path counts it
+            if tried[key]:
+                first[position] = plan_index
+        return first
+
+    def _test_alone(self, test: int, text: str) -> bool:
+        fallback = self.fallbacks[test]
+        if isinstance(fallback, str):
+            return fallback in text
+        try:
+            return fallback.test(text)
+        except JsRegexTimeout:
+            return False
+
+
+def _escape_literal(needle: str) -> str:
+    """A literal needle as an RE2 pattern over the carrier text."""
+    import re2
+
+    return re2.escape(carrier_text(needle))
+
+
+class StoreIndex:
+    """A store as the arbiter sees it, prepared once for any task, agent and options."""
+
+    def __init__(self, store: Store, recursive: bool):
+        self.store = store
+        self.recursive = recursive
+        self.gated: list[tuple[MemoryFile, str, str]] = []
+        self.loaded: list[MemoryFile] = []
+        for memory in store.files:
+            gate = not_loaded_gate(memory, recursive)
+            if gate is not None:
+                self.gated.append((memory, *gate))
+            else:
+                self.loaded.append(memory)
+        first_error = next((m for m in self.loaded if has_load_error(m)), None)
+        self.load_failure = ArbiterFailure("load", first_error.rel_path, _loader_error_text(first_error)) if first_error else None
+        # Which memories the spec's scoring throws on does not depend on the agent
+        # (only the tag lookup does, and that one still scores the memory).
+        self.at_fault: dict[int, str] = {}
+        self.scorable: list[MemoryFile] = []
+        for memory in self.loaded:
+            if has_load_error(memory):
+                continue
+            crash = _verbatim_score_failure(memory.spec.attrs, "")
+            if crash is not None and crash[1]:
+                self.at_fault[id(memory)] = crash[0]
+            else:
+                self.scorable.append(memory)
+        self.facts = [memory_facts(memory) for memory in self.scorable]
+        self.orders = [IMPORTANCE_ORDER.get(facts.importance_key) for facts in self.facts]
+        self.titles = [facts.title_lower for facts in self.facts]
+        self.patterns = PatternIndex(self.facts)
+        # Where a verbatim arbiter may throw, in its order (each memory: scoring, then matching).
+        # A tag lookup throws only for an agent named like an Object.prototype member.
+        self._throws: list[tuple[str, MemoryFile, object]] = []
+        self._throws_for_prototype_agents: list[tuple[str, MemoryFile, object]] = []
+        positions = {id(memory): position for position, memory in enumerate(self.scorable)}
+        for memory in self.loaded:
+            if has_load_error(memory):
+                continue
+            if id(memory) in self.at_fault:
+                event = ("score", memory, self.at_fault[id(memory)])
+                self._throws.append(event)
+                self._throws_for_prototype_agents.append(event)
+                continue
+            position = positions[id(memory)]
+            facts = self.facts[position]
+            if facts.tags:
+                self._throws_for_prototype_agents.append(("tags", memory, None))
+            non_string = next((i for i, (item, _) in enumerate(facts.plans) if not isinstance(item, str)), None)
+            if non_string is not None:
+                event = ("match", memory, (position, non_string))
+                self._throws.append(event)
+                self._throws_for_prototype_agents.append(event)
+        self._positions = positions
+        self._agent_cache: dict[str, list[tuple[int, int, int]]] = {}
+        self._base_cache: dict[str, tuple[float, float, list[int]]] = {}
+        # where a memory's recency points change: 24 h and 72 h after its discoveredAt
+        dates = [f.date_ms for f in self.facts if not math.isnan(f.date_ms)]
+        self._recency_lines = sorted(date + hours * 3_600_000 for date in dates for hours in (24, 72))
+        self._whole_dates = all(date.is_integer() for date in dates)
+
+    def rank(self, task: str, agent: str, options: ArbiterOptions, now_ms: float) -> Preview:
+        text = build_search_text(task, agent)
+        words = js_split_whitespace(task.lower())
+        min_importance = _effective_limits(options)[1]
+        min_order = IMPORTANCE_ORDER.get(js_to_string(min_importance))
+        first = self.patterns.first_matches(text)
+        ranking: list[tuple[float, int]] = []  # (-score, position): best first, ties in load order
+        orders = self.orders
+        eligible = [p for p in first if orders[p] is not None and orders[p] >= min_order] if min_order is not None else []
+        hits = self._keyword_hits(words, eligible)
+        static = self._agent_points(agent)
+        if eligible:
+            base = self._base_points(agent, now_ms)
+            ranking = [(-min(100, base[p] + keyword_points(hits[p])), p) for p in eligible]
+        ranking.sort()
+        made: dict[int, Candidate] = {}
+
+        def candidate_at(position: int) -> Candidate:
+            if position not in made:
+                made[position] = self._candidate(position, first[position], True, now_ms, static[position], hits.get(position, 0))
+            return made[position]
+
+        def best(n: int) -> list[Candidate]:
+            return [candidate_at(position) for _, position in ranking[:n]]
+
+        def build_ranked() -> list[Candidate]:
+            return [candidate_at(position) for _, position in ranking]
+
+        def build_candidates(preview: Preview) -> list[Candidate]:
+            return self._all_candidates(preview.ranked, first, words, agent, now_ms, min_order)
+
+        failure = self._failure(agent, first)
+        return finish_preview(self.store, task, agent, options, now_ms, len(ranking), best, build_ranked, failure, build_candidates)
+
+    def _keyword_hits(self, words: list[str], positions) -> dict[int, int]:
+        """How many task words (repeats counted, as the spec's filter does) each memory's title contains."""
+        counts = dict.fromkeys(positions, 0)
+        titles = self.titles
+        for word in words:
+            for position in [p for p in counts if word in titles[p]]:
+                counts[position] += 1
+        return counts
+
+    def _agent_points(self, agent: str) -> list[tuple[int, int, int]]:
+        """Per memory, the points that do not depend on the task: (importance, agent tags, same agent)."""
+        points = self._agent_cache.get(agent)
+        if points is None:
+            points = [
+                (importance_points(f.importance_key), tag_points(len(common_tags(f.tags, agent))), same_agent_points(f.attrs.get("discoveredBy"), agent))
+                for f in self.facts
+            ]
+            if len(self._agent_cache) >= 32:
+                self._agent_cache.clear()
+            self._agent_cache[agent] = points
+        return points
+
+    def _base_points(self, agent: str, now_ms: float) -> list[int]:
+        """Per memory, everything but the keywords; reused while ``now`` crosses no 24 h / 72 h line."""
+        cached = self._base_cache.get(agent)
+        if cached is not None and cached[0] <= now_ms < cached[1]:
+            return cached[2]
+        base = [i + t + s + recency_points(f.date_ms, now_ms) for (i, t, s), f in zip(self._agent_points(agent), self.facts)]
+        # Dates are whole milliseconds, so (now - date) / 3600000 < 24 exactly when now < date + 24 h:
+        # the points hold from the last line at or before now up to the next one.
+        # Anything fractional (never from a clock or a date) is not cached.
+        lines = self._recency_lines
+        at = bisect.bisect_right(lines, now_ms)
+        low = lines[at - 1] if at > 0 else -math.inf
+        high = lines[at] if at < len(lines) else math.inf
+        if not (self._whole_dates and float(now_ms).is_integer()):
+            low, high = math.inf, -math.inf
+        if len(self._base_cache) >= 32:
+            self._base_cache.clear()
+        self._base_cache[agent] = (low, high, base)
+        return base
+
+    def _candidate(self, position: int, plan_index: int, meets: bool, now_ms: float, static: tuple[int, int, int], hits: int) -> Candidate:
+        facts = self.facts[position]
+        importance, tags, same = static
+        components = {
+            "importance": importance,
+            "recency": recency_points(facts.date_ms, now_ms),
+            "keyword": keyword_points(hits),
+            "agentTags": tags,
+            "sameAgent": same,
+        }
+        return Candidate(
+            self.scorable[position],
+            True,
+            REASON_NO_MATCH,
+            title=facts.title,
+            score=min(100, importance + tags + same + components["recency"] + components["keyword"]),
+            components=components,
+            matched=plan_index >= 0,
+            meets_threshold=meets,
+            load_index=position,
+            facts=facts,
+            matched_index=plan_index,
+        )
+
+    def _failure(self, agent: str, first: dict[int, int]) -> ArbiterFailure | None:
+        """The first throw of a verbatim arbiter, in its order: loading, then each memory's score and match."""
+        if self.load_failure is not None:
+            return self.load_failure
+        for stage, memory, detail in self._throws_for_prototype_agents if is_prototype_key(agent) else self._throws:
+            if stage == "score":
+                return ArbiterFailure("score", memory.rel_path, detail)
+            if stage == "tags":
+                return ArbiterFailure("score", memory.rel_path, _verbatim_score_failure(memory.spec.attrs, agent)[0])
+            position, non_string = detail
+            if first.get(position, _NEVER) >= non_string:  # reached before (or at) the pattern that matches
+                item = self.facts[position].plans[non_string][0]
+                return ArbiterFailure("match", memory.rel_path, _verbatim_type_error(item))
+        return None
+
+    def _all_candidates(self, ranked, first, words, agent, now_ms, min_order) -> list[Candidate]:
+        candidates = [_not_loaded(memory, reason, why) for memory, reason, why in self.gated]
+        by_position = {c.load_index: c for c in ranked}
+        static = self._agent_points(agent)
+        hits = self._keyword_hits(words, range(len(self.facts)))
+        for memory in self.loaded:
+            if has_load_error(memory):
+                candidates.append(load_error_candidate(memory))
+                continue
+            crash = self.at_fault.get(id(memory))
+            if crash is not None:
+                candidates.append(crashed_candidate(memory, crash))
+                continue
+            position = self._positions[id(memory)]
+            candidate = by_position.get(position)
+            if candidate is None:
+                order = self.orders[position]
+                meets = order is not None and min_order is not None and order >= min_order
+                candidate = self._candidate(position, first.get(position, -1), meets, now_ms, static[position], hits.get(position, 0))
+                candidate.reason = _reason(candidate)
+            candidates.append(candidate)
+        return candidates
+
+
+def store_index(store: Store, recursive: bool) -> StoreIndex:
+    """The store's index for this loading mode, built on first use (a store is never changed in place)."""
+    index = store._indexes.get(recursive)
+    if index is None:
+        index = store._indexes[recursive] = StoreIndex(store, recursive)
+    return index

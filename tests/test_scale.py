@@ -1,0 +1,198 @@
+"""The optimised paths give exactly what the straightforward ones give.
+
+* ranking through the store's index (``run_preview``) vs the plain loop over
+  every memory (``run_preview_reference``), on generated stores, with every
+  option, agent, view and a "now" on the 24 h / 72 h lines;
+* the frontmatter fast path (``simple_mapping``) vs libyaml (``load_yaml_fully``).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from conftest import FIXED_NOW, memory, write_store
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from storegen import random_store, random_task
+
+from rawko_tui.core import rankindex
+from rawko_tui.core.arbiter import ArbiterOptions, parse_now, run_preview, run_preview_reference
+from rawko_tui.core.curation import effective_store
+from rawko_tui.core.store import load_store
+from rawko_tui.core.yamljs import _NOT_SIMPLE, YamlError, load_yaml_fully, simple_mapping
+
+NOW = parse_now(FIXED_NOW)
+HOUR = 3_600_000
+
+
+def decisions(preview) -> tuple:
+    """Everything a preview decides, for comparing two of them."""
+    candidates = [
+        (c.path, c.loaded, c.reason, c.score, c.components, c.matched, c.meets_threshold, c.rank, c.injected, c.load_index, c.matched_index, c.explanation.description)
+        for c in preview.candidates
+    ]
+    failure = preview.arbiter_failure.to_dict() if preview.arbiter_failure else None
+    return (
+        candidates,
+        [c.path for c in preview.ranked],
+        [c.path for c in preview.injected],
+        preview.prompt,
+        failure,
+        preview.notes,
+        preview.max_memories,
+        preview.min_importance,
+    )
+
+
+def hostile_store(root):
+    """Every shape the ranking treats specially, beside ordinary memories."""
+    files = {
+        "a-plain.md": memory(title="Auth middleware order", when='"auth|login"'),
+        "b-glob.md": memory(title="Cache keys", when='"redis*cache"', importance="medium"),
+        "c-regex.md": memory(title="Token refresh", when='"token.{0,20}refresh"', at="2026-01-23T12:00:00Z"),
+        "d-backref.md": memory(title="Repeated words", when='"(\\\\w+) \\\\1"'),
+        "e-lookahead.md": memory(title="Look ahead", when='"auth(?=.{0,5}flow)"'),
+        "f-map.md": memory(title="Pattern map", when="[{pattern: auth}]"),
+        "g-number-first.md": memory(title="Number first", when="[42, auth]"),
+        "h-number-last.md": memory(title="Number last", when="[auth, 42]"),
+        "i-no-title.md": memory(title=None, when='"auth"'),
+        "j-string-tags.md": memory(title="String tags", tags="code"),
+        "k-empty-alt.md": memory(title="Matches everything", when='"x|"', importance="low"),
+        "l-unknown-importance.md": memory(title="Urgent", importance="urgent"),
+        "m-number-importance.md": memory(title="Numeric importance", importance="3"),
+        "n-broken.md": "---\ntitle: [unclosed\n---\nbody\n",
+        "o-no-frontmatter.md": "just text\n",
+        "p-list.md": "---\n- a\n- b\n---\nbody\n",
+        "q-emoji.md": memory(title="Emoji 😀 memory", when='"😀|émoji"'),
+        "r-astral-regex.md": memory(title="Astral regex", when='".{1}😀.{0,3}x"'),
+        "sub/s-nested.md": memory(title="Nested auth memory", when='"auth"'),
+        "t-retired.md": memory(title="Retired auth", when='"auth"') + "\n\n---\nstatus: retired\nreason: wrong\n---\n\nNo longer true.\n",
+        "u-appended.md": memory(title="Appended", when='"login"') + "\n\n---\nimportance: critical\n---\n\nMore.\n",
+    }
+    for i in range(40):  # many ties, so load order decides the cut
+        files[f"v-tie-{i:02d}.md"] = memory(title=f"Tie {i}", when='"auth"', importance="high", at="2026-01-20T12:00:00Z")
+    return write_store(root, files)
+
+
+TASKS = ["", "auth", "implement the auth flow", "redis then cache", "token will refresh", "word word", "auth  flow", " 😀 x", "login", "LOGIN auth token"]
+AGENTS = ["developer", "planner", "tester", "constructor", "toString", "nobody"]
+OPTIONS = [
+    ArbiterOptions(),
+    ArbiterOptions(max_memories=2),
+    ArbiterOptions(max_memories=-1),
+    ArbiterOptions(max_memories="3"),
+    ArbiterOptions(max_memories=0),
+    ArbiterOptions(min_importance="medium"),
+    ArbiterOptions(min_importance="bogus"),
+    ArbiterOptions(recursive=True),
+]
+
+
+def nows_for(store) -> list[float]:
+    """The fixed now, and now exactly on, and 1 ms either side of, some memories' recency lines."""
+    nows = [NOW, NOW + 5 * HOUR]
+    for memory_file in store.files[:6]:
+        date = rankindex.memory_facts(memory_file).date_ms if memory_file.error is None and isinstance(memory_file.attrs.get("title"), str) else math.nan
+        if not math.isnan(date):
+            for line in (date + 24 * HOUR, date + 72 * HOUR):
+                nows += [line - 1, line, line + 1]
+    return nows
+
+
+def test_fast_ranking_equals_the_reference_on_every_special_shape(tmp_path):
+    store = load_store(hostile_store(tmp_path))
+    rng = random.Random(7)
+    nows = nows_for(store)
+    for view in (store, effective_store(store)):
+        for task in TASKS:
+            for agent in AGENTS:
+                options = rng.choice(OPTIONS)
+                now = rng.choice(nows)
+                assert decisions(run_preview(view, task, agent, options, now)) == decisions(run_preview_reference(view, task, agent, options, now)), (task, agent, options, now)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_fast_ranking_equals_the_reference_on_generated_stores(tmp_path, seed):
+    store = load_store(random_store(tmp_path / "store", seed=seed, now_ms=NOW, size=60 if seed % 3 else 400))
+    rng = random.Random(seed)
+    nows = nows_for(store)
+    for _ in range(25):
+        task, agent = random_task(rng), rng.choice(AGENTS)
+        options, now = rng.choice(OPTIONS), rng.choice(nows)
+        assert decisions(run_preview(store, task, agent, options, now)) == decisions(run_preview_reference(store, task, agent, options, now)), (task, agent)
+
+
+def test_typing_reuses_the_index_and_stays_exact(tmp_path):
+    store = load_store(random_store(tmp_path / "store", seed=3, now_ms=NOW, size=200))
+    task = "implement the auth middleware for login"
+    for end in range(len(task) + 1):
+        assert decisions(run_preview(store, task[:end], "developer", None, NOW)) == decisions(run_preview_reference(store, task[:end], "developer", None, NOW))
+    assert len(store._indexes) == 1  # built once, for the one loading mode
+
+
+def test_sets_that_cannot_be_built_fall_back_to_one_test_at_a_time(tmp_path, monkeypatch):
+    # RE2 refuses to compile a set in 1 KiB: every bucket takes the one-by-one path
+    monkeypatch.setattr(rankindex, "SET_MAX_MEM", 1024)
+    rankindex._compile_bucket.cache_clear()
+    try:
+        store = load_store(hostile_store(tmp_path))
+        assert rankindex._compile_bucket(("auth", "x[a-z]{0,30}y")).regex_set is None
+        for task in TASKS:
+            assert decisions(run_preview(store, task, "developer")) == decisions(run_preview_reference(store, task, "developer"))
+    finally:
+        rankindex._compile_bucket.cache_clear()
+
+
+# --------------------------------------------------------------------------
+# YAML: the fast path agrees with libyaml wherever it answers
+# --------------------------------------------------------------------------
+
+CHARS = st.sampled_from(list("abz09 :#-[]{},'\"\\&*!|>%@`~<=?._/+()é😀\t\r") + ["yes", "null", "True", "0x1F", ".5", "2026-01-24", "12:30:00", ".inf", "-"])
+TEXT = st.lists(CHARS, max_size=12).map("".join)
+KEYS = st.sampled_from(["title", "whenToUse", "tags", "importance", "true", "null", "_x", "a1", "NaN", "y"])
+
+
+@st.composite
+def documents(draw) -> str:
+    lines = []
+    for _ in range(draw(st.integers(1, 5))):
+        key = draw(KEYS)
+        form = draw(st.integers(0, 5))
+        if form == 0:
+            lines.append(f"{key}: {draw(TEXT)}")
+        elif form == 1:
+            lines.append(f'{key}: "{draw(TEXT)}"')
+        elif form == 2:
+            lines.append(f"{key}: '{draw(TEXT)}'")
+        elif form == 3:
+            lines.append(f"{key}: [{', '.join(draw(st.lists(TEXT, max_size=4)))}]")
+        elif form == 4:
+            indent = " " * draw(st.integers(0, 3))
+            lines.append(f"{key}:")
+            lines += [f"{indent}- {item}" for item in draw(st.lists(TEXT, max_size=3))]
+        else:
+            lines.append(f"{key}:{draw(TEXT)}")
+    separator = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+    return separator.join(lines)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(documents())
+def test_the_frontmatter_fast_path_agrees_with_libyaml(text):
+    fast = simple_mapping(text)
+    if fast is _NOT_SIMPLE:
+        return
+    try:
+        full = load_yaml_fully(text)
+    except YamlError as exc:  # pragma: no cover - shown when it fails
+        raise AssertionError(f"the fast path read {text!r} as {fast!r}; libyaml refuses it: {exc}") from None
+    assert repr(fast) == repr(full), text
+
+
+def test_the_fast_path_reads_the_usual_memory_and_declines_the_unusual():
+    usual = 'title: "Auth order"\nwhenToUse: ["auth|login", "token*"]\ntags: [code, auth]\nimportance: high\ndiscoveredAt: 2026-01-22T10:00:00Z\ndiscoveredBy: developer'
+    assert simple_mapping(usual) == load_yaml_fully(usual)
+    for unusual in ("a: &x 1\nb: *x", "a: !!python/object:os.system x", "a: 'it''s'", "a: |\n  text", "a: x # comment", "a:\n  b: 1", "a: 1\na: 2", 'a: "\\n"'):
+        assert simple_mapping(unusual) is _NOT_SIMPLE, unusual
