@@ -24,6 +24,12 @@ def _utc(monkeypatch):
     time.tzset()
 
 
+@pytest.fixture(autouse=True)
+def _private_cache(monkeypatch, tmp_path_factory):
+    """Each test gets its own parse cache, never the user's."""
+    monkeypatch.setenv("RAWKO_TUI_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
 def write_store(root: Path, files: dict[str, str | bytes], agents: dict[str, str] | None = None) -> Path:
     """Make ``root/.rawko/memories/<name>`` for each file (str is written as UTF-8, bytes as is)."""
     memories = root / ".rawko" / "memories"

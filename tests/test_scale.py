@@ -43,6 +43,7 @@ def decisions(preview) -> tuple:
         preview.notes,
         preview.max_memories,
         preview.min_importance,
+        preview.reason_counts,
     )
 
 

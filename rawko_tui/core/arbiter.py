@@ -20,6 +20,7 @@ rest as a tolerant arbiter would, so the user sees both.
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -194,6 +195,17 @@ class Preview:
     _build_ranked: Callable[[], list[Candidate]] | None = field(default=None, repr=False)
     _candidates: list[Candidate] | None = field(default=None, repr=False)
     _build_candidates: Callable[[Preview], list[Candidate]] | None = field(default=None, repr=False)
+    _counts: dict[str, int] | None = field(default=None, repr=False)
+
+    @property
+    def reason_counts(self) -> dict[str, int]:
+        """How many memory files end with each reason (``REASON_*``), without building every candidate."""
+        if self._counts is None:
+            counts: dict[str, int] = {}
+            for candidate in self.candidates:
+                counts[candidate.reason] = counts.get(candidate.reason, 0) + 1
+            self._counts = counts
+        return self._counts
 
     @property
     def ranked(self) -> list[Candidate]:
@@ -221,7 +233,7 @@ class Preview:
 
     def candidate(self, path: str) -> Candidate | None:
         for c in self.candidates:
-            if path in (c.path, c.file.name, str(c.file.path)) or c.path.endswith(path):
+            if path in (c.path, c.file.name, os.fspath(c.file.location)) or c.path.endswith(path):
                 return c
         return None
 
@@ -639,6 +651,7 @@ def finish_preview(
     build_ranked: Callable[[], list[Candidate]],
     failure: ArbiterFailure | None,
     build_candidates: Callable[[Preview], list[Candidate]],
+    counts: dict[str, int] | None = None,
 ) -> Preview:
     """The top-N cut, the prompt and the last possible throw (formatting).
 
@@ -675,6 +688,9 @@ def finish_preview(
         _build_ranked=build_ranked,
         _build_candidates=build_candidates,
     )
+    if counts is not None:  # the reasons not decided by the cut are known; the cut splits the ranked ones
+        counts = {**counts, REASON_INJECTED: cut, REASON_CUT: ranked_count - cut}
+        preview._counts = {reason: n for reason, n in counts.items() if n}
     for candidate in injected:
         candidate._preview = preview
     return preview

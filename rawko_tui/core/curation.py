@@ -330,7 +330,7 @@ def store_with(store: Store, changes: dict[str, bytes]) -> Store:
     replaced = []
     for name, data in changes.items():
         memory = MemoryFile(
-            path=store.root / ".rawko" / "memories" / name, rel_path=f".rawko/memories/{name}", name=name, top_level="/" not in name, size=len(data)
+            location=store.root / ".rawko" / "memories" / name, rel_path=f".rawko/memories/{name}", name=name, top_level="/" not in name, size=len(data)
         )
         parse_memory_bytes(memory, data)
         replaced.append(memory)

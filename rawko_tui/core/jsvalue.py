@@ -38,11 +38,14 @@ class _Undefined:
 UNDEFINED = _Undefined()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class JsDate:
     """A JavaScript Date: milliseconds since the epoch, or NaN for an invalid date."""
 
     ms: float
+
+    def __reduce__(self):  # pickled by value (the parse cache holds thousands)
+        return (JsDate, (self.ms,))
 
     @property
     def valid(self) -> bool:

@@ -43,11 +43,24 @@ class Finding:
         return f"{where}: {self.severity}: {self.message} [{self.code}]"
 
 
-def lint_store(store: Store, now_ms: float | None = None) -> list[Finding]:
+def lint_store(store: Store, now_ms: float | None = None, known: dict | None = None) -> list[Finding]:
+    """Every finding in the store.
+
+    ``known`` (rel_path -> (MemoryFile, its findings)) carries one file's
+    findings to the next run while the very same file object is in the store
+    (a reload keeps unchanged files' objects); it is updated in place.
+    """
     findings: list[Finding] = []
     titles: dict[str, list[MemoryFile]] = defaultdict(list)
     for memory in store.files:
-        findings.extend(lint_file(memory, now_ms))
+        earlier = known.get(memory.rel_path) if known is not None else None
+        if earlier is not None and earlier[0] is memory:
+            own = earlier[1]
+        else:
+            own = lint_file(memory, now_ms)
+            if known is not None:
+                known[memory.rel_path] = (memory, own)
+        findings.extend(own)
         title = memory.attrs.get("title")
         if isinstance(title, str) and title.strip():
             titles[title.strip().lower()].append(memory)
@@ -193,7 +206,7 @@ def lint_text(root, name: str, data: bytes) -> list[Finding]:
 
     from .store import MemoryFile, parse_memory_bytes
 
-    memory = MemoryFile(path=Path(root) / ".rawko" / "memories" / name, rel_path=f".rawko/memories/{name}", name=name, top_level="/" not in name, size=len(data))
+    memory = MemoryFile(location=Path(root) / ".rawko" / "memories" / name, rel_path=f".rawko/memories/{name}", name=name, top_level="/" not in name, size=len(data))
     parse_memory_bytes(memory, data)
     return lint_file(memory)
 

@@ -28,7 +28,10 @@ from dataclasses import dataclass
 
 from .arbiter import (
     IMPORTANCE_ORDER,
+    REASON_CRASH,
+    REASON_ERROR,
     REASON_NO_MATCH,
+    REASON_THRESHOLD,
     ArbiterFailure,
     ArbiterOptions,
     Candidate,
@@ -231,6 +234,14 @@ class StoreIndex:
                 self._throws.append(event)
                 self._throws_for_prototype_agents.append(event)
         self._positions = positions
+        # the reasons of files that never reach the matching, whatever the task
+        self._static_counts: dict[str, int] = {}
+        for _, reason, _ in self.gated:
+            self._static_counts[reason] = self._static_counts.get(reason, 0) + 1
+        for memory in self.loaded:
+            if has_load_error(memory) or id(memory) in self.at_fault:
+                reason = REASON_ERROR if memory.error is not None else REASON_CRASH
+                self._static_counts[reason] = self._static_counts.get(reason, 0) + 1
         self._agent_cache: dict[str, list[tuple[int, int, int]]] = {}
         self._base_cache: dict[str, tuple[float, float, list[int]]] = {}
         # where a memory's recency points change: 24 h and 72 h after its discoveredAt
@@ -270,7 +281,10 @@ class StoreIndex:
             return self._all_candidates(preview.ranked, first, words, agent, now_ms, min_order)
 
         failure = self._failure(agent, first)
-        return finish_preview(self.store, task, agent, options, now_ms, len(ranking), best, build_ranked, failure, build_candidates)
+        counts = dict(self._static_counts)
+        counts[REASON_NO_MATCH] = len(self.facts) - len(first)
+        counts[REASON_THRESHOLD] = len(first) - len(eligible)
+        return finish_preview(self.store, task, agent, options, now_ms, len(ranking), best, build_ranked, failure, build_candidates, counts)
 
     def _keyword_hits(self, words: list[str], positions) -> dict[int, int]:
         """How many task words (repeats counted, as the spec's filter does) each memory's title contains."""

@@ -12,10 +12,13 @@ Two views of one file are kept side by side:
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import os
 import re
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,7 +84,7 @@ class LoadError:
         return f"{where}: {self.reason}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SpecView:
     """Deno ``extract``: the first frontmatter block parsed as YAML, the rest as body."""
 
@@ -109,15 +112,17 @@ class SuspectBlock:
     reason: str
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, slots=True)
 class MemoryFile:
-    path: Path
+    location: Path | str  # where the file is; ``path`` gives it as a Path (made on first use: a scan makes thousands)
     rel_path: str  # relative to the store root, forward slashes: ".rawko/memories/x.md"
     name: str  # path inside memories/, forward slashes: "x.md" or "auth/x.md"
     top_level: bool
     symlink: bool = False
     size: int = 0
     mtime_ns: int = 0
+    signature: tuple = ()  # (size, mtime, ctime, inode, device) when read: what the cache checks
+    read_ns: int = 0  # when the bytes were read (a file changed just before is not trusted from the cache)
     text: str | None = None
     spec: SpecView | None = None
     error: LoadError | None = None
@@ -129,6 +134,40 @@ class MemoryFile:
 
     def __repr__(self) -> str:  # the text can be megabytes: keep reprs (and logs) short
         return f"MemoryFile({self.rel_path!r}, {self.size} bytes)"
+
+    def cache_record(self) -> tuple:
+        """What the parse cache keeps: the file as read and parsed (plain values: quick to unpickle)."""
+        spec, error = self.spec, self.error
+        return (
+            self.name,
+            os.fspath(self.location),
+            self.symlink,
+            self.signature,
+            self.read_ns,
+            self.text,
+            self.bom,
+            None if spec is None else (spec.attrs, len(spec.body), spec.frontmatter_text, spec.frontmatter_line),
+            None if error is None else (error.reason, error.line, error.stage),
+        )
+
+    @classmethod
+    def from_cache_record(cls, record: tuple) -> MemoryFile:
+        name, location, symlink, signature, read_ns, text, bom, spec, error = record
+        rel_path = f"{RAWKO_DIR}/{MEMORIES_DIR}/{name}"
+        if spec is not None:
+            attrs, body_length, frontmatter_text, frontmatter_line = spec
+            spec = SpecView(attrs, text[len(text) - body_length :] if body_length else "", frontmatter_text, frontmatter_line)
+        memory = cls(location, rel_path, name, "/" not in name, symlink, signature[0], signature[1], signature, read_ns, text, spec)
+        if error is not None:
+            memory.error = LoadError(rel_path, *error)
+        memory.bom = bom
+        return memory
+
+    @property
+    def path(self) -> Path:
+        if not isinstance(self.location, Path):
+            self.location = Path(self.location)
+        return self.location
 
     @property
     def spec_loadable(self) -> bool:
@@ -221,7 +260,7 @@ class Store:
     def file(self, name_or_path: str) -> MemoryFile | None:
         wanted = name_or_path.replace(os.sep, "/")
         for f in self.files:
-            if wanted in (f.rel_path, f.name, str(f.path)) or wanted.endswith("/" + f.rel_path):
+            if wanted in (f.rel_path, f.name, os.fspath(f.location)) or wanted.endswith("/" + f.rel_path):
                 return f
         return None
 
@@ -392,8 +431,10 @@ def _with_body(entry: Entry, body_lines: list[str]) -> Entry:
 
 def read_memory_file(memory: MemoryFile) -> None:
     """Fill in text, spec view, entries and error. Never raises for a bad file."""
+    memory.read_ns = time.time_ns()
     try:
-        data = memory.path.read_bytes()
+        with open(memory.location, "rb") as handle:  # not memory.path: no Path object per file
+            data = handle.read()
     except OSError as exc:
         memory.error = LoadError(memory.rel_path, f"cannot be read: {exc.strerror or exc}", stage="read")
         return
@@ -417,10 +458,10 @@ def parse_memory_bytes(memory: MemoryFile, data: bytes) -> None:
     memory._entries = memory._suspects = None  # split from the new text when first asked
 
 
-def _scan_memories(memories_dir: Path, root: Path) -> list[MemoryFile]:
-    """Every ``*.md`` under memories/, symlinked folders not followed (no loops, no escapes)."""
-    found: list[MemoryFile] = []
-    pending = [memories_dir]
+def _scan_memories(memories_dir: Path) -> list[tuple[str, str, bool, tuple]]:
+    """Every ``*.md`` under memories/ as (name, path, is symlink, signature); symlinked folders not followed."""
+    found: list[tuple[str, str, bool, tuple]] = []
+    pending = [str(memories_dir)]
     memories_prefix = len(str(memories_dir)) + 1
     while pending:
         directory = pending.pop()
@@ -432,7 +473,7 @@ def _scan_memories(memories_dir: Path, root: Path) -> list[MemoryFile]:
             try:
                 is_link = entry.is_symlink()
                 if entry.is_dir(follow_symlinks=False):
-                    pending.append(Path(entry.path))
+                    pending.append(entry.path)
                     continue
                 if not entry.name.lower().endswith(".md"):
                     continue
@@ -443,20 +484,30 @@ def _scan_memories(memories_dir: Path, root: Path) -> list[MemoryFile]:
                 continue
             # entry.path is the folder's path plus "/name": cut strings rather than Path.relative_to
             name = entry.path[memories_prefix:].replace(os.sep, "/")
-            found.append(
-                MemoryFile(
-                    path=Path(entry.path),
-                    rel_path=f"{RAWKO_DIR}/{MEMORIES_DIR}/{name}",
-                    name=name,
-                    top_level="/" not in name,
-                    symlink=is_link,
-                    size=info.st_size,
-                    mtime_ns=info.st_mtime_ns,
-                )
-            )
-    # JavaScript's default sort of names (UTF-16 code units); top level first for readability
-    found.sort(key=lambda f: (not f.top_level, utf16_sort_key(f.name)))
+            found.append((name, entry.path, is_link, (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)))
     return found
+
+
+def _memory_file(name: str, path: str, is_link: bool, signature: tuple) -> MemoryFile:
+    return MemoryFile(
+        location=path,
+        rel_path=f"{RAWKO_DIR}/{MEMORIES_DIR}/{name}",
+        name=name,
+        top_level="/" not in name,
+        symlink=is_link,
+        size=signature[0],
+        mtime_ns=signature[1],
+        signature=signature,
+    )
+
+
+def _cached_differs(memory: MemoryFile, cached: MemoryFile | None) -> bool:
+    return cached is None or (cached.signature, cached.read_ns) != (memory.signature, memory.read_ns)
+
+
+def _store_order(files: list[MemoryFile]) -> None:
+    """JavaScript's default sort of names (UTF-16 code units); top level first for readability."""
+    files.sort(key=lambda f: (not f.top_level, utf16_sort_key(f.name)))
 
 
 def load_agents(root: Path) -> dict[str, AgentDefinition]:
@@ -513,15 +564,59 @@ def config_from(text: str) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def load_store(root: str | os.PathLike) -> Store:
-    """Read every memory file under ``root/.rawko/memories`` (all folders), agents and config."""
-    root = Path(root)
+def load_store(root: str | os.PathLike, previous: Store | None = None) -> Store:
+    """Read every memory file under ``root/.rawko/memories`` (all folders), agents and config.
+
+    Unchanged files are not parsed again: they are taken from ``previous`` (a
+    reload) or from the persistent cache (``cache``), each only when the
+    file's stat still matches.
+    """
+    with _no_cyclic_gc():  # tens of thousands of new objects, none cyclic garbage: collecting is wasted time
+        return _load_store(Path(root), previous)
+
+
+@contextlib.contextmanager
+def _no_cyclic_gc():
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _load_store(root: Path, previous: Store | None) -> Store:
+    from . import cache
+
     memories_dir = root / RAWKO_DIR / MEMORIES_DIR
-    files = _scan_memories(memories_dir, root) if memories_dir.is_dir() else []
-    for memory in files:
-        if memory.symlink:
-            continue  # never followed: the spec's loader skips them and they may point anywhere
-        read_memory_file(memory)
+    scanned = _scan_memories(memories_dir) if memories_dir.is_dir() else []
+    use_cache = cache.enabled()
+    cached = {record[0]: MemoryFile.from_cache_record(record) for record in cache.load(root)} if use_cache else {}
+    known = dict(cached)
+    if previous is not None and previous.root == root and previous.view == "spec":
+        known.update((f.name, f) for f in previous.files if f.read_ns)  # its objects keep their facts
+    files: list[MemoryFile] = []
+    fresh = not_from_cache = 0
+    for name, path, is_link, signature in scanned:
+        earlier = known.get(name)
+        if earlier is not None and cache.trusted(signature, earlier.signature, signature[2], earlier.read_ns):
+            files.append(earlier)
+            not_from_cache += earlier is not cached.get(name)
+            continue
+        memory = _memory_file(name, path, is_link, signature)
+        if is_link:  # never followed: the spec's loader skips them and they may point anywhere
+            memory.read_ns = time.time_ns()
+        else:
+            read_memory_file(memory)
+        files.append(memory)
+        fresh += 1
+    if not fresh and not not_from_cache and len(files) == len(cached):
+        files = list(cached.values())  # exactly the cache: already in the store's order
+    else:
+        _store_order(files)
+        if use_cache and (fresh or len(files) != len(cached) or any(_cached_differs(f, cached.get(f.name)) for f in files)):
+            cache.save(root, [memory.cache_record() for memory in files])
     return Store(root=root, files=files, agents=load_agents(root), config=load_config(root))
 
 
@@ -537,7 +632,7 @@ def load_store_at(root: str | os.PathLike, rev: str) -> Store:
         if path.startswith(MEMORIES_DIR + "/") and path.lower().endswith(".md"):
             name = path[len(MEMORIES_DIR) + 1 :]
             memory = MemoryFile(
-                path=root / RAWKO_DIR / path,
+                location=root / RAWKO_DIR / path,
                 rel_path=f"{RAWKO_DIR}/{path}",
                 name=name,
                 top_level="/" not in name,
@@ -551,5 +646,5 @@ def load_store_at(root: str | os.PathLike, rev: str) -> Store:
             agent_sources.append((path[len(AGENTS_DIR) + 1 :], data))
         elif path == "rawko-tui.yaml":
             config = config_from(data.decode("utf-8", "replace"))
-    files.sort(key=lambda f: (not f.top_level, utf16_sort_key(f.name)))
+    _store_order(files)
     return Store(root=root, files=files, agents=agents_from(sorted(agent_sources)), config=config)

@@ -18,6 +18,7 @@ from pathlib import Path
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Input, Markdown, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -95,6 +96,7 @@ class RawkoApp(App[int]):
         self.api_base_url = api_base_url
         self.store: Store | None = None
         self.findings: list[Finding] = []
+        self._lint_known: dict = {}  # rel_path -> (file object, findings): lint_store's memory between loads
         self.preview: Preview | None = None
         self.selected: str | None = None
         self.query_state: PreviewQuery | None = None
@@ -157,19 +159,36 @@ class RawkoApp(App[int]):
     # -- loading -----------------------------------------------------------------
     @work(thread=True, exclusive=True, group="load", description="load the store")
     def load(self) -> None:
-        """Read and lint the whole store off the UI thread."""
+        """Read the store off the UI thread: unchanged files come from the last load or the parse cache.
+
+        Ranking starts as soon as the store is read; lint follows in its own worker.
+        """
         signature = store_signature(self.root)
-        store = load_store_at(self.root, self.at) if self.at else load_store(self.root)
-        findings = lint_store(store)
+        store = load_store_at(self.root, self.at) if self.at else load_store(self.root, previous=self.store)
         in_repo = repo_root(self.root) is not None
         if not get_current_worker().is_cancelled:
-            self.call_from_thread(self._loaded, store, findings, signature, in_repo)
+            self.call_from_thread(self._loaded, store, signature, in_repo)
 
-    def _loaded(self, store: Store, findings: list[Finding], signature: tuple, in_repo: bool = True) -> None:
+    @work(thread=True, exclusive=True, group="lint", description="lint the store")
+    def lint(self, store: Store) -> None:
+        """Lint every file (a file unchanged since the last lint keeps its findings)."""
+        findings = lint_store(store, known=self._lint_known)
+        if not get_current_worker().is_cancelled:
+            self.call_from_thread(self._linted, store, findings)
+
+    def _linted(self, store: Store, findings: list[Finding]) -> None:
+        if store is not self.store:
+            return  # a newer load is on its way
+        self.findings = findings
+        self.main.query_one(MemoryList).set_rows(build_rows(store, findings, self._now_ms(self.main.query_one(PreviewPane).current_query())))
+        self._show_selected()
+
+    def _loaded(self, store: Store, signature: tuple, in_repo: bool = True) -> None:
         first = self.store is None
         if first and not in_repo:
             self.sub_title = f"{store.root.name} · not a git repository: history unavailable"
-        self.store, self.findings, self.signature = store, findings, signature
+        self.store, self.signature = store, signature
+        self.lint(store)
         self.agent_names = sorted(set(SPEC_AGENTS) | set(store.agents))
         if first:
             keymap = store.config.get("keymap")
@@ -184,7 +203,7 @@ class RawkoApp(App[int]):
         pane.agents[:] = self.agent_names
         query = pane.current_query()
         now_ms = self._now_ms(query)
-        self.main.query_one(MemoryList).set_rows(build_rows(store, findings, now_ms))
+        self.main.query_one(MemoryList).set_rows(build_rows(store, self.findings, now_ms))
         self.request_preview(query)
         self._show_selected()
 
@@ -236,10 +255,21 @@ class RawkoApp(App[int]):
                     store = self._effective(store)
                 options = resolve_options(store, query.agent, query.max_memories, query.min_importance, query.recursive)
                 preview = run_preview(store, query.task, query.agent, options, query.now_ms)
+                # what the panes show is built here, not on the UI thread
+                preview.ranked  # noqa: B018
+                if self._wants_every_candidate():
+                    preview.candidates  # noqa: B018
                 if not worker.is_cancelled and self._pending is None:
                     self.call_from_thread(self._preview_ready, preview, time.perf_counter() - started)
             finally:
                 self._rank_busy = False
+
+    def _wants_every_candidate(self) -> bool:
+        """Whether a pane shows every memory's decision (unmatched rows, or the list sorted by score)."""
+        try:
+            return self.main.query_one(PreviewPane).show_unmatched or self.main.query_one(MemoryList).sort == "score"
+        except NoMatches:  # the screen is being torn down; nothing is shown
+            return False
 
     def _effective(self, store: Store) -> Store:
         """The fold-of-entries view of a store, computed once per load."""
@@ -498,7 +528,7 @@ def _effective_when(name: str, data: bytes) -> object:
     """The whenToUse a memory file's bytes put in force (the fold of its entries)."""
     from ..core.store import MemoryFile, parse_memory_bytes
 
-    memory = MemoryFile(path=Path(name), rel_path=name, name=name, top_level=True)
+    memory = MemoryFile(location=Path(name), rel_path=name, name=name, top_level=True)
     parse_memory_bytes(memory, data)
     return memory.effective()[0].get("whenToUse")
 

@@ -105,7 +105,9 @@ class MemoryList(Vertical):
         self.rows: list[Row] = []
         self.shown_rows: list[Row] = []
         self.sort = "name"
-        self.scores: dict[str, float] = {}
+        self.scored_preview: Preview | None = None
+        self._scores_of: Preview | None = None
+        self._scores: dict[str, float] = {}
         self._filter_scores: dict[str, float] | None = None
 
     def compose(self) -> ComposeResult:
@@ -123,9 +125,19 @@ class MemoryList(Vertical):
         self._refresh_table()
 
     def set_scores(self, preview: Preview) -> None:
-        self.scores = {c.path: c.score for c in preview.candidates if c.loaded}
+        self.scored_preview = preview
         if self.sort == "score":
             self._refresh_table()
+
+    @property
+    def scores(self) -> dict[str, float]:
+        """Every loaded memory's score in the latest preview (built when sorting by score needs it)."""
+        preview = self.scored_preview
+        if preview is None:
+            return {}
+        if self._scores_of is not preview:
+            self._scores_of, self._scores = preview, {c.path: c.score for c in preview.candidates if c.loaded}
+        return self._scores
 
     def action_cycle_sort(self) -> None:
         self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]

@@ -184,10 +184,8 @@ class PreviewPane(Vertical):
             failure.display = False
         table = self.query_one("#results", DataTable)
         cursor_path = self.rows[table.cursor_row] if self.rows and 0 <= table.cursor_row < len(self.rows) else None
-        ranked = [c for c in preview.candidates if c.rank is not None]
-        ranked.sort(key=lambda c: c.rank)
-        others = [c for c in preview.candidates if c.rank is None]
-        shown = ranked + (others if self.show_unmatched else [])
+        # every other memory's decision is built only when asked for (u)
+        shown = preview.ranked + ([c for c in preview.candidates if c.rank is None] if self.show_unmatched else [])
         # a table of thousands of rows would cost the UI thread on every keystroke
         self.hidden_rows = max(0, len(shown) - MAX_RESULT_ROWS)
         shown = shown[:MAX_RESULT_ROWS]
@@ -226,9 +224,7 @@ class PreviewPane(Vertical):
         preview = self.preview
         if preview is None:
             return
-        counts: dict[str, int] = {}
-        for c in preview.candidates:
-            counts[c.reason] = counts.get(c.reason, 0) + 1
+        counts = preview.reason_counts
         summary = Text()
         summary.append(f"{len(preview.injected)} injected", "bold green")
         summary.append(f" · {counts.get('cut-by-top-n', 0)} cut · {counts.get('below-importance-threshold', 0)} below min · ")

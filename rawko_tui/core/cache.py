@@ -1,0 +1,107 @@
+"""Parsed memory files kept between runs, never trusted over a changed file.
+
+A second start reads the store's folders (one ``stat`` per file) and takes a
+file's parsed views from the cache only when its size, modification time,
+change time, inode and device are those it had when it was parsed, and it
+had not changed in the two seconds before it was read (a file written twice
+within one timestamp tick keeps its times; such "racy" files are read
+again, as git does with its index).
+
+The cache lives outside the store (``$XDG_CACHE_HOME/rawko-tui/``, or the
+folder ``RAWKO_TUI_CACHE_DIR`` names), one file per store, written
+atomically; ``RAWKO_TUI_CACHE=off`` turns it off.  A cache written by other
+code (the parser's source is part of its key), by another user, or that
+cannot be read, is ignored and rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import stat
+import tempfile
+import time
+from pathlib import Path
+
+FORMAT = 1
+RACY_NS = 2_000_000_000  # a file changed this close to being read is read again next time
+
+# The modules whose output is cached: editing any of them invalidates every cache.
+_PARSER_MODULES = ("store.py", "yamljs.py", "jsvalue.py", "cache.py")
+
+
+def enabled() -> bool:
+    return os.environ.get("RAWKO_TUI_CACHE", "").lower() not in ("0", "off", "no", "false")
+
+
+def cache_dir() -> Path:
+    named = os.environ.get("RAWKO_TUI_CACHE_DIR")
+    if named:
+        return Path(named)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "rawko-tui"
+
+
+def cache_path(root: Path) -> Path:
+    key = hashlib.sha256(str(root.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return cache_dir() / f"store-{key}.pickle"
+
+
+_code_key: str | None = None
+
+
+def code_key() -> str:
+    """A digest of the parser's source: a cache from other code is not used."""
+    global _code_key
+    if _code_key is None:
+        digest = hashlib.sha256(f"{FORMAT}".encode())
+        here = Path(__file__).parent
+        for name in _PARSER_MODULES:
+            digest.update((here / name).read_bytes())
+        _code_key = digest.hexdigest()
+    return _code_key
+
+
+def trusted(signature: tuple, cached_signature: tuple, ctime_ns: int, read_ns: int) -> bool:
+    """Whether a cached parse still describes the file: same stat, and not changed just before it was read."""
+    return signature == cached_signature and ctime_ns < read_ns - RACY_NS
+
+
+def load(root: Path) -> list:
+    """The memory files as last parsed (``MemoryFile.cache_record`` tuples, in store order); empty when there is no usable cache."""
+    path = cache_path(root)
+    try:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            # only a file this user wrote, that no one else could have changed, is unpickled
+            if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) or not stat.S_ISREG(info.st_mode):
+                return []
+            data = pickle.load(handle)
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, IndexError, TypeError, ValueError, MemoryError):
+        return []
+    if not isinstance(data, dict) or data.get("code") != code_key() or data.get("root") != str(root.resolve()):
+        return []
+    files = data.get("files")
+    return files if isinstance(files, list) else []
+
+
+def save(root: Path, files: list) -> None:
+    """Write the cache atomically (a temporary file renamed over the old one); failures are ignored."""
+    path = cache_path(root)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".store-", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                pickle.dump({"code": code_key(), "root": str(root.resolve()), "files": files}, out, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError:
+        pass  # a cache is an optimisation: a read-only or full disk only makes the next start slower
+
+
+def now_ns() -> int:
+    return time.time_ns()

@@ -1,0 +1,124 @@
+"""The parse cache and incremental reloads: faster, and never trusted over a changed file."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from conftest import FIXED_NOW, memory, write_store
+from storegen import random_store
+
+from rawko_tui.core import cache
+from rawko_tui.core.arbiter import parse_now, run_preview
+from rawko_tui.core.store import load_store
+
+
+@pytest.fixture
+def settled(monkeypatch):
+    """Files written by a test are seconds old at most: let the cache trust them (the racy window is tested apart)."""
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+
+
+def parsed(store) -> list[tuple]:
+    """What loading decided about each file."""
+    return [
+        (
+            f.rel_path,
+            f.text,
+            f.bom,
+            repr(f.spec.attrs) if f.spec else None,
+            f.spec.body if f.spec else None,
+            f.spec.frontmatter_line if f.spec else None,
+            f.error,
+            [(e.index, e.line, repr(e.frontmatter), e.body) for e in f.entries],
+            f.suspect_blocks,
+        )
+        for f in store.files
+    ]
+
+
+def test_a_warm_load_gives_what_a_fresh_parse_gives(tmp_path, monkeypatch, settled):
+    root = random_store(tmp_path / "store", seed=5, now_ms=parse_now(FIXED_NOW), size=150)
+    (root / ".rawko" / "memories" / "broken.md").write_text("---\ntitle: [unclosed\n---\n")
+    (root / ".rawko" / "memories" / "sub").mkdir()
+    (root / ".rawko" / "memories" / "sub" / "nested.md").write_text(memory(title="Nested"))
+    first = load_store(root)
+    assert cache.cache_path(root).is_file()
+    warm = load_store(root)
+    monkeypatch.setenv("RAWKO_TUI_CACHE", "off")
+    uncached = load_store(root)
+    assert parsed(first) == parsed(warm) == parsed(uncached)
+    assert run_preview(warm, "auth token", "developer").prompt == run_preview(uncached, "auth token", "developer").prompt
+
+
+def test_a_file_rewritten_with_the_same_size_and_mtime_is_read_again(tmp_path, settled):
+    root = write_store(tmp_path, {"a.md": memory(title="Alpha one")})
+    path = root / ".rawko" / "memories" / "a.md"
+    assert load_store(root).files[0].attrs["title"] == "Alpha one"
+    before = os.stat(path)
+    path.write_text(memory(title="Alpha two"))  # same length
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the old modification time
+    assert os.stat(path).st_size == before.st_size and os.stat(path).st_mtime_ns == before.st_mtime_ns
+    assert load_store(root).files[0].attrs["title"] == "Alpha two"  # the change time gave it away
+
+
+def test_a_file_changed_just_before_it_was_read_is_not_trusted(tmp_path):
+    root = write_store(tmp_path, {"a.md": memory(title="Fresh")})
+    first = load_store(root).files[0]
+    second = load_store(root).files[0]
+    assert second.read_ns > first.read_ns  # read again: it may change again within its timestamp's tick
+
+
+def test_added_removed_and_changed_files_on_reload(tmp_path, settled):
+    root = write_store(tmp_path, {"a.md": memory(title="A"), "b.md": memory(title="B"), "c.md": memory(title="C")})
+    before = load_store(root)
+    memories = root / ".rawko" / "memories"
+    (memories / "b.md").unlink()
+    (memories / "d.md").write_text(memory(title="D"))
+    (memories / "c.md").write_text(memory(title="C changed"))
+    after = load_store(root, previous=before)
+    assert [f.name for f in after.files] == ["a.md", "c.md", "d.md"]
+    assert after.files[0] is before.files[0]  # unchanged: the very same object, facts and all
+    assert after.files[1].attrs["title"] == "C changed"
+    assert load_store(root).files[1].attrs["title"] == "C changed"  # and the cache knows it too
+
+
+def test_a_broken_or_foreign_cache_is_ignored_and_rewritten(tmp_path, settled):
+    root = write_store(tmp_path, {"a.md": memory(title="A")})
+    load_store(root)
+    path = cache.cache_path(root)
+    path.write_bytes(b"not a pickle at all")
+    assert load_store(root).files[0].attrs["title"] == "A"
+    assert cache.load(root)  # rewritten
+    os.chmod(path, 0o666)  # anyone could have written it: never unpickled
+    assert cache.load(root) == []
+    assert load_store(root).files[0].attrs["title"] == "A"
+
+
+def test_a_cache_from_other_parser_code_is_not_used(tmp_path, monkeypatch, settled):
+    root = write_store(tmp_path, {"a.md": memory(title="A")})
+    load_store(root)
+    assert cache.load(root)
+    monkeypatch.setattr(cache, "_code_key", "another version")
+    assert cache.load(root) == []
+
+
+def test_the_cache_can_be_turned_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAWKO_TUI_CACHE", "off")
+    root = write_store(tmp_path, {"a.md": memory(title="A")})
+    load_store(root)
+    assert not cache.cache_path(root).exists()
+
+
+def test_an_unwritable_cache_folder_only_costs_speed(tmp_path, monkeypatch):
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("RAWKO_TUI_CACHE_DIR", str(blocked / "cache"))
+    root = write_store(tmp_path / "store", {"a.md": memory(title="A")})
+    assert load_store(root).files[0].attrs["title"] == "A"
+
+
+def test_the_cache_lives_outside_the_store(tmp_path, settled):
+    root = write_store(tmp_path / "store", {"a.md": memory(title="A")})
+    load_store(root)
+    assert not any(p.suffix == ".pickle" for p in root.rglob("*"))
