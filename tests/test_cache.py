@@ -122,3 +122,27 @@ def test_the_cache_lives_outside_the_store(tmp_path, settled):
     root = write_store(tmp_path / "store", {"a.md": memory(title="A")})
     load_store(root)
     assert not any(p.suffix == ".pickle" for p in root.rglob("*"))
+
+
+def test_pattern_plans_are_remembered_between_runs_and_read_back_the_same(tmp_path, settled):
+    from rawko_tui.core import patterns
+    from rawko_tui.core.arbiter import run_preview_reference
+
+    root = random_store(tmp_path / "store", seed=9, now_ms=parse_now(FIXED_NOW), size=120)
+    store = load_store(root)
+    task = "implement the auth flow: ID 12 ünïcode"
+    fresh = run_preview(store, task, "developer")
+    assert (cache.cache_dir() / "plans.pickle").is_file()
+    plans = cache.load_plans()
+    assert plans, "the index saved the plans it made"
+    # a new run: nothing planned in memory, everything read back from the cache
+    patterns.plan_pattern.cache_clear()
+    patterns._stored_plans = None
+    for pattern, record in plans.items():
+        read_back = patterns.plan_pattern(pattern)
+        assert patterns.plan_record(read_back) == record == patterns.plan_record(patterns._plan(pattern))
+    again = run_preview(load_store(root), task, "developer")
+    reference = run_preview_reference(load_store(root), task, "developer")
+    assert [c.path for c in again.injected] == [c.path for c in fresh.injected] == [c.path for c in reference.injected]
+    assert again.prompt == reference.prompt
+    assert [(c.path, c.matched, c.score) for c in again.candidates] == [(c.path, c.matched, c.score) for c in reference.candidates]

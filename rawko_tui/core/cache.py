@@ -7,6 +7,9 @@ had not changed in the two seconds before it was read (a file written twice
 within one timestamp tick keeps its times; such "racy" files are read
 again, as git does with its index).
 
+How each whenToUse pattern is read (its interpretation and regex
+translation, the same for any store) is kept too, in ``plans.pickle``.
+
 The cache lives outside the store (``$XDG_CACHE_HOME/rawko-tui/``, or the
 folder ``RAWKO_TUI_CACHE_DIR`` names), one file per store, written
 atomically; ``RAWKO_TUI_CACHE=off`` turns it off.  A cache written by other
@@ -27,8 +30,10 @@ from pathlib import Path
 FORMAT = 1
 RACY_NS = 2_000_000_000  # a file changed this close to being read is read again next time
 
-# The modules whose output is cached: editing any of them invalidates every cache.
+# The modules whose output is cached: editing any of them invalidates the cache.
 _PARSER_MODULES = ("store.py", "yamljs.py", "jsvalue.py", "cache.py")
+_PLAN_MODULES = ("patterns.py", "jsregex.py", "jsvalue.py", "cache.py")
+MAX_PLANS = 200_000
 
 
 def enabled() -> bool:
@@ -49,18 +54,31 @@ def cache_path(root: Path) -> Path:
 
 
 _code_key: str | None = None
+_plan_key: str | None = None
+
+
+def _digest(modules: tuple[str, ...]) -> str:
+    digest = hashlib.sha256(f"{FORMAT}".encode())
+    here = Path(__file__).parent
+    for name in modules:
+        digest.update((here / name).read_bytes())
+    return digest.hexdigest()
 
 
 def code_key() -> str:
     """A digest of the parser's source: a cache from other code is not used."""
     global _code_key
     if _code_key is None:
-        digest = hashlib.sha256(f"{FORMAT}".encode())
-        here = Path(__file__).parent
-        for name in _PARSER_MODULES:
-            digest.update((here / name).read_bytes())
-        _code_key = digest.hexdigest()
+        _code_key = _digest(_PARSER_MODULES)
     return _code_key
+
+
+def plan_key() -> str:
+    """A digest of the pattern planner's and the regex translator's source."""
+    global _plan_key
+    if _plan_key is None:
+        _plan_key = _digest(_PLAN_MODULES)
+    return _plan_key
 
 
 def trusted(signature: tuple, cached_signature: tuple, ctime_ns: int, read_ns: int) -> bool:
@@ -70,16 +88,7 @@ def trusted(signature: tuple, cached_signature: tuple, ctime_ns: int, read_ns: i
 
 def load(root: Path) -> list:
     """The memory files as last parsed (``MemoryFile.cache_record`` tuples, in store order); empty when there is no usable cache."""
-    path = cache_path(root)
-    try:
-        with open(path, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            # only a file this user wrote, that no one else could have changed, is unpickled
-            if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) or not stat.S_ISREG(info.st_mode):
-                return []
-            data = pickle.load(handle)
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, IndexError, TypeError, ValueError, MemoryError):
-        return []
+    data = _read(cache_path(root))
     if not isinstance(data, dict) or data.get("code") != code_key() or data.get("root") != str(root.resolve()):
         return []
     files = data.get("files")
@@ -87,14 +96,43 @@ def load(root: Path) -> list:
 
 
 def save(root: Path, files: list) -> None:
-    """Write the cache atomically (a temporary file renamed over the old one); failures are ignored."""
-    path = cache_path(root)
+    _write(cache_path(root), {"code": code_key(), "root": str(root.resolve()), "files": files})
+
+
+def load_plans() -> dict:
+    """How each whenToUse pattern seen before is read (``patterns.plan_record``), for any store."""
+    data = _read(cache_dir() / "plans.pickle")
+    if not isinstance(data, dict) or data.get("code") != plan_key() or not isinstance(data.get("plans"), dict):
+        return {}
+    return data["plans"]
+
+
+def save_plans(plans: dict) -> None:
+    if len(plans) > MAX_PLANS:  # keep the newest (dicts keep insertion order)
+        plans = dict(list(plans.items())[-MAX_PLANS:])
+    _write(cache_dir() / "plans.pickle", {"code": plan_key(), "plans": plans})
+
+
+def _read(path: Path) -> object:
+    try:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            # only a file this user wrote, that no one else could have changed, is unpickled
+            if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) or not stat.S_ISREG(info.st_mode):
+                return None
+            return pickle.load(handle)
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, IndexError, TypeError, ValueError, MemoryError):
+        return None
+
+
+def _write(path: Path, data: dict) -> None:
+    """Write atomically (a temporary file renamed over the old one); failures are ignored."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".store-", suffix=".tmp")
         try:
             with os.fdopen(handle, "wb") as out:
-                pickle.dump({"code": code_key(), "root": str(root.resolve()), "files": files}, out, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(data, out, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(temporary, path)
         except BaseException:
             os.unlink(temporary)

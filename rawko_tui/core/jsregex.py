@@ -669,12 +669,16 @@ def _to_carrier_text(text: str) -> tuple[str, list[int] | None]:
 
 @dataclass(frozen=True)
 class JsRegex:
-    """A compiled JavaScript pattern. ``engine`` is ``"re2"`` (linear time) or ``"backtracking"``."""
+    """A compiled JavaScript pattern. ``engine`` is ``"re2"`` (linear time) or ``"backtracking"``.
+
+    ``translated`` is the pattern in the engine's syntax; the engine compiles
+    it on the first search (the ranking's RE2 sets need only the text).
+    """
 
     source: str
     engine: str
     translated: str
-    _search: Callable[[str], tuple[int, int] | None]
+    ignore_case: bool = True
 
     def search(self, text: str) -> tuple[int, int] | None:
         """The span of the first match in ``text`` (Python indices), as ``RegExp.prototype.exec`` finds it.
@@ -693,6 +697,38 @@ class JsRegex:
     @property
     def linear_time(self) -> bool:
         return self.engine == "re2"
+
+    @functools.cached_property
+    def _search(self) -> Callable[[str], tuple[int, int] | None]:
+        translated = self.translated
+        if self.engine == "re2":
+            import re2
+
+            try:
+                compiled = re2.compile(translated, re2_options())
+            except re2.error:  # beyond RE2's program size: the backtracking engine, under its time limit
+                translated = _emit(_Parser(self.source, self.ignore_case).parse(), for_re2=False)
+            else:
+
+                def search(text: str) -> tuple[int, int] | None:
+                    m = compiled.search(text)
+                    return None if m is None else m.span()
+
+                return search
+
+        import regex
+
+        compiled_bt = regex.compile(translated, regex.VERSION0 | regex.DOTALL)
+        source = self.source
+
+        def search_bt(text: str) -> tuple[int, int] | None:
+            try:
+                m = compiled_bt.search(text, timeout=FALLBACK_TIMEOUT_SECONDS)
+            except TimeoutError as exc:
+                raise JsRegexTimeout(source) from exc
+            return None if m is None else m.span()
+
+        return search_bt
 
 
 def carrier_text(text: str) -> str:
@@ -714,35 +750,12 @@ def re2_options(max_mem: int | None = None):
 
 @functools.lru_cache(maxsize=65536)
 def compile_js(source: str, ignore_case: bool = True) -> JsRegex:
-    """Compile a JavaScript RegExp source (flags ``i`` or none). Raises JsRegexSyntaxError."""
+    """Translate a JavaScript RegExp source (flags ``i`` or none). Raises JsRegexSyntaxError."""
     parser = _Parser(source, ignore_case)
     tree = parser.parse()
     if not parser.needs_backtracking and parser.max_count <= _RE2_MAX_REPEAT:
-        import re2
-
-        options = re2_options()
-        translated = _emit(tree, for_re2=True)
-        compiled = re2.compile(translated, options)
-
-        def search(text: str, _c=compiled) -> tuple[int, int] | None:
-            m = _c.search(text)
-            return None if m is None else m.span()
-
-        return JsRegex(source, "re2", translated, search)
-
-    import regex
-
-    translated = _emit(tree, for_re2=False)
-    compiled_bt = regex.compile(translated, regex.VERSION0 | regex.DOTALL)
-
-    def search_bt(text: str, _c=compiled_bt) -> tuple[int, int] | None:
-        try:
-            m = _c.search(text, timeout=FALLBACK_TIMEOUT_SECONDS)
-        except TimeoutError as exc:
-            raise JsRegexTimeout(source) from exc
-        return None if m is None else m.span()
-
-    return JsRegex(source, "backtracking", translated, search_bt)
+        return JsRegex(source, "re2", _emit(tree, for_re2=True), ignore_case)
+    return JsRegex(source, "backtracking", _emit(tree, for_re2=False), ignore_case)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -124,9 +124,52 @@ class PatternPlan:
         return PatternResult(self.pattern, self.normalized, SUBSTRING, matched, span, fell_through=self.fell_through, notes=self.notes)
 
 
+_stored_plans: dict | None = None  # pattern -> plan_record, from the cache of earlier runs
+_new_plans: dict = {}
+
+
 @functools.lru_cache(maxsize=65536)
 def plan_pattern(pattern: str) -> PatternPlan:
-    """Decide which of SPEC-0007's four interpretations applies to ``pattern``."""
+    """Decide which of SPEC-0007's four interpretations applies to ``pattern`` (remembered between runs)."""
+    global _stored_plans
+    if _stored_plans is None:
+        from . import cache
+
+        _stored_plans = cache.load_plans() if cache.enabled() else {}
+    record = _stored_plans.get(pattern)
+    if record is not None:
+        try:
+            return _plan_from_record(pattern, record)
+        except (TypeError, ValueError):  # not a record this code wrote: plan it again
+            pass
+    plan = _plan(pattern)
+    _new_plans[pattern] = plan_record(plan)
+    return plan
+
+
+def save_new_plans() -> None:
+    """Add the plans made in this run to the cache (after an index is built)."""
+    from . import cache
+
+    if not _new_plans or not cache.enabled():
+        return
+    new = dict(_new_plans)
+    _new_plans.clear()
+    _stored_plans.update(new)
+    cache.save_plans(_stored_plans)
+
+
+def plan_record(plan: PatternPlan) -> tuple:
+    regex = None if plan.regex is None else (plan.regex.source, plan.regex.engine, plan.regex.translated, plan.regex.ignore_case)
+    return (plan.normalized, plan.interpretation, plan.alternatives, regex, plan.fell_through, plan.notes)
+
+
+def _plan_from_record(pattern: str, record: tuple) -> PatternPlan:
+    normalized, interpretation, alternatives, regex, fell_through, notes = record
+    return PatternPlan(pattern, normalized, interpretation, alternatives, None if regex is None else JsRegex(*regex), fell_through, notes)
+
+
+def _plan(pattern: str) -> PatternPlan:
     normalized = js_trim(pattern.lower())
     fell_through: list[str] = []
 

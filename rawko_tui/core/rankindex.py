@@ -58,7 +58,7 @@ from .arbiter import (
 )
 from .jsregex import JsRegex, JsRegexTimeout, carrier_text, re2_options
 from .jsvalue import is_prototype_key, js_split_whitespace, js_to_string
-from .patterns import ALTERNATIVES, build_search_text
+from .patterns import ALTERNATIVES, build_search_text, save_new_plans
 from .store import MemoryFile, Store
 
 # Tests are spread over a fixed number of sets by a hash of their text, so a
@@ -208,6 +208,7 @@ class StoreIndex:
             else:
                 self.scorable.append(memory)
         self.facts = [memory_facts(memory) for memory in self.scorable]
+        save_new_plans()  # the next start reads these patterns without translating them again
         self.orders = [IMPORTANCE_ORDER.get(facts.importance_key) for facts in self.facts]
         self.titles = [facts.title_lower for facts in self.facts]
         self.patterns = PatternIndex(self.facts)
