@@ -197,3 +197,23 @@ def test_the_fast_path_reads_the_usual_memory_and_declines_the_unusual():
     assert simple_mapping(usual) == load_yaml_fully(usual)
     for unusual in ("a: &x 1\nb: *x", "a: !!python/object:os.system x", "a: 'it''s'", "a: |\n  text", "a: x # comment", "a:\n  b: 1", "a: 1\na: 2", 'a: "\\n"'):
         assert simple_mapping(unusual) is _NOT_SIMPLE, unusual
+
+
+def test_one_memorys_decision_is_found_without_building_every_decision(tmp_path):
+    store = load_store(hostile_store(tmp_path))
+    reference = run_preview_reference(store, "implement the auth flow", "developer", None, NOW)
+    for memory_file in store.files:
+        fast = run_preview(store, "implement the auth flow", "developer", None, NOW)
+        for key in (memory_file.rel_path, memory_file.name):
+            found = fast.candidate(key)
+            assert fast._candidates is None  # looked up alone
+            expected = reference.candidate(key)
+            assert (found.path, found.reason, found.score, found.components, found.rank, found.matched_index, found.explanation.description) == (
+                expected.path,
+                expected.reason,
+                expected.score,
+                expected.components,
+                expected.rank,
+                expected.matched_index,
+                expected.explanation.description,
+            )

@@ -196,6 +196,7 @@ class Preview:
     _candidates: list[Candidate] | None = field(default=None, repr=False)
     _build_candidates: Callable[[Preview], list[Candidate]] | None = field(default=None, repr=False)
     _counts: dict[str, int] | None = field(default=None, repr=False)
+    _lookup: Callable[[Preview, str], Candidate | None] | None = field(default=None, repr=False)
 
     @property
     def reason_counts(self) -> dict[str, int]:
@@ -232,6 +233,12 @@ class Preview:
         return self._candidates
 
     def candidate(self, path: str) -> Candidate | None:
+        """One memory's decision, by its path in the store, its name, or the end of its path."""
+        if self._candidates is None and self._lookup is not None:
+            found = self._lookup(self, path)  # one decision, without building them all
+            if found is not None:
+                found._preview = self
+                return found
         for c in self.candidates:
             if path in (c.path, c.file.name, os.fspath(c.file.location)) or c.path.endswith(path):
                 return c
@@ -652,6 +659,7 @@ def finish_preview(
     failure: ArbiterFailure | None,
     build_candidates: Callable[[Preview], list[Candidate]],
     counts: dict[str, int] | None = None,
+    lookup: Callable[[Preview, str], Candidate | None] | None = None,
 ) -> Preview:
     """The top-N cut, the prompt and the last possible throw (formatting).
 
@@ -687,6 +695,7 @@ def finish_preview(
         ranked_count=ranked_count,
         _build_ranked=build_ranked,
         _build_candidates=build_candidates,
+        _lookup=lookup,
     )
     if counts is not None:  # the reasons not decided by the cut are known; the cut splits the ranked ones
         counts = {**counts, REASON_INJECTED: cut, REASON_CUT: ranked_count - cut}

@@ -235,6 +235,8 @@ class StoreIndex:
                 self._throws.append(event)
                 self._throws_for_prototype_agents.append(event)
         self._positions = positions
+        self._gate_of = {id(memory): (reason, why) for memory, reason, why in self.gated}
+        self._by_path = {key: memory for memory in store.files for key in (memory.rel_path, memory.name)}
         # the reasons of files that never reach the matching, whatever the task
         self._static_counts: dict[str, int] = {}
         for _, reason, _ in self.gated:
@@ -278,14 +280,27 @@ class StoreIndex:
         def build_ranked() -> list[Candidate]:
             return [candidate_at(position) for _, position in ranking]
 
+        def decide(preview: Preview, memory: MemoryFile) -> Candidate:
+            ranked_at = {c.load_index: c for c in preview.ranked}
+            return self._decision(memory, ranked_at, first, words, now_ms, min_order, static)
+
         def build_candidates(preview: Preview) -> list[Candidate]:
-            return self._all_candidates(preview.ranked, first, words, agent, now_ms, min_order)
+            gated = [_not_loaded(memory, reason, why) for memory, reason, why in self.gated]
+            ranked_at = {c.load_index: c for c in preview.ranked}
+            return gated + [self._decision(memory, ranked_at, first, words, now_ms, min_order, static) for memory in self.loaded]
+
+        def lookup(preview: Preview, path: str) -> Candidate | None:
+            memory = self._by_path.get(path)
+            if memory is None:
+                return None
+            gate = self._gate_of.get(id(memory))
+            return _not_loaded(memory, *gate) if gate is not None else decide(preview, memory)
 
         failure = self._failure(agent, first)
         counts = dict(self._static_counts)
         counts[REASON_NO_MATCH] = len(self.facts) - len(first)
         counts[REASON_THRESHOLD] = len(first) - len(eligible)
-        return finish_preview(self.store, task, agent, options, now_ms, len(ranking), best, build_ranked, failure, build_candidates, counts)
+        return finish_preview(self.store, task, agent, options, now_ms, len(ranking), best, build_ranked, failure, build_candidates, counts, lookup)
 
     def _keyword_hits(self, words: list[str], positions) -> dict[int, int]:
         """How many task words (repeats counted, as the spec's filter does) each memory's title contains."""
@@ -368,28 +383,22 @@ class StoreIndex:
                 return ArbiterFailure("match", memory.rel_path, _verbatim_type_error(item))
         return None
 
-    def _all_candidates(self, ranked, first, words, agent, now_ms, min_order) -> list[Candidate]:
-        candidates = [_not_loaded(memory, reason, why) for memory, reason, why in self.gated]
-        by_position = {c.load_index: c for c in ranked}
-        static = self._agent_points(agent)
-        hits = self._keyword_hits(words, range(len(self.facts)))
-        for memory in self.loaded:
-            if has_load_error(memory):
-                candidates.append(load_error_candidate(memory))
-                continue
-            crash = self.at_fault.get(id(memory))
-            if crash is not None:
-                candidates.append(crashed_candidate(memory, crash))
-                continue
-            position = self._positions[id(memory)]
-            candidate = by_position.get(position)
-            if candidate is None:
-                order = self.orders[position]
-                meets = order is not None and min_order is not None and order >= min_order
-                candidate = self._candidate(position, first.get(position, -1), meets, now_ms, static[position], hits.get(position, 0))
-                candidate.reason = _reason(candidate)
-            candidates.append(candidate)
-        return candidates
+    def _decision(self, memory, ranked_at, first, words, now_ms, min_order, static) -> Candidate:
+        """The decision for one loaded file: not loadable, throws, or scored (ranked ones are reused)."""
+        if has_load_error(memory):
+            return load_error_candidate(memory)
+        crash = self.at_fault.get(id(memory))
+        if crash is not None:
+            return crashed_candidate(memory, crash)
+        position = self._positions[id(memory)]
+        candidate = ranked_at.get(position)
+        if candidate is None:
+            order = self.orders[position]
+            meets = order is not None and min_order is not None and order >= min_order
+            title = self.titles[position]
+            candidate = self._candidate(position, first.get(position, -1), meets, now_ms, static[position], sum(1 for w in words if w in title))
+            candidate.reason = _reason(candidate)
+        return candidate
 
 
 def store_index(store: Store, recursive: bool) -> StoreIndex:

@@ -97,6 +97,7 @@ class RawkoApp(App[int]):
         self.store: Store | None = None
         self.findings: list[Finding] = []
         self._lint_known: dict = {}  # rel_path -> (file object, findings): lint_store's memory between loads
+        self._lint_after_ranking: Store | None = None  # a loaded store whose lint waits for its first ranking
         self.preview: Preview | None = None
         self.selected: str | None = None
         self.query_state: PreviewQuery | None = None
@@ -166,29 +167,31 @@ class RawkoApp(App[int]):
         signature = store_signature(self.root)
         store = load_store_at(self.root, self.at) if self.at else load_store(self.root, previous=self.store)
         in_repo = repo_root(self.root) is not None
+        rows = build_rows(store, self.findings, self._now_ms())
         if not get_current_worker().is_cancelled:
-            self.call_from_thread(self._loaded, store, signature, in_repo)
+            self.call_from_thread(self._loaded, store, signature, rows, in_repo)
 
     @work(thread=True, exclusive=True, group="lint", description="lint the store")
     def lint(self, store: Store) -> None:
         """Lint every file (a file unchanged since the last lint keeps its findings)."""
         findings = lint_store(store, known=self._lint_known)
+        rows = build_rows(store, findings, self._now_ms())
         if not get_current_worker().is_cancelled:
-            self.call_from_thread(self._linted, store, findings)
+            self.call_from_thread(self._linted, store, findings, rows)
 
-    def _linted(self, store: Store, findings: list[Finding]) -> None:
+    def _linted(self, store: Store, findings: list[Finding], rows: list) -> None:
         if store is not self.store:
             return  # a newer load is on its way
         self.findings = findings
-        self.main.query_one(MemoryList).set_rows(build_rows(store, findings, self._now_ms(self.main.query_one(PreviewPane).current_query())))
+        self.main.query_one(MemoryList).set_rows(rows)
         self._show_selected()
 
-    def _loaded(self, store: Store, signature: tuple, in_repo: bool = True) -> None:
+    def _loaded(self, store: Store, signature: tuple, rows: list, in_repo: bool = True) -> None:
         first = self.store is None
         if first and not in_repo:
             self.sub_title = f"{store.root.name} · not a git repository: history unavailable"
         self.store, self.signature = store, signature
-        self.lint(store)
+        self._lint_after_ranking = store  # lint would compete with the first ranking for the interpreter
         self.agent_names = sorted(set(SPEC_AGENTS) | set(store.agents))
         if first:
             keymap = store.config.get("keymap")
@@ -202,9 +205,10 @@ class RawkoApp(App[int]):
         pane = self.main.query_one(PreviewPane)
         pane.agents[:] = self.agent_names
         query = pane.current_query()
-        now_ms = self._now_ms(query)
-        self.main.query_one(MemoryList).set_rows(build_rows(store, self.findings, now_ms))
+        self.main.query_one(MemoryList).set_rows(rows)
         self.request_preview(query)
+        if query is None:  # nothing to rank: lint now
+            self._start_lint()
         self._show_selected()
 
     def check_for_changes(self) -> None:
@@ -293,7 +297,13 @@ class RawkoApp(App[int]):
             await asyncio.sleep(0.02)
             quiet = quiet + 1 if self._idle() else 0
 
+    def _start_lint(self) -> None:
+        store, self._lint_after_ranking = self._lint_after_ranking, None
+        if store is not None:
+            self.lint(store)
+
     def _preview_ready(self, preview: Preview, seconds: float) -> None:
+        self._start_lint()
         self.preview = preview
         if self.store is not None:
             self.main.query_one(PreviewPane).budget = budget_for(self.store, preview.agent)
@@ -321,7 +331,9 @@ class RawkoApp(App[int]):
             return
         memory = self.store.file(self.selected) if self.selected else None
         view = self.main.query_one(MemoryView)
-        if memory is not view.memory:
+        if memory is view.memory and view.findings is not self.findings:
+            view.show(memory, self.findings)  # lint finished after the memory was shown
+        elif memory is not view.memory:
             view.show(memory, self.findings)
             if memory is not None and not self.at:
                 view.show_history(None)
@@ -429,7 +441,14 @@ class RawkoApp(App[int]):
     def _now_ms(self, query: PreviewQuery | None = None) -> float:
         """The preview's "now" (as typed), else the clock."""
         query = query or self.query_state
-        return query.now_ms if query is not None and query.now_ms is not None else time.time() * 1000
+        if query is not None and query.now_ms is not None:
+            return query.now_ms
+        if query is None and self.initial_now:  # before the first query: the --now given
+            try:
+                return parse_now(self.initial_now)
+            except ValueError:
+                pass
+        return time.time() * 1000
 
     def _impact(self, name: str, data: bytes) -> list[str]:
         now_ms = self._now_ms()

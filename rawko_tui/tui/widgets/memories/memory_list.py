@@ -20,6 +20,7 @@ from ....core.store import MemoryFile, Store
 from ...messages import MemoryHighlighted
 from ...safe import cell
 
+MAX_LIST_ROWS = 500  # rows in the table; sorting and filtering cover every memory
 SORTS = ("name", "importance", "age", "title", "score")
 _IMPORTANCE_STYLE = {"critical": "bold red", "high": "yellow", "medium": "cyan", "low": "dim"}
 
@@ -34,7 +35,12 @@ class Row:
     tags: str
     age_hours: float
     haystack: str  # what the fuzzy filter searches
-    badges: Text
+    findings: list[Finding]
+
+    @property
+    def badges(self) -> Text:
+        """Made for the rows on screen only (counting entries splits the file)."""
+        return _badges(self.memory, self.findings)
 
 
 def _age(hours: float) -> str:
@@ -64,7 +70,7 @@ def build_rows(store: Store, findings: list[Finding], now_ms: float) -> list[Row
         when = attrs.get("whenToUse")
         patterns = " ".join(js_to_string(p.get("pattern") if isinstance(p, dict) else p) for p in (when if isinstance(when, list) else [when]) if p is not None)
         rows.append(
-            Row(memory, importance, title, tag_text, age_hours, f"{title} {tag_text} {patterns} {memory.name}".lower(), _badges(memory, by_path.get(memory.rel_path, [])))
+            Row(memory, importance, title, tag_text, age_hours, f"{title} {tag_text} {patterns} {memory.name}".lower(), by_path.get(memory.rel_path, []))
         )
     return rows
 
@@ -191,7 +197,9 @@ class MemoryList(Vertical):
     def _refresh_table(self) -> None:
         table = self.query_one(DataTable)
         current = self.shown_rows[table.cursor_row].memory.rel_path if self.shown_rows and 0 <= table.cursor_row < len(self.shown_rows) else None
-        self.shown_rows = self._sorted(self.rows)
+        ordered = self._sorted(self.rows)
+        # a table of thousands of rows costs the UI thread seconds; the filter finds the rest
+        self.shown_rows = ordered[:MAX_LIST_ROWS]
         table.clear()
         table.add_rows(
             [
@@ -205,7 +213,10 @@ class MemoryList(Vertical):
                 for r in self.shown_rows
             ]
         )
-        shown = f"{len(self.shown_rows)} of {len(self.rows)}" if self._filter_scores is not None else f"{len(self.rows)}"
+        if len(ordered) > len(self.shown_rows):
+            shown = f"first {len(self.shown_rows):,} of {len(ordered):,}{' matches' if self._filter_scores is not None else ''} (/ to filter)"
+        else:
+            shown = f"{len(self.shown_rows)} of {len(self.rows)}" if self._filter_scores is not None else f"{len(self.rows)}"
         self.border_subtitle = f"{shown} · sort: {self.sort}"
         if current is not None:
             for index, row in enumerate(self.shown_rows):

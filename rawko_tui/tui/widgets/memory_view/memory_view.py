@@ -24,6 +24,8 @@ class MemoryView(VerticalScroll):
     """The selected memory. Everything from the file is shown literally."""
 
     BORDER_TITLE = "2 Memory"
+    memory: MemoryFile | None = None
+    findings: list[Finding] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="memory-header")
@@ -42,6 +44,7 @@ class MemoryView(VerticalScroll):
 
     def show(self, memory: MemoryFile | None, findings: list[Finding]) -> None:
         self.memory = memory
+        self.findings = findings  # the store's findings this view was drawn with
         header = self.query_one("#memory-header", Static)
         if memory is None:
             header.update(Text("No memory selected.", style="dim"))
