@@ -23,8 +23,6 @@ import hashlib
 import os
 import pickle
 import stat
-import tempfile
-import time
 from pathlib import Path
 
 FORMAT = 1
@@ -127,6 +125,8 @@ def _read(path: Path) -> object:
 
 def _write(path: Path, data: dict) -> None:
     """Write atomically (a temporary file renamed over the old one); failures are ignored."""
+    import tempfile  # only when writing: a warm start never pays for it
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".store-", suffix=".tmp")
@@ -139,7 +139,3 @@ def _write(path: Path, data: dict) -> None:
             raise
     except OSError:
         pass  # a cache is an optimisation: a read-only or full disk only makes the next start slower
-
-
-def now_ns() -> int:
-    return time.time_ns()

@@ -582,6 +582,10 @@ def _no_cyclic_gc():
     try:
         yield
     finally:
+        # The new objects live as long as the store: move them to the oldest generation at once
+        # (freeze, then unfreeze) instead of having the next young collection walk all of them.
+        gc.freeze()
+        gc.unfreeze()
         if was_enabled:
             gc.enable()
 
