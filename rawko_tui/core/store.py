@@ -157,11 +157,21 @@ class MemoryFile:
         if spec is not None:
             attrs, body_length, frontmatter_text, frontmatter_line = spec
             spec = SpecView(attrs, text[len(text) - body_length :] if body_length else "", frontmatter_text, frontmatter_line)
-        memory = cls(location, rel_path, name, "/" not in name, symlink, signature[0], signature[1], signature, read_ns, text, spec)
-        if error is not None:
-            memory.error = LoadError(rel_path, *error)
-        memory.bom = bom
-        return memory
+        return cls(
+            location=location,
+            rel_path=rel_path,
+            name=name,
+            top_level="/" not in name,
+            symlink=symlink,
+            size=signature[0],
+            mtime_ns=signature[1],
+            signature=signature,
+            read_ns=read_ns,
+            text=text,
+            spec=spec,
+            error=None if error is None else LoadError(rel_path, *error),
+            bom=bom,
+        )
 
     @property
     def path(self) -> Path:

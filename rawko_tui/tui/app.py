@@ -47,6 +47,9 @@ POLL_SECONDS = 1.0
 TOKEN_DEBOUNCE_SECONDS = 1.0
 
 
+PREVIEW_REFRESH_SECONDS = 0.25  # while typing, the panes show a new ranking at most this often
+
+
 class RawkoApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "rawko-tui"
@@ -98,6 +101,9 @@ class RawkoApp(App[int]):
         self.findings: list[Finding] = []
         self._lint_known: dict = {}  # rel_path -> (file object, findings): lint_store's memory between loads
         self._lint_after_ranking: Store | None = None  # a loaded store whose lint waits for its first ranking
+        self._unshown_ranking: tuple[Preview, float] | None = None  # a ranking waiting to be shown
+        self._ranking_shown_at = 0.0
+        self._show_ranking_timer = None
         self.preview: Preview | None = None
         self.selected: str | None = None
         self.query_state: PreviewQuery | None = None
@@ -285,7 +291,7 @@ class RawkoApp(App[int]):
 
     def _idle(self) -> bool:
         busy = [w for w in self.workers if w.group != "ranker" and w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
-        return not busy and self._pending is None and not self._rank_busy and not self._rank_wanted.is_set()
+        return not busy and self._pending is None and not self._rank_busy and not self._rank_wanted.is_set() and self._unshown_ranking is None
 
     async def settled(self) -> None:
         """Wait until loading, ranking and the other background work are done (for tests and scripts).
@@ -303,7 +309,25 @@ class RawkoApp(App[int]):
             self.lint(store)
 
     def _preview_ready(self, preview: Preview, seconds: float) -> None:
+        """A ranking is done: show it, or, when one was shown a moment ago, as soon as the moment has passed.
+
+        Rankings can arrive with every keystroke; redrawing the panes each time
+        would delay the painting of the keys themselves.
+        """
         self._start_lint()
+        self._unshown_ranking = (preview, seconds)
+        wait = self._ranking_shown_at + PREVIEW_REFRESH_SECONDS - time.monotonic()
+        if wait <= 0:
+            self._show_ranking()
+        elif self._show_ranking_timer is None:
+            self._show_ranking_timer = self.set_timer(wait, self._show_ranking)
+
+    def _show_ranking(self) -> None:
+        self._show_ranking_timer = None
+        if self._unshown_ranking is None:
+            return
+        (preview, seconds), self._unshown_ranking = self._unshown_ranking, None
+        self._ranking_shown_at = time.monotonic()
         self.preview = preview
         if self.store is not None:
             self.main.query_one(PreviewPane).budget = budget_for(self.store, preview.agent)

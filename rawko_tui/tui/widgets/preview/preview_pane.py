@@ -21,7 +21,7 @@ from ....core.tokens import estimate_tokens
 from ...messages import MemoryHighlighted
 from ...safe import cell, literal, one_line
 
-MAX_RESULT_ROWS = 200
+MAX_RESULT_ROWS = 60  # rebuilt on every ranking: a longer table would slow the typing
 _REASON_TEXT = {
     "injected": ("injected", "bold green"),
     "cut-by-top-n": ("cut by top-N", "yellow"),
