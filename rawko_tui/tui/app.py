@@ -18,7 +18,6 @@ from pathlib import Path
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Input, Markdown, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -104,6 +103,7 @@ class RawkoApp(App[int]):
         self._unshown_ranking: tuple[Preview, float] | None = None  # a ranking waiting to be shown
         self._ranking_shown_at = 0.0
         self._show_ranking_timer = None
+        self._panes_for_ranker: tuple[PreviewPane, MemoryList] | None = None
         self.preview: Preview | None = None
         self.selected: str | None = None
         self.query_state: PreviewQuery | None = None
@@ -198,6 +198,7 @@ class RawkoApp(App[int]):
             self.sub_title = f"{store.root.name} · not a git repository: history unavailable"
         self.store, self.signature = store, signature
         self._lint_after_ranking = store  # lint would compete with the first ranking for the interpreter
+        self._panes_for_ranker = (self.main.query_one(PreviewPane), self.main.query_one(MemoryList))
         self.agent_names = sorted(set(SPEC_AGENTS) | set(store.agents))
         if first:
             keymap = store.config.get("keymap")
@@ -275,11 +276,13 @@ class RawkoApp(App[int]):
                 self._rank_busy = False
 
     def _wants_every_candidate(self) -> bool:
-        """Whether a pane shows every memory's decision (unmatched rows, or the list sorted by score)."""
-        try:
-            return self.main.query_one(PreviewPane).show_unmatched or self.main.query_one(MemoryList).sort == "score"
-        except NoMatches:  # the screen is being torn down; nothing is shown
-            return False
+        """Whether a pane shows every memory's decision (unmatched rows, or the list sorted by score).
+
+        Called from the ranking thread: it reads two attributes of panes found
+        on the UI thread, never the DOM.
+        """
+        panes = self._panes_for_ranker
+        return panes is not None and (panes[0].show_unmatched or panes[1].sort == "score")
 
     def _effective(self, store: Store) -> Store:
         """The fold-of-entries view of a store, computed once per load."""
