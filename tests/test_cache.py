@@ -90,6 +90,10 @@ def test_a_broken_or_foreign_cache_is_ignored_and_rewritten(tmp_path, settled):
     path.write_bytes(b"not a pickle at all")
     assert load_store(root).files[0].attrs["title"] == "A"
     assert cache.load(root)  # rewritten
+    import pickle
+
+    path.write_bytes(pickle.dumps({"code": cache.code_key(), "root": str(root.resolve()), "files": [("a.md", 1, 2)]}))
+    assert load_store(root).files[0].attrs["title"] == "A"  # a record of the wrong shape: no cache
     os.chmod(path, 0o666)  # anyone could have written it: never unpickled
     assert cache.load(root) == []
     assert load_store(root).files[0].attrs["title"] == "A"

@@ -511,6 +511,14 @@ def _memory_file(name: str, path: str, is_link: bool, signature: tuple) -> Memor
     )
 
 
+def _cached_files(records: list) -> dict[str, MemoryFile]:
+    """The cache's files by name; a cache of the wrong shape counts as none (it is rewritten)."""
+    try:
+        return {record[0]: MemoryFile.from_cache_record(record) for record in records}
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError):
+        return {}
+
+
 def _cached_differs(memory: MemoryFile, cached: MemoryFile | None) -> bool:
     return cached is None or (cached.signature, cached.read_ns) != (memory.signature, memory.read_ns)
 
@@ -606,7 +614,7 @@ def _load_store(root: Path, previous: Store | None) -> Store:
     memories_dir = root / RAWKO_DIR / MEMORIES_DIR
     scanned = _scan_memories(memories_dir) if memories_dir.is_dir() else []
     use_cache = cache.enabled()
-    cached = {record[0]: MemoryFile.from_cache_record(record) for record in cache.load(root)} if use_cache else {}
+    cached = _cached_files(cache.load(root)) if use_cache else {}
     known = dict(cached)
     if previous is not None and previous.root == root and previous.view == "spec":
         known.update((f.name, f) for f in previous.files if f.read_ns)  # its objects keep their facts
