@@ -542,15 +542,24 @@ def crashed_candidate(memory: MemoryFile, crash: str) -> Candidate:
     return _not_loaded(memory, reason, f"skipped: {why} ({crash})")
 
 
+def agent_points(facts: MemoryFacts, agent: str) -> tuple[int, int, int]:
+    """The parts of the score that do not depend on the task: (importance, agent tags, same agent)."""
+    return (
+        importance_points(facts.importance_key),
+        tag_points(len(common_tags(facts.tags, agent))),
+        same_agent_points(facts.attrs.get("discoveredBy"), agent),
+    )
+
+
 def score_components(facts: MemoryFacts, words: list[str], agent: str, now_ms: float) -> dict:
     """scoreMemoryRelevance's five parts (the explanation's words come from ``component_explanations``)."""
-    return {
-        "importance": importance_points(facts.importance_key),
-        "recency": recency_points(facts.date_ms, now_ms),
-        "keyword": keyword_points(sum(1 for w in words if w in facts.title_lower)),
-        "agentTags": tag_points(len(common_tags(facts.tags, agent))),
-        "sameAgent": same_agent_points(facts.attrs.get("discoveredBy"), agent),
-    }
+    return components_dict(agent_points(facts, agent), recency_points(facts.date_ms, now_ms), len(keyword_hits(words, facts.title_lower)))
+
+
+def components_dict(static: tuple[int, int, int], recency: int, hits: int) -> dict:
+    """The five components, in the spec's order, from the task-independent points, recency and keyword hits."""
+    importance, tags, same = static
+    return {"importance": importance, "recency": recency, "keyword": keyword_points(hits), "agentTags": tags, "sameAgent": same}
 
 
 def _not_loaded(memory: MemoryFile, reason: str, why: str) -> Candidate:

@@ -43,18 +43,17 @@ from .arbiter import (
     _reason,
     _verbatim_score_failure,
     _verbatim_type_error,
-    common_tags,
+    agent_points,
+    components_dict,
     crashed_candidate,
     finish_preview,
     has_load_error,
-    importance_points,
+    keyword_hits,
     keyword_points,
     load_error_candidate,
     memory_facts,
     not_loaded_gate,
     recency_points,
-    same_agent_points,
-    tag_points,
 )
 from .jsregex import JsRegex, JsRegexTimeout, carrier_text, re2_options
 from .jsvalue import is_prototype_key, js_split_whitespace, js_to_string
@@ -315,10 +314,7 @@ class StoreIndex:
         """Per memory, the points that do not depend on the task: (importance, agent tags, same agent)."""
         points = self._agent_cache.get(agent)
         if points is None:
-            points = [
-                (importance_points(f.importance_key), tag_points(len(common_tags(f.tags, agent))), same_agent_points(f.attrs.get("discoveredBy"), agent))
-                for f in self.facts
-            ]
+            points = [agent_points(f, agent) for f in self.facts]
             if len(self._agent_cache) >= 32:
                 self._agent_cache.clear()
             self._agent_cache[agent] = points
@@ -346,20 +342,13 @@ class StoreIndex:
 
     def _candidate(self, position: int, plan_index: int, meets: bool, now_ms: float, static: tuple[int, int, int], hits: int) -> Candidate:
         facts = self.facts[position]
-        importance, tags, same = static
-        components = {
-            "importance": importance,
-            "recency": recency_points(facts.date_ms, now_ms),
-            "keyword": keyword_points(hits),
-            "agentTags": tags,
-            "sameAgent": same,
-        }
+        components = components_dict(static, recency_points(facts.date_ms, now_ms), hits)
         return Candidate(
             self.scorable[position],
             True,
             REASON_NO_MATCH,
             title=facts.title,
-            score=min(100, importance + tags + same + components["recency"] + components["keyword"]),
+            score=min(100, sum(components.values())),
             components=components,
             matched=plan_index >= 0,
             meets_threshold=meets,
@@ -396,7 +385,7 @@ class StoreIndex:
             order = self.orders[position]
             meets = order is not None and min_order is not None and order >= min_order
             title = self.titles[position]
-            candidate = self._candidate(position, first.get(position, -1), meets, now_ms, static[position], sum(1 for w in words if w in title))
+            candidate = self._candidate(position, first.get(position, -1), meets, now_ms, static[position], len(keyword_hits(words, title)))
             candidate.reason = _reason(candidate)
         return candidate
 

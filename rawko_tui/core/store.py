@@ -150,28 +150,17 @@ class MemoryFile:
             None if error is None else (error.reason, error.line, error.stage),
         )
 
-    @classmethod
-    def from_cache_record(cls, record: tuple) -> MemoryFile:
+    @staticmethod
+    def from_cache_record(record: tuple) -> MemoryFile:
         name, location, symlink, signature, read_ns, text, bom, spec, error = record
-        rel_path = f"{RAWKO_DIR}/{MEMORIES_DIR}/{name}"
+        memory = _memory_file(name, location, symlink, signature)
+        memory.read_ns, memory.text, memory.bom = read_ns, text, bom
         if spec is not None:
             attrs, body_length, frontmatter_text, frontmatter_line = spec
-            spec = SpecView(attrs, text[len(text) - body_length :] if body_length else "", frontmatter_text, frontmatter_line)
-        return cls(
-            location=location,
-            rel_path=rel_path,
-            name=name,
-            top_level="/" not in name,
-            symlink=symlink,
-            size=signature[0],
-            mtime_ns=signature[1],
-            signature=signature,
-            read_ns=read_ns,
-            text=text,
-            spec=spec,
-            error=None if error is None else LoadError(rel_path, *error),
-            bom=bom,
-        )
+            memory.spec = SpecView(attrs, text[len(text) - body_length :] if body_length else "", frontmatter_text, frontmatter_line)
+        if error is not None:
+            memory.error = LoadError(memory.rel_path, *error)
+        return memory
 
     @property
     def path(self) -> Path:
