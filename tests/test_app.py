@@ -564,7 +564,8 @@ async def test_claude_drafts_in_the_app_against_a_fake(tmp_path, monkeypatch):
             await settle(pilot)
             await pilot.pause(0.3)
             assert app.screen.query_one("#merge-text", TextArea).text.rstrip() == merged.rstrip()
-            assert "=== session-storage.md ===" in FakeMessages.seen[-1]["payload"]["messages"][0]["content"]
+            drafts = [r for r in FakeMessages.seen if r["path"] == "/v1/messages"]
+            assert "=== session-storage.md ===" in drafts[-1]["payload"]["messages"][0]["content"]
             FakeMessages.answers.append((200, "no file here"))
             await pilot.press("ctrl+d")
             await settle(pilot)

@@ -39,8 +39,12 @@ class FakeMessages(BaseHTTPRequestHandler):
 
     def do_POST(self):  # noqa: N802
         payload = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
-        FakeMessages.seen.append({"payload": payload, "headers": dict(self.headers)})
-        status, body = FakeMessages.answers.pop(0)
+        FakeMessages.seen.append({"payload": payload, "headers": dict(self.headers), "path": self.path})
+        if self.path.startswith("/v1/messages/count_tokens"):
+            # the app counts the prompt's tokens on its own schedule: answered, never taking a queued answer
+            status, body = 200, {"input_tokens": sum(len(str(m.get("content", ""))) for m in payload.get("messages", [])) // 4}
+        else:
+            status, body = FakeMessages.answers.pop(0)
         if isinstance(body, str):
             body = {
                 "id": "msg_1",
