@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from storegen import write_store  # noqa: F401 - the tests import it from here
 
 ORACLE_DIR = Path(__file__).parent / "oracle"
 REPO_ROOT = Path(__file__).parent.parent
@@ -28,24 +29,6 @@ def _utc(monkeypatch):
 def _private_cache(monkeypatch, tmp_path_factory):
     """Each test gets its own parse cache, never the user's."""
     monkeypatch.setenv("RAWKO_TUI_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
-
-
-def write_store(root: Path, files: dict[str, str | bytes], agents: dict[str, str] | None = None) -> Path:
-    """Make ``root/.rawko/memories/<name>`` for each file (str is written as UTF-8, bytes as is)."""
-    memories = root / ".rawko" / "memories"
-    memories.mkdir(parents=True, exist_ok=True)
-    for name, content in files.items():
-        path = memories / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_bytes(content.encode("utf-8", "surrogatepass"))
-    for name, content in (agents or {}).items():
-        agent_dir = root / ".rawko" / "agents"
-        agent_dir.mkdir(parents=True, exist_ok=True)
-        (agent_dir / f"{name}.md").write_text(content, encoding="utf-8")
-    return root
 
 
 def memory(title="A memory", when='"auth"', importance="high", at="2026-01-23T10:30:00Z", by="developer", tags="[auth]", body=None, extra="") -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from conftest import write_store
 
 WORDS = (
     "auth authentication login oauth token jwt session password hash bcrypt middleware express route "
@@ -14,6 +13,24 @@ WORDS = (
 ).split()
 AGENTS = ["planner", "developer", "tester", "reviewer", "memory-extractor", "Developer"]
 TAG_POOL = ["planning", "structure", "analysis", "implementation", "code", "patterns", "testing", "validation", "quality", "review", "standards", "auth", "failures"]
+
+
+def write_store(root: Path, files: dict[str, str | bytes], agents: dict[str, str] | None = None) -> Path:
+    """Make ``root/.rawko/memories/<name>`` for each file (str is written as UTF-8, bytes as is)."""
+    memories = root / ".rawko" / "memories"
+    memories.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        path = memories / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_bytes(content.encode("utf-8", "surrogatepass"))
+    for name, content in (agents or {}).items():
+        agent_dir = root / ".rawko" / "agents"
+        agent_dir.mkdir(parents=True, exist_ok=True)
+        (agent_dir / f"{name}.md").write_text(content, encoding="utf-8")
+    return root
 
 
 def _pattern(rng: random.Random) -> str:
