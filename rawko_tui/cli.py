@@ -9,7 +9,6 @@ import argparse
 import json
 import math
 from pathlib import Path
-import re
 import sys
 from typing import Sequence
 
@@ -24,6 +23,7 @@ from .core.arbiter import (
     run_preview,
 )
 from .core.jsvalue import js_to_string, replace_lone_surrogates
+from .core.safetext import clean, escape_json_controls
 from .core.lint import ERROR, lint_store, lint_text
 from .core.checks import budget_for, impact, load_checks, matrix, prompt_shares, run_checks
 from .core.claude import ClaudeError, ask_claude, build_extraction_prompt, extraction_file, parse_extraction
@@ -235,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             if isinstance(exc, kind)
         )
-        print("rawko-tui: " + message.format(exc), file=sys.stderr)
+        _error(message.format(exc))
         return code
     except KeyboardInterrupt:
         return 130
@@ -266,15 +266,23 @@ def _preview(args, rev: str | None = None):
     return store, run_preview(store, args.task, args.agent, options, _now(args))
 
 
-def _write(text: str) -> None:
-    sys.stdout.write(replace_lone_surrogates(text))
+def _write(text: str, exact: bool = False) -> None:
+    """Print a report. Control characters in it (a memory's escape sequences, a file
+    name's newline) are shown as visible stand-ins, never sent to the terminal;
+    ``exact`` keeps every character (the prompt text, piped to another program)."""
+    sys.stdout.write(replace_lone_surrogates(text) if exact else clean(text))
     sys.stdout.flush()
+
+
+def _error(message: str) -> None:
+    print("rawko-tui: " + clean(message), file=sys.stderr)
 
 
 def _dumps(data: object) -> str:
     text = json.dumps(data, ensure_ascii=False, indent=2, default=_json_default)
-    # a lone surrogate (a 500-unit cut through an emoji) is escaped, as JSON.stringify does
-    return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+    # a lone surrogate (a 500-unit cut through an emoji) is escaped, as JSON.stringify does;
+    # so are C1 controls and bidi overrides, which json.dumps leaves raw
+    return escape_json_controls(text) + "\n"
 
 
 def _json_default(value: object):
@@ -328,7 +336,7 @@ def cmd_preview(args) -> int:
         }
         _write(_dumps(data))
     elif args.prompt:
-        _write(preview.prompt)
+        _write(preview.prompt, exact=not sys.stdout.isatty())
     else:
         text = render_preview_text(preview)
         if budget is not None:
@@ -690,7 +698,7 @@ def cmd_promote(args) -> int:
 def _saved_tasks(root):
     tasks, errors = load_checks(root)
     for error in errors:
-        print(f"rawko-tui: {error}", file=sys.stderr)
+        _error(str(error))
     return tasks, errors
 
 

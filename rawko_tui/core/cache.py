@@ -119,7 +119,7 @@ def _read(path: Path) -> object:
             if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) or not stat.S_ISREG(info.st_mode):
                 return None
             return pickle.load(handle)
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, IndexError, TypeError, ValueError, MemoryError):
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, IndexError, TypeError, ValueError, MemoryError, RecursionError):
         return None
 
 
@@ -137,5 +137,5 @@ def _write(path: Path, data: dict) -> None:
         except BaseException:
             os.unlink(temporary)
             raise
-    except OSError:
+    except (OSError, RecursionError, pickle.PicklingError, TypeError, ValueError):
         pass  # a cache is an optimisation: a read-only or full disk only makes the next start slower

@@ -70,7 +70,7 @@ def effective_store(store: Store) -> Store:
         clone.inactive = status_of(memory)
         clone._facts = None  # the facts of the spec's view do not apply
         files.append(clone)
-    return Store(root=store.root, files=files, agents=store.agents, config=store.config, view="effective")
+    return Store(root=store.root, files=files, agents=store.agents, config=store.config, view="effective", skipped=store.skipped)
 
 
 # --------------------------------------------------------------------------
@@ -336,7 +336,7 @@ def store_with(store: Store, changes: dict[str, bytes]) -> Store:
         replaced.append(memory)
     files = [f for f in store.files if f.name not in changes] + replaced
     files.sort(key=lambda f: (not f.top_level, utf16_sort_key(f.name)))
-    return Store(root=store.root, files=files, agents=store.agents, config=store.config)
+    return Store(root=store.root, files=files, agents=store.agents, config=store.config, skipped=store.skipped)
 
 
 @dataclass(frozen=True)

@@ -195,6 +195,11 @@ class _Parser:
         self.has_named = bool(self.group_names)
         self.needs_backtracking = False
         self.max_count = 0
+        self.notes: list[str] = []  # where Annex B (JavaScript's lenient web syntax) decided the meaning
+
+    def _note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
 
     # -- helpers -------------------------------------------------------
     def _peek(self, offset: int = 0) -> int | None:
@@ -288,6 +293,8 @@ class _Parser:
                 inner = self._disjunction()
                 self._expect_close()
                 self.needs_backtracking = True
+                if self._peek() in (0x2A, 0x2B, 0x3F) or self._braced_quantifier_at(self.pos):
+                    self._note("a quantifier on a lookahead is allowed only in JavaScript")
                 return self._quantified(Node("look", (inner,), value="=" if kind == 0x3D else "!"))
             if kind == 0x3C and self._peek(3) in (0x3D, 0x21):  # (?<= (?<!
                 self.pos += 4
@@ -389,6 +396,8 @@ class _Parser:
             return self._class()
         if u == 0x5C:
             return self._atom_escape()
+        if u in (0x5D, 0x7B, 0x7D):
+            self._note("']' outside a class is a literal ']'" if u == 0x5D else f"{chr(u)!r} that is not part of a count is a literal {chr(u)!r}")
         self.pos += 1
         return self._char(u)
 
@@ -406,6 +415,7 @@ class _Parser:
                 self.needs_backtracking = True
                 return Node("backref", value=number)
             self.pos = start
+            self._note(f"'\\{number}' with no group {number} is not a backreference but an octal escape or a literal digit")
             return self._char(self._legacy_octal_or_identity())
         if u == 0x6B and self.has_named:  # \k<name>
             self.pos += 1
@@ -425,6 +435,7 @@ class _Parser:
             return self._set(list(_CLASS_ESCAPES[chr(u)]))
         unit = self._character_escape(in_class=False)
         if unit is None:  # "\c" not followed by a letter: a literal backslash
+            self._note("'\\c' without a control letter is a literal backslash")
             return self._char(0x5C)
         return self._char(unit)
 
@@ -472,6 +483,7 @@ class _Parser:
                 self.pos += 3
                 return value
             self.pos += 1
+            self._note("'\\x' without two hex digits is a literal 'x'")
             return 0x78
         if u == 0x75:  # \uHHHH
             if all(_is_hex(self._peek(k) or 0) for k in (1, 2, 3, 4)):
@@ -479,15 +491,20 @@ class _Parser:
                 self.pos += 5
                 return value
             self.pos += 1
+            self._note("'\\u' without four hex digits is a literal 'u'")
             return 0x75
         if u == 0x6B and self.has_named:
             raise self._error("Invalid escape")
         self.pos += 1
+        if _is_ascii_letter(u):
+            self._note(f"'\\{chr(u)}' is a plain {chr(u)!r} (not an escape in JavaScript)")
         return u  # identity escape
 
     def _class(self) -> Node:
         self.pos += 1  # [
         negate = self._eat("^")
+        if self._peek() == 0x5D:
+            self._note("'[^]' matches any character, newlines too" if negate else "'[]' matches nothing")
         ranges: Ranges = []
         while True:
             u = self._peek()
@@ -506,6 +523,7 @@ class _Parser:
                     ranges.append((first, second))
                     continue
                 # Annex B: a class escape at either end makes "-" a literal
+                self._note("'-' beside a class escape such as '\\w' in a class is a literal '-'")
                 for part in (first, second):
                     ranges.extend([(part, part)] if isinstance(part, int) else part)
                 ranges.append((0x2D, 0x2D))
@@ -756,6 +774,17 @@ def compile_js(source: str, ignore_case: bool = True) -> JsRegex:
     if not parser.needs_backtracking and parser.max_count <= _RE2_MAX_REPEAT:
         return JsRegex(source, "re2", _emit(tree, for_re2=True), ignore_case)
     return JsRegex(source, "backtracking", _emit(tree, for_re2=False), ignore_case)
+
+
+@functools.lru_cache(maxsize=4096)
+def annex_b_notes(source: str) -> tuple[str, ...]:
+    """Where JavaScript's lenient (Annex B) syntax gives the pattern a meaning other engines would not."""
+    parser = _Parser(source, ignore_case=True)
+    try:
+        parser.parse()
+    except JsRegexSyntaxError:
+        return ()
+    return tuple(parser.notes)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -59,7 +59,6 @@ class JsDate:
 
 
 _JS_SPACE_CLASS = "[" + re.escape(JS_WHITESPACE) + "]"
-_TRIM_RE = re.compile(f"^{_JS_SPACE_CLASS}+|{_JS_SPACE_CLASS}+$")
 _SPLIT_RE = re.compile(f"{_JS_SPACE_CLASS}+")
 _PROTOTYPE_KEYS = frozenset(
     {
@@ -85,7 +84,8 @@ def is_prototype_key(key: str) -> bool:
 
 
 def js_trim(text: str) -> str:
-    return _TRIM_RE.sub("", text)
+    # str.strip, not a regex: ``\s+$`` retries every run of spaces to the end (quadratic)
+    return text.strip(JS_WHITESPACE)
 
 
 def js_split_whitespace(text: str) -> list[str]:

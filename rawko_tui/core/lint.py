@@ -7,13 +7,15 @@ arbiter will do with the file, not only what the convention wants.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 
 from .arbiter import IMPORTANCE_ORDER, pattern_strings
-from .jsregex import JsRegexSyntaxError, JsRegexTimeout, compile_js, nested_quantifier_risk
+from .jsregex import JsRegexSyntaxError, JsRegexTimeout, annex_b_notes, compile_js, nested_quantifier_risk
 from .jsvalue import UNDEFINED, JsDate, display_value, js_new_date, js_to_string, js_truthy, type_name
+from .safetext import clean_name
 from .patterns import ALTERNATIVES, REGEX, SUBSTRING, WILDCARD, match_pattern
 from .store import MemoryFile, Store
 from .writer import slugify
@@ -24,6 +26,42 @@ MIN_WORDS, MAX_WORDS = 50, 2000
 _REGEX_SYNTAX = set(".*+?()[]{}\\^$")
 _PROBES = ("", " ", "x", "\n", "the quick brown fox 42 developer")
 _WORD_RE = re.compile(r"\S+")
+MAX_TITLE = 200
+MAX_ALTERNATIVES = 200
+MAX_FRONTMATTER = 64 * 1024
+LONG_LINE = 10_000
+_CONFLICT_MARKER = re.compile(r"^(?:<{7}|>{7})(?: [^\n]*)?$", re.MULTILINE)
+# Memory poisoning: text that addresses the agent instead of informing it. Each rule
+# names one move an attacker makes. They run on RE2 (``_injection_rules``): one
+# linear pass each, 50 times faster than ``re`` on a 30 MB body.
+_INJECTION_SOURCES = [
+    (
+        (
+            r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|all|any|your|system|safety)\b"
+            r"[^.\n]{0,30}?\b(?:instructions?|prompts?|rules|guidelines|directions|guardrails|polic(?:y|ies))\b"
+        ),
+        "tells the agent to ignore its instructions",
+    ),
+    (
+        r"\byou are now\b|\bnew (?:system )?instructions\s*:|<\s*/?\s*(?:system|assistant)\s*>|\[/?INST\]",
+        "speaks as a system prompt or gives the agent a new role",
+    ),
+    (
+        (
+            r"\b(?:print|reveal|show|send|post|upload|leak|exfiltrate|paste|e-?mail|output|echo|dump|include|cat|read out)\b[^.\n]{0,60}?"
+            r"(?:\b(?:api[ _-]?keys?|secret[ _-]?keys?|private[ _-]?keys?|access[ _-]?keys?|credentials|passwords|environment variables|ssh keys?)\b"
+            r"|\.env\b|~/\.ssh|\bid_rsa\b|\b[A-Z][A-Z0-9_]*_(?:API_KEY|SECRET(?:_ACCESS_KEY)?|TOKEN)\b)"
+        ),
+        "asks for keys or secrets",
+    ),
+    (
+        (
+            r"!\[[^\]\n]*\]\(\s*https?://[^)\s]*\?[^)\s]*=|https?://[^\s)>\]\"']*(?:\$\{?[A-Za-z_]|\{\{)|"
+            r"\b(?:curl|wget|fetch|requests\.post)\b[^\n]{0,80}?(?:-d\b|--data|-F\b|POST)[^\n]{0,80}?https?://"
+        ),
+        "sends data to an outside address (an exfiltration URL)",
+    ),
+]
 _LOCAL_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$")
 
 
@@ -39,7 +77,7 @@ class Finding:
         return {"path": self.path, "line": self.line, "severity": self.severity, "code": self.code, "message": self.message}
 
     def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
+        where = f"{clean_name(self.path)}:{self.line}" if self.line else clean_name(self.path)
         return f"{where}: {self.severity}: {self.message} [{self.code}]"
 
 
@@ -73,6 +111,8 @@ def lint_store(store: Store, now_ms: float | None = None, known: dict | None = N
 
     for name, what in interrupted_writes(store.root):
         findings.append(Finding(f".rawko/memories/{name}", ERROR, "torn-entry", what + " (the writer was stopped before it finished)"))
+    for name, reason in getattr(store, "skipped", ()):
+        findings.append(Finding(f".rawko/memories/{name}", WARNING, "not-loaded", reason))
     findings.sort(key=lambda f: (f.path, SEVERITY_ORDER[f.severity], f.line or 0))
     return findings
 
@@ -91,6 +131,8 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
         add(WARNING, "extension", "the name does not end in lower-case '.md', so the spec's loader skips it")
     if not memory.top_level:
         add(INFO, "subfolder", "in a subfolder: not loaded by a SPEC-0007 arbiter (top level only); use --recursive to preview arbiters that read subfolders")
+    if memory.text is not None:  # what the bytes and the text hold, parsed or not
+        out.extend(Finding(path, sev, code, msg, line) for sev, code, msg, line in text_findings(memory))
     if memory.error is not None:
         consequence = " A SPEC-0007 arbiter that loads it throws and injects nothing at all." if memory.spec_loadable else ""
         add(ERROR, "parse", memory.error.reason + "." + consequence, memory.error.line)
@@ -107,6 +149,8 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
     elif not title.strip():
         add(ERROR, "missing-field", "the title is empty: the injected block would read '### ' with nothing after it", line_of("title"))
     else:
+        if len(title) > MAX_TITLE:
+            add(WARNING, "long-title", f"the title is {len(title):,} characters long: it is injected whole, as the memory's heading; keep it under {MAX_TITLE}", line_of("title"))
         slug = slugify(title)  # the name the writer gives a memory with this title
         if memory.stem != slug:
             add(WARNING, "file-name", f"file name {memory.stem!r}.md is not the kebab-case slug of the title ({slug}.md)")
@@ -200,6 +244,60 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
     return out
 
 
+def text_findings(memory: MemoryFile) -> list[tuple[str, str, str, int | None]]:
+    """Findings about the file's bytes and raw text: encoding, NUL bytes, size, conflict markers, prompt injection."""
+    found: list[tuple[str, str, str, int | None]] = []
+    text = memory.text
+    if memory.bad_utf8_at is not None:
+        line = _line_at_byte(memory, memory.bad_utf8_at)
+        found.append((WARNING, "encoding", f"byte {memory.bad_utf8_at:,} is not UTF-8: the arbiter (and rawko-tui) read every such byte as U+FFFD '\ufffd'", line))
+    nul = text.find("\x00")
+    if nul >= 0:
+        found.append((ERROR, "nul-bytes", f"the file holds {text.count(chr(0)):,} NUL bytes: it looks binary or corrupted, and the arbiter would inject them into prompts as they are", text.count("\n", 0, nul) + 1))
+    if memory.bom:
+        found.append((INFO, "bom", "the file starts with a UTF-8 byte order mark; the arbiter's decoder drops it, so it reads as usual", 1))
+    crlf = text.find("\r\n")
+    if crlf >= 0:
+        found.append((INFO, "line-endings", "CRLF (Windows) line endings: the arbiter reads the fields as usual but injects the body with its carriage returns", text.count("\n", 0, crlf) + 1))
+    if memory.spec is not None and len(memory.spec.frontmatter_text) > MAX_FRONTMATTER:
+        size = len(memory.spec.frontmatter_text)
+        found.append((WARNING, "frontmatter-size", f"the frontmatter is {size:,} characters: the arbiter parses it on every run, and a memory's fields fit in a few hundred", memory.spec.frontmatter_line))
+    if len(text) > LONG_LINE:
+        lengths = list(map(len, text.split("\n")))  # C speed; a regex for a long run of non-newlines is quadratic
+        longest = max(lengths)
+        if longest > LONG_LINE:
+            line = lengths.index(longest) + 1
+            found.append((INFO, "long-line", f"line {line} is {longest:,} characters long: hard to review, and a diff shows any change to it as one huge change", line))
+    if "<<<<<<<" in text and ">>>>>>>" in text:
+        marker = _CONFLICT_MARKER.search(text)
+        if marker is not None:
+            line = text.count("\n", 0, marker.start()) + 1
+            found.append((ERROR, "conflict-markers", f"line {line} is a merge-conflict marker ({marker.group()[:7]}): a merge was saved unresolved; keep both sides' entries, in order, and remove the markers before committing", line))
+    for pattern, what in _injection_rules():
+        match = pattern.search(text)
+        if match is not None:
+            line = text.count("\n", 0, match.start()) + 1
+            excerpt = " ".join(match.group().split())[:80]
+            found.append((WARNING, "prompt-injection", f"line {line} {what}: {excerpt!r}. The arbiter injects this text into agents' prompts as it is; check who wrote it", line))
+    return found
+
+
+@functools.cache
+def _injection_rules() -> list:
+    import re2
+
+    return [(re2.compile("(?im)" + source), what) for source, what in _INJECTION_SOURCES]
+
+
+def _line_at_byte(memory: MemoryFile, offset: int) -> int | None:
+    """The 1-based line of a byte offset, read from the file again (only done for a broken file)."""
+    try:
+        with open(memory.location, "rb") as handle:
+            return handle.read(offset).count(b"\n") + 1
+    except OSError:
+        return None
+
+
 def lint_text(root, name: str, data: bytes) -> list[Finding]:
     """Findings for a memory file as it would be (nothing is written to find out)."""
     from pathlib import Path
@@ -226,9 +324,11 @@ def lint_pattern(pattern: str) -> list[tuple[str, str, str]]:
     """Findings for one whenToUse pattern, judged by how SPEC-0007's matchPattern reads it."""
     found: list[tuple[str, str, str]] = []
     result = match_pattern(pattern, "")
-    shown = repr(pattern)
+    shown = _quote(pattern)
     if result.interpretation == ALTERNATIVES:
         alternatives = [a.strip() for a in result.normalized.split("|")]
+        if len(alternatives) > MAX_ALTERNATIVES:
+            found.append((WARNING, "pattern-size", f"{shown} has {len(alternatives):,} alternatives: too many to review, and any one of them injects the memory"))
         if "" in alternatives:
             found.append((ERROR, "pattern-matches-everything", f"{shown} has an empty alternative, which every task contains: it matches everything"))
         regexy = [a for a in alternatives if _REGEX_SYNTAX.intersection(a)]
@@ -237,19 +337,21 @@ def lint_pattern(pattern: str) -> list[tuple[str, str, str]]:
                 (
                     WARNING,
                     "pattern-regex-in-alternatives",
-                    f"{shown} is split on '|' into literal substrings; {', '.join(repr(a) for a in regexy)} "
+                    f"{shown} is split on '|' into literal substrings; {_some(regexy)} "
                     "only match a task that literally contains those characters ('.*' is not a wildcard there)",
                 )
             )
         long_phrases = [a for a in alternatives if len(a.split()) >= 3 and a not in regexy]
         if long_phrases:
-            found.append((WARNING, "pattern-natural-language", f"{shown}: {', '.join(repr(a) for a in long_phrases)} must appear word for word in the task to match"))
+            found.append((WARNING, "pattern-natural-language", f"{shown}: {_some(long_phrases)} must appear word for word in the task to match"))
         return found
     if result.normalized == "":
         found.append((ERROR, "pattern-matches-everything", f"{shown} is empty: every task contains the empty string"))
         return found
     for reason in result.fell_through:
-        found.append((WARNING, "pattern-invalid-regex", f"{shown}: {reason}, to a plain substring match of {result.normalized!r}"))
+        if len(reason) > 300:
+            reason = reason[:200] + "…" + reason[-100:]
+        found.append((WARNING, "pattern-invalid-regex", f"{shown}: {reason}, to a plain substring match of {_quote(result.normalized)}"))
     if result.interpretation in (WILDCARD, REGEX):
         compiled = compile_js(result.regex_source)
         if _matches_everything(compiled):
@@ -263,6 +365,9 @@ def lint_pattern(pattern: str) -> list[tuple[str, str, str]]:
                     "rawko-tui runs it under a time limit and a slow match counts as no match",
                 )
             )
+        notes = annex_b_notes(result.regex_source)
+        if notes:
+            found.append((INFO, "pattern-js-syntax", f"{shown} uses syntax only JavaScript reads this way: {'; '.join(notes)}"))
         if nested_quantifier_risk(result.regex_source):
             found.append((WARNING, "pattern-catastrophic", f"{shown} has nested quantifiers: your arbiter's backtracking engine (V8) can hang on some tasks"))
         if result.interpretation == WILDCARD and "?" in result.normalized:
@@ -270,6 +375,17 @@ def lint_pattern(pattern: str) -> list[tuple[str, str, str]]:
     elif result.interpretation == SUBSTRING and len(result.normalized.split()) >= 3:
         found.append((WARNING, "pattern-natural-language", f"{shown} is matched as a literal substring; a task rarely contains that phrase word for word"))
     return found
+
+
+def _quote(text: str) -> str:
+    """``repr`` of a pattern, cut when long (a message is read, not scrolled)."""
+    return repr(text) if len(text) <= 120 else repr(text[:100]) + f"… ({len(text):,} characters)"
+
+
+def _some(items: list[str], shown: int = 5) -> str:
+    """The first few items, quoted: a pattern can hold 20,000 alternatives."""
+    text = ", ".join(repr(item[:80]) for item in items[:shown])
+    return text + (f" and {len(items) - shown:,} more" if len(items) > shown else "")
 
 
 def _same_value(a: object, b: object) -> bool:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .jsregex import JS_WHITESPACE
+from .safetext import clean_name
 from .jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
 from .yamljs import YamlError, load_yaml
 
@@ -80,7 +81,7 @@ class LoadError:
         return {"path": self.path, "line": self.line, "reason": self.reason, "stage": self.stage}
 
     def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
+        where = f"{clean_name(self.path)}:{self.line}" if self.line else clean_name(self.path)
         return f"{where}: {self.reason}"
 
 
@@ -129,6 +130,7 @@ class MemoryFile:
     _entries: list[Entry] | None = None  # the entry log, split on first use
     _suspects: list[SuspectBlock] | None = None
     bom: bool = False
+    bad_utf8_at: int | None = None  # the offset of the first byte that is not UTF-8 (read as U+FFFD)
     inactive: object = None  # in an effective store: the fold's Status (retired, superseded)
     _facts: object = None  # the arbiter's task-independent facts, computed once
 
@@ -146,15 +148,16 @@ class MemoryFile:
             self.read_ns,
             self.text,
             self.bom,
+            self.bad_utf8_at,
             None if spec is None else (spec.attrs, len(spec.body), spec.frontmatter_text, spec.frontmatter_line),
             None if error is None else (error.reason, error.line, error.stage),
         )
 
     @staticmethod
     def from_cache_record(record: tuple) -> MemoryFile:
-        name, location, symlink, signature, read_ns, text, bom, spec, error = record
+        name, location, symlink, signature, read_ns, text, bom, bad_utf8_at, spec, error = record
         memory = _memory_file(name, location, symlink, signature)
-        memory.read_ns, memory.text, memory.bom = read_ns, text, bom
+        memory.read_ns, memory.text, memory.bom, memory.bad_utf8_at = read_ns, text, bom, bad_utf8_at
         if spec is not None:
             attrs, body_length, frontmatter_text, frontmatter_line = spec
             memory.spec = SpecView(attrs, text[len(text) - body_length :] if body_length else "", frontmatter_text, frontmatter_line)
@@ -242,6 +245,7 @@ class Store:
     agents: dict[str, AgentDefinition]
     config: dict
     view: str = "spec"  # "effective": the fold of each file's entries (curation.effective_store)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (name in memories/, why) for entries passed over
     _indexes: dict = field(default_factory=dict, repr=False, compare=False)  # rankindex.store_index, per loading mode
 
     def __repr__(self) -> str:
@@ -295,6 +299,15 @@ def find_store_root(path: str | os.PathLike | None = None) -> Path:
 def decode_like_deno(data: bytes) -> str:
     """``Deno.readTextFile``: UTF-8 with a leading BOM dropped and bad bytes as U+FFFD."""
     return data.decode("utf-8-sig", errors="replace")
+
+
+def _decode(data: bytes) -> tuple[str, int | None]:
+    """``decode_like_deno``, and where the first byte that is not UTF-8 is (None: all good)."""
+    try:
+        return data.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+        return data.decode("utf-8-sig", errors="replace"), exc.start + bom
 
 
 def spec_extract(text: str) -> SpecView:
@@ -442,7 +455,7 @@ def read_memory_file(memory: MemoryFile) -> None:
 
 def parse_memory_bytes(memory: MemoryFile, data: bytes) -> None:
     """Parse a memory file's bytes (from disk or from a git blob) into its two views."""
-    text = decode_like_deno(data)
+    text, memory.bad_utf8_at = _decode(data)
     memory.text = text
     memory.bom = data.startswith(b"\xef\xbb\xbf")
     try:
@@ -457,27 +470,43 @@ def parse_memory_bytes(memory: MemoryFile, data: bytes) -> None:
     memory._entries = memory._suspects = None  # split from the new text when first asked
 
 
-def _scan_memories(memories_dir: Path) -> list[tuple[str, str, bool, tuple]]:
-    """Every ``*.md`` under memories/ as (name, path, is symlink, signature); symlinked folders not followed."""
+def _scan_memories(memories_dir: Path, skipped: list[tuple[str, str]] | None = None) -> list[tuple[str, str, bool, tuple]]:
+    """Every ``*.md`` under memories/ as (name, path, is symlink, signature); symlinked folders not followed.
+
+    What is passed over and worth knowing about (a symlinked folder, a folder
+    named like a memory, a FIFO or device, a folder that cannot be listed) is
+    added to ``skipped`` as (name, reason).
+    """
     found: list[tuple[str, str, bool, tuple]] = []
     pending = [str(memories_dir)]
     memories_prefix = len(str(memories_dir)) + 1
+
+    def skip(path: str, reason: str) -> None:
+        if skipped is not None:
+            skipped.append((path[memories_prefix:].replace(os.sep, "/"), reason))
+
     while pending:
         directory = pending.pop()
         try:
             entries = list(os.scandir(directory))
-        except OSError:
+        except OSError as exc:
+            skip(directory + "/", f"a folder that cannot be listed ({exc.strerror or exc}): the memories in it are not loaded")
             continue
         for entry in entries:
             try:
                 is_link = entry.is_symlink()
                 if entry.is_dir(follow_symlinks=False):
                     pending.append(entry.path)
+                    if entry.name.lower().endswith(".md"):
+                        skip(entry.path, "a folder named like a memory file: the spec's loader skips it (not a file); the files in it are in a subfolder")
                     continue
                 if not entry.name.lower().endswith(".md"):
+                    if is_link and entry.is_dir(follow_symlinks=True):
+                        skip(entry.path, "a symlinked folder: never followed (it could lead outside the store, or back into it)")
                     continue
                 info = entry.stat(follow_symlinks=False)
                 if not is_link and not stat.S_ISREG(info.st_mode):
+                    skip(entry.path, "not a regular file (a FIFO, socket or device): never opened")
                     continue
             except OSError:
                 continue
@@ -601,7 +630,8 @@ def _load_store(root: Path, previous: Store | None) -> Store:
     from . import cache
 
     memories_dir = root / RAWKO_DIR / MEMORIES_DIR
-    scanned = _scan_memories(memories_dir) if memories_dir.is_dir() else []
+    skipped: list[tuple[str, str]] = []
+    scanned = _scan_memories(memories_dir, skipped) if memories_dir.is_dir() else []
     use_cache = cache.enabled()
     cached = _cached_files(cache.load(root)) if use_cache else {}
     known = dict(cached)
@@ -628,7 +658,7 @@ def _load_store(root: Path, previous: Store | None) -> Store:
         _store_order(files)
         if use_cache and (fresh or len(files) != len(cached) or any(_cached_differs(f, cached.get(f.name)) for f in files)):
             cache.save(root, [memory.cache_record() for memory in files])
-    return Store(root=root, files=files, agents=load_agents(root), config=load_config(root))
+    return Store(root=root, files=files, agents=load_agents(root), config=load_config(root), skipped=sorted(skipped))
 
 
 def load_store_at(root: str | os.PathLike, rev: str) -> Store:

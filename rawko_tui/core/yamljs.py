@@ -37,6 +37,9 @@ else:
     _Reader = _Scanner = _Composer = None  # type: ignore[assignment]
 
 MAX_EXPANDED_NODES = 100_000
+# Deeper documents are refused: every walker of parsed values (display, JSON, the
+# parse cache) would otherwise need a recursion guard of its own.
+MAX_DEPTH = 100
 _TAG = "tag:yaml.org,2002:"
 
 
@@ -322,20 +325,42 @@ def _expanded_size(node, limit: int) -> int:
     return size(node)
 
 
-def _has_alias_reuse(node) -> bool:
-    seen: set[int] = set()
-    stack = [node]
+def _shape(node) -> tuple[bool, int]:
+    """(whether any node is used twice, the deepest nesting once aliases are expanded).
+
+    Walked without recursion, each node once: a node's depth is remembered, so
+    an alias nested inside another alias counts its full depth, cheaply.
+    """
+    depth_of: dict[int, int] = {}
+    on_path: set[int] = set()
+    reused = False
+    stack = [(node, False)]
     while stack:
-        n = stack.pop()
-        if id(n) in seen:
-            return True
-        seen.add(id(n))
-        if isinstance(n, SequenceNode):
-            stack.extend(n.value)
-        elif isinstance(n, MappingNode):
-            for k, v in n.value:
-                stack.extend((k, v))
-    return False
+        n, children_done = stack.pop()
+        key = id(n)
+        if children_done:
+            on_path.discard(key)
+            children = _children(n)
+            depth_of[key] = 1 + max((depth_of[id(c)] for c in children), default=0)
+            continue
+        if key in depth_of:
+            reused = True
+            continue
+        on_path.add(key)
+        stack.append((n, True))
+        for child in _children(n):
+            if id(child) in on_path:
+                raise YamlError("recursive alias: the document refers to itself")
+            stack.append((child, False))
+    return reused, depth_of[id(node)]
+
+
+def _children(n) -> list:
+    if isinstance(n, SequenceNode):
+        return n.value
+    if isinstance(n, MappingNode):
+        return [part for pair in n.value for part in pair]
+    return []
 
 
 # --------------------------------------------------------------------------
@@ -451,7 +476,10 @@ def load_yaml_fully(text: str) -> object:
         node = loader.get_single_node()
         if node is None:
             return UNDEFINED
-        if _has_alias_reuse(node) and _expanded_size(node, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
+        reused, depth = _shape(node)
+        if depth > MAX_DEPTH:
+            raise YamlError(f"nested more than {MAX_DEPTH} levels deep; refused (a memory's fields never nest like that)", node.start_mark.line)
+        if reused and _expanded_size(node, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
             raise YamlError(
                 f"aliases expand to more than {MAX_EXPANDED_NODES:,} nodes (an alias bomb); refused",
                 node.start_mark.line,
