@@ -120,6 +120,72 @@ def repo_root(path: Path) -> Path | None:
     return Path(out.decode().strip())
 
 
+_OPERATIONS = (  # files in the git dir that mean an operation is half done, and what to do
+    ("rebase-merge", "a rebase is in progress", "git rebase --continue or --abort"),
+    ("rebase-apply", "a rebase or `git am` is in progress", "git rebase --continue or --abort"),
+    ("MERGE_HEAD", "a merge is in progress", "commit the merge or git merge --abort"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick is in progress", "git cherry-pick --continue or --abort"),
+    ("REVERT_HEAD", "a revert is in progress", "git revert --continue or --abort"),
+    ("BISECT_LOG", "a bisect is in progress", "git bisect reset"),
+)
+
+
+@dataclass(frozen=True)
+class RepositoryState:
+    """What the store's repository is in the middle of; anything here makes rawko-tui read-only."""
+
+    in_repo: bool
+    operation: str | None = None  # "a rebase is in progress", ...
+    finish: str | None = None  # how to end it
+    index_locked: bool = False
+    detached: bool = False
+    shallow: bool = False
+
+    @property
+    def write_blocker(self) -> str | None:
+        """Why writing now would be unsafe (None: it is safe)."""
+        if self.operation:
+            return f"{self.operation} ({self.finish} first)"
+        if self.index_locked:
+            return "the git index is locked (.git/index.lock): another git command is running, or one crashed; remove the lock once none is running"
+        if self.detached:
+            return "HEAD is detached (no branch is checked out), so a commit could be lost; check out a branch first"
+        return None
+
+    def describe(self) -> str | None:
+        """One line for a banner, or None when there is nothing to say."""
+        if not self.in_repo:
+            return "not a git repository: history unavailable"
+        blocker = self.write_blocker
+        if blocker:
+            return f"read-only: {blocker}"
+        if self.shallow:
+            return "a shallow clone: history before its first commit is not available"
+        return None
+
+
+def repository_state(path: Path) -> RepositoryState:
+    """The state of the repository holding ``path`` (read from the git dir; never takes a lock)."""
+    try:
+        out = git(path, "rev-parse", "--absolute-git-dir", "--is-shallow-repository").decode().split("\n")
+    except GitError:
+        return RepositoryState(in_repo=False)
+    git_dir = Path(out[0])
+    try:
+        detached = not (git_dir / "HEAD").read_bytes().startswith(b"ref:")  # a branch (born or not) is "ref: refs/heads/…"
+    except OSError:
+        detached = False
+    operation = next(((what, finish) for name, what, finish in _OPERATIONS if (git_dir / name).exists()), (None, None))
+    return RepositoryState(
+        in_repo=True,
+        operation=operation[0],
+        finish=operation[1],
+        index_locked=(git_dir / "index.lock").exists(),
+        detached=detached,
+        shallow=len(out) > 1 and out[1].strip() == "true",
+    )
+
+
 def _store_prefix(root: Path, top: Path) -> str:
     """The store's memories folder as a path inside the repository (forward slashes)."""
     rel = Path(os.path.relpath(root.resolve(), top.resolve())).as_posix()

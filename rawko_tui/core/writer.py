@@ -139,12 +139,25 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
+def refuse_when_busy(root: Path) -> None:
+    """Raise WriteError when the repository is mid-rebase, mid-merge, locked or on a detached HEAD."""
+    from .history import repository_state
+
+    blocker = repository_state(Path(root)).write_blocker
+    if blocker:
+        raise WriteError(f"nothing was written: {blocker}")
+
+
 def append_entry(root: Path, name: str, entry: str, seen: Seen | None) -> AppendResult:
     """Append ``entry`` to an existing memory file, after everything on disk."""
     path = safe_memory_path(root, name)
     if not path.is_file():
         raise WriteError(f"{name} does not exist; create it instead")
-    fd = os.open(path, os.O_RDWR | os.O_APPEND)
+    refuse_when_busy(root)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND)
+    except OSError as exc:
+        raise WriteError(f"{name} cannot be opened for appending ({exc.strerror or exc}); nothing was written") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         current = _read_fd(fd)
@@ -158,14 +171,44 @@ def append_entry(root: Path, name: str, entry: str, seen: Seen | None) -> Append
                 )
             merged_after = len(current) - seen.size
         data = ("\n\n" + entry if current else entry).encode("utf-8")
-        journal = _begin(root, name, len(current), data)
-        _write_all(fd, data)
-        os.fsync(fd)
+        journal = _begin_or_refuse(root, name, len(current), data)
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        except OSError as exc:
+            raise _undo_partial_append(fd, name, len(current), data, journal, exc) from None
         journal.unlink()
         return AppendResult(path, len(current) + (2 if current else 0), len(data), merged_after)
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+def _begin_or_refuse(root: Path, name: str, offset: int, data: bytes) -> Path:
+    try:
+        return _begin(root, name, offset, data)
+    except OSError as exc:
+        raise WriteError(f"the write could not be recorded in .rawko/{JOURNAL_DIR} ({exc.strerror or exc}); nothing was written") from None
+
+
+def _undo_partial_append(fd: int, name: str, offset: int, data: bytes, journal: Path, exc: OSError) -> WriteError:
+    """After a failed write (disk full, quota, I/O error): take back the part that reached the file.
+
+    Only when the file ends exactly in a prefix of our entry: bytes someone else
+    appended after it are never cut. Otherwise the journal stays, and lint and
+    verify report the torn entry.
+    """
+    reason = exc.strerror or str(exc)
+    try:
+        tail = _read_fd(fd)[offset:]
+        if len(tail) <= len(data) and data.startswith(tail):
+            os.ftruncate(fd, offset)
+            os.fsync(fd)
+            journal.unlink()
+            return WriteError(f"{name}: the write failed ({reason}); nothing was written, the file is as it was")
+    except OSError:
+        pass
+    return WriteError(f"{name}: the write failed ({reason}) after part of the entry was written; lint reports it as a torn entry")
 
 
 def _read_fd(fd: int) -> bytes:
@@ -181,8 +224,12 @@ def _read_fd(fd: int) -> bytes:
 
 def create_memory(root: Path, title: str, entry: str) -> Path:
     """A new memory file named after its title; a taken name gets -2, -3, …; never overwrites."""
+    refuse_when_busy(root)
     directory = memories_dir(root)
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WriteError(f"{directory} cannot be created ({exc.strerror or exc}); nothing was written") from None
     stem = slugify(title)
     for attempt in range(1, 1000):
         name = f"{stem}.md" if attempt == 1 else f"{stem}-{attempt}.md"
@@ -191,12 +238,21 @@ def create_memory(root: Path, title: str, entry: str) -> Path:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         except FileExistsError:
             continue
+        except OSError as exc:
+            raise WriteError(f"{name} cannot be created ({exc.strerror or exc}); nothing was written") from None
         data = entry.encode("utf-8")
+        journal = None
         try:
             journal = _begin(root, name, 0, data)
             _write_all(fd, data)
             os.fsync(fd)
             journal.unlink()
+        except OSError as exc:
+            # the file is new and ours alone (O_EXCL): remove it whole rather than leave half a memory
+            os.unlink(path)
+            if journal is not None:
+                journal.unlink(missing_ok=True)
+            raise WriteError(f"{name}: the write failed ({exc.strerror or exc}); nothing was written") from None
         finally:
             os.close(fd)
         return path

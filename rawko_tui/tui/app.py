@@ -28,7 +28,7 @@ from ..core.curation import append_template, effective_store, impact_of_change, 
 from ..core.store import spec_extract
 from ..core.writer import Seen, append_entry, commit_if_repo, create_memory
 from ..core.lint import Finding, lint_store
-from ..core.history import FileHistory, commit_diff, file_history, repo_root
+from ..core.history import FileHistory, commit_diff, file_history, repository_state
 from ..core.store import Store, load_store, load_store_at
 from ..core.watch import store_signature
 from .commands import RawkoCommands
@@ -172,10 +172,10 @@ class RawkoApp(App[int]):
         """
         signature = store_signature(self.root)
         store = load_store_at(self.root, self.at) if self.at else load_store(self.root, previous=self.store)
-        in_repo = repo_root(self.root) is not None
+        repository_note = repository_state(self.root).describe()
         rows = build_rows(store, self.findings, self._now_ms())
         if not get_current_worker().is_cancelled:
-            self.call_from_thread(self._loaded, store, signature, rows, in_repo)
+            self.call_from_thread(self._loaded, store, signature, rows, repository_note)
 
     @work(thread=True, exclusive=True, group="lint", description="lint the store")
     def lint(self, store: Store) -> None:
@@ -190,12 +190,13 @@ class RawkoApp(App[int]):
             return  # a newer load is on its way
         self.findings = findings
         self.main.query_one(MemoryList).set_rows(rows)
+        self.main.query_one(PreviewPane).set_flagged({f.path for f in findings if f.code == "prompt-injection"})
         self._show_selected()
 
-    def _loaded(self, store: Store, signature: tuple, rows: list, in_repo: bool = True) -> None:
+    def _loaded(self, store: Store, signature: tuple, rows: list, repository_note: str | None = None) -> None:
         first = self.store is None
-        if first and not in_repo:
-            self.sub_title = f"{store.root.name} · not a git repository: history unavailable"
+        if not self.at:
+            self.sub_title = store.root.name + (f" · {repository_note}" if repository_note else "")
         self.store, self.signature = store, signature
         self._lint_after_ranking = store  # lint would compete with the first ranking for the interpreter
         self._panes_for_ranker = (self.main.query_one(PreviewPane), self.main.query_one(MemoryList))
@@ -227,6 +228,11 @@ class RawkoApp(App[int]):
         signature = store_signature(self.root)
         if signature != self.signature and not get_current_worker().is_cancelled:
             self.call_from_thread(self.load)
+        elif not self.at:
+            repository_note = repository_state(self.root).describe()
+            subtitle = self.root.name + (f" · {repository_note}" if repository_note else "")
+            if subtitle != self.sub_title and not get_current_worker().is_cancelled:
+                self.call_from_thread(setattr, self, "sub_title", subtitle)
 
     # -- preview -----------------------------------------------------------------
     @on(PreviewPane.QueryChanged)

@@ -85,6 +85,8 @@ def _badges(memory: MemoryFile, findings: list[Finding]) -> Text:
         badges.append("broken ", "bold red")
     elif not memory.top_level:
         badges.append("sub ", "magenta")
+    if any(f.code == "prompt-injection" for f in findings):
+        badges.append("INJ ", "bold white on red")
     if errors:
         badges.append(f"E{errors} ", "bold red")
     if warnings:

@@ -85,6 +85,7 @@ class PreviewPane(Vertical):
         self.exact_tokens: str = ""
         self.hidden_rows = 0
         self.budget: int | None = None
+        self.flagged: set[str] = set()  # paths lint flags as possible prompt injection
 
     def compose(self) -> ComposeResult:
         yield TextArea(self.initial_task, id="task", soft_wrap=True, show_line_numbers=False, placeholder="Type a task, as the agent receives it…")
@@ -197,7 +198,7 @@ class PreviewPane(Vertical):
                 (
                     cell(str(c.rank) if c.rank is not None else "", "bold" if c.injected else ""),
                     cell(f"{c.score:g}" if c.loaded else "—", "bold green" if c.injected else ""),
-                    cell(c.title or c.file.name, "" if c.loaded else "dim"),
+                    self._title_cell(c),
                     cell(" ".join(f"{c.components[k]:>3g}" for k in COMPONENT_KEYS) if c.loaded else "", "dim"),
                     cell(*self._why(c, preview)),
                     cell(("█" * max(1, round(shares[c.path] * 8)) + f" {shares[c.path]:.0%}") if c.path in shares else "", "cyan"),
@@ -208,6 +209,19 @@ class PreviewPane(Vertical):
         if cursor_path in self.rows:
             table.move_cursor(row=self.rows.index(cursor_path))
         self._update_summary()
+
+    def _title_cell(self, candidate) -> Text:
+        title = candidate.title or candidate.file.name
+        if candidate.path in self.flagged:  # lint found text that addresses the agent: say so where it is injected
+            return cell("⚠ INJECTION? " + title, "bold red")
+        return cell(title, "" if candidate.loaded else "dim")
+
+    def set_flagged(self, paths: set[str]) -> None:
+        """The memories lint flags as prompt injection (``prompt-injection`` findings)."""
+        if paths != self.flagged:
+            self.flagged = paths
+            if self.preview is not None:
+                self.show(self.preview)
 
     @staticmethod
     def _why(candidate, preview: Preview) -> tuple[str, str]:
@@ -227,6 +241,9 @@ class PreviewPane(Vertical):
         counts = preview.reason_counts
         summary = Text()
         summary.append(f"{len(preview.injected)} injected", "bold green")
+        flagged = sum(1 for c in preview.injected if c.path in self.flagged)
+        if flagged:
+            summary.append(f" ({flagged} flagged as possible prompt injection: see lint)", "bold red")
         summary.append(f" · {counts.get('cut-by-top-n', 0)} cut · {counts.get('below-importance-threshold', 0)} below min · ")
         unmatched = counts.get("no-pattern-matched", 0)
         summary.append(f"{unmatched} unmatched{' (u to show)' if not self.show_unmatched and unmatched else ''}")
