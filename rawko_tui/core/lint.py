@@ -372,6 +372,15 @@ def lint_pattern(pattern: str) -> list[tuple[str, str, str]]:
             found.append((WARNING, "pattern-catastrophic", f"{shown} has nested quantifiers: your arbiter's backtracking engine (V8) can hang on some tasks"))
         if result.interpretation == WILDCARD and "?" in result.normalized:
             found.append((INFO, "pattern-wildcard", f"{shown}: every '?' becomes '.', any one character (also in '(?:' or a lazy '+?')"))
+    elif result.interpretation == SUBSTRING and not result.fell_through and _REGEX_SYNTAX.difference(".").intersection(result.normalized):
+        found.append(
+            (
+                WARNING,
+                "pattern-regex-as-substring",
+                f"{shown} looks like a regex, but the spec compiles a pattern only when it holds '*' or '?', or both '.' and '{{': "
+                f"it matches only a task that literally contains {_quote(result.normalized)}",
+            )
+        )
     elif result.interpretation == SUBSTRING and len(result.normalized.split()) >= 3:
         found.append((WARNING, "pattern-natural-language", f"{shown} is matched as a literal substring; a task rarely contains that phrase word for word"))
     return found

@@ -392,7 +392,8 @@ def split_entries(text: str, spec: SpecView | None) -> tuple[list[Entry], list[S
         if fence is None and _DELIMITER_RE.match(line) and (i == 0 or not lines[i - 1].strip() or _DELIMITER_RE.match(lines[i - 1])):
             found = _entry_block_at(lines, i)
             if isinstance(found, SuspectBlock):
-                suspects.append(found)
+                if i > 0:  # the file's own first block is not an appended entry: a broken file, which lint reports
+                    suspects.append(found)
             elif found is not None:
                 frontmatter, close = found
                 entries[-1] = _with_body(entries[-1], lines[body_start:i])

@@ -469,8 +469,39 @@ def load_yaml(text: str) -> object:
     return load_yaml_fully(text)
 
 
+_NESTING_CHARS = ("[", "{", "-", ":", "?")
+
+
+def _refuse_deep_nesting(text: str) -> None:
+    """Raise YamlError for a document nested deeper than MAX_DEPTH, found from the parser's events.
+
+    Checked before composing: libyaml's parser keeps its own stack, but the
+    composer of PyYAML's C binding recurses once per level and overflows the C
+    stack (a crash, not an exception) some tens of thousands of levels down.
+    """
+    loader = _Loader(text)
+    try:
+        depth = 0
+        while True:
+            event = loader.get_event()
+            if event is None or isinstance(event, yaml.StreamEndEvent):
+                return
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise YamlError(f"nested more than {MAX_DEPTH} levels deep; refused (a memory's fields never nest like that)", event.start_mark.line)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        return  # the full parse reports it, with its line
+    finally:
+        loader.dispose()
+
+
 def load_yaml_fully(text: str) -> object:
     """``load_yaml`` through libyaml, for any document (the fast path's reference)."""
+    if sum(map(text.count, _NESTING_CHARS)) > MAX_DEPTH:  # every level needs one of them
+        _refuse_deep_nesting(text)
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
