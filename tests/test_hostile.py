@@ -108,3 +108,94 @@ def test_every_surface_of_the_command_line_survives_the_whole_hostile_store(host
     assert candidates.returncode == 0 and "Traceback" not in candidates.stderr
     assert not (root / PWNED).exists() and not (root / (PWNED + "2")).exists()
     assert _git(root, "status", "--porcelain", "--", ".rawko/memories") == ""  # nothing was written
+
+
+def _no_read_override() -> None:
+    """Run in the child before exec: drop the capabilities that let root read any file.
+
+    Tests often run as root (in CI containers), and root reads a file whatever
+    its mode; without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH it obeys modes too.
+    """
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
+        if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
+
+
+def test_an_unreadable_file_and_folder_are_reported_and_the_rest_loads(tmp_path):
+    root = make_store(tmp_path / "store", [])
+    memories = root / ".rawko" / "memories"
+    (memories / "locked.md").write_text(GOOD["good-auth.md"].replace("Good Auth", "Locked"))
+    (memories / "private").mkdir()
+    (memories / "private" / "inside.md").write_text(GOOD["good-auth.md"])
+    os.chmod(memories / "locked.md", 0)
+    os.chmod(memories / "private", 0)
+    try:
+        run = lambda *args: subprocess.run(  # noqa: E731
+            [sys.executable, "-m", "rawko_tui", *args], cwd=root, capture_output=True, text=True, timeout=120, preexec_fn=_no_read_override
+        )
+        lint = run("lint", "--json", "--now", FIXED_NOW)
+        found = {(f["path"], f["code"]): f["message"] for f in json.loads(lint.stdout)["findings"]}
+        assert "cannot be read: Permission denied" in found[(_rel("locked.md"), "parse")]
+        assert "a folder that cannot be listed (Permission denied)" in found[(_rel("private/"), "not-loaded")]
+        preview = run("preview", "--task", TASK, "--agent", "developer", "--now", FIXED_NOW, "--json")
+        assert preview.returncode == 0 and "Traceback" not in preview.stderr
+        assert {"good-auth.md", "good-login.md"} <= {Path(m["path"]).name for m in json.loads(preview.stdout)["injected"]}
+    finally:
+        os.chmod(memories / "locked.md", 0o644)
+        os.chmod(memories / "private", 0o755)
+
+
+async def test_the_app_loads_the_whole_hostile_store_and_typing_never_waits_for_a_pattern(hostile_repo):
+    from textual.widgets import TextArea
+
+    from rawko_tui.tui.widgets.memories.memory_list import MemoryList
+    from rawko_tui.tui.widgets.preview.preview_pane import PreviewPane
+    from test_app import SIZE, _screen_text, app_for, settle
+
+    app = app_for(hostile_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        while app.findings is None or not app.findings:
+            await pilot.pause(0.05)
+        paths = {f.path for f in app.findings}
+        for case in CASES:
+            assert _rel(case.name) in paths, case.name
+        assert " · " not in app.sub_title  # a clean repository: nothing to warn about
+        # every keystroke lands at once, whatever the patterns (catastrophic, 20,000 alternatives) cost
+        area = app.query_one("#task", TextArea)
+        area.focus()
+        for typed, key in enumerate(TASK.replace(" ", "_"), start=1):
+            await pilot.press("space" if key == "_" else key)
+            assert len(area.text) == typed
+        await settle(pilot)
+        assert {"good-auth.md", "good-login.md"} <= {c.file.name for c in app.preview.injected}
+        assert _rel("poisoned.md") in app.query_one(PreviewPane).flagged
+        app.query_one(MemoryList).select_path(_rel("poisoned.md"))
+        await settle(pilot)
+        screen = _screen_text(app)
+        assert "INJ" in screen and "⚠ possible prompt injection: line" in screen
+        app.query_one(MemoryList).select_path(_rel("markup.md"))
+        await settle(pilot)
+        assert "\x1b" not in _screen_text(app) and app.is_running
+
+
+async def test_a_flagged_memory_is_marked_where_it_is_injected(tmp_path):
+    from test_app import SIZE, _screen_text, app_for, settle
+
+    from hostile import CASES as ALL
+
+    poisoned = next(c for c in ALL if c.name == "poisoned.md")
+    root = make_store(tmp_path / "store", [poisoned])
+    app = app_for(root, task="auth")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        while not app.findings:
+            await pilot.pause(0.05)
+        await settle(pilot)
+        assert "poisoned.md" in {c.file.name for c in app.preview.injected}
+        screen = _screen_text(app)
+        assert "⚠ INJECTION? Deploy Checklist" in screen
+        assert "1 flagged as possible prompt injection" in screen

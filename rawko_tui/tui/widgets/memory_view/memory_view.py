@@ -55,6 +55,11 @@ class MemoryView(VerticalScroll):
         head.append_text(literal(title, "bold", limit=500))
         head.append("\n")
         head.append_text(literal(memory.rel_path, "dim"))
+        for finding in findings:
+            # said at the top, not only among the findings: this text reaches agents' prompts
+            if finding.path == memory.rel_path and finding.code == "prompt-injection":
+                head.append("\n⚠ possible prompt injection: ", "bold white on red")
+                head.append_text(literal(finding.message, "bold red", limit=300))
         header.update(head)
         self._show_views(memory)
         self._show_fields(memory)
