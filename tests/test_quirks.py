@@ -305,3 +305,8 @@ def test_agent_config_applies_and_options_override_it(tmp_path):
     from rawko_tui.core.jsvalue import UNDEFINED
 
     assert resolve_options(store, "tester").max_memories is UNDEFINED  # no agent file: the spec's "?? 5"
+
+
+def test_next_line_and_line_separators_are_ordinary_characters_as_in_yaml_1_2():
+    # libyaml (YAML 1.1) breaks lines at U+0085, U+2028 and U+2029; js-yaml (YAML 1.2) keeps them
+    assert load_yaml('t: "0\x85"\nu: a\u2028 b\nv: "x\u2029y"') == {"t": "0\x85", "u": "a\u2028 b", "v": "x\u2029y"}

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .jsregex import JS_WHITESPACE
 from .store import MEMORIES_DIR, RAWKO_DIR
 
 CHUNK = 1 << 16
@@ -81,18 +82,36 @@ def safe_memory_path(root: Path, name: str) -> Path:
 
 
 def format_entry(frontmatter: dict, body: str) -> str:
-    """One entry as SPEC-0005's formatMemoryFile writes it: ``---\\n{yaml}---\\n\\n{body}``."""
+    """One entry as SPEC-0005's formatMemoryFile writes it: ``---\n{yaml}---\n\n{body}``."""
+    text = _dump_yaml(frontmatter)
+    if any(c in text for c in _YAML11_BREAKS):
+        # ruamel folds NEL, LS and PS as YAML 1.1 line breaks, which js-yaml (YAML 1.2)
+        # reads as ordinary characters: write them as the escapes \N, \L and \P instead
+        text = _dump_yaml(frontmatter, style='"', escape_non_ascii=True)
+    elif text.rstrip("\n")[-1:] in JS_WHITESPACE:
+        # Deno's extract trims the frontmatter with JavaScript's trim, which also eats a
+        # trailing no-break space that YAML keeps in a plain scalar ("0\u00a0" would read
+        # back as the number 0): quote every string so nothing sits at the end unquoted
+        text = _dump_yaml(frontmatter, style='"')
+    body = body.rstrip("\n")
+    return f"---\n{text}---\n\n{body}\n"
+
+
+_YAML11_BREAKS = "\x85\u2028\u2029"
+
+
+def _dump_yaml(data: dict, style: str | None = None, escape_non_ascii: bool = False) -> str:
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
-    yaml.allow_unicode = True
+    yaml.default_style = style
+    yaml.allow_unicode = not escape_non_ascii
     yaml.width = 4096
     yaml.representer.sort_base_mapping_type_on_output = False  # the convention's order: title first
     stream = io.StringIO()
-    yaml.dump(frontmatter, stream)
-    body = body.rstrip("\n")
-    return f"---\n{stream.getvalue()}---\n\n{body}\n"
+    yaml.dump(data, stream)
+    return stream.getvalue()
 
 
 def _journal_path(root: Path, name: str) -> Path:

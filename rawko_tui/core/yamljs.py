@@ -193,7 +193,27 @@ class _Resolver(BaseResolver):
         return _TAG + "map"
 
 
+# libyaml reads YAML 1.1, where NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR break
+# lines; js-yaml reads YAML 1.2, where they are ordinary characters. They go to
+# libyaml as private-use stand-ins (one character for one, so marks stay right)
+# and come back in every constructed string.
+_YAML11_BREAKS = {0x85: 0xF0085, 0x2028: 0xF2028, 0x2029: 0xF2029}
+_RESTORE_BREAKS = {stand_in: original for original, stand_in in _YAML11_BREAKS.items()}
+
+
+def _hide_yaml11_breaks(text: str) -> tuple[str, bool]:
+    if not any(chr(c) in text for c in _YAML11_BREAKS) or any(chr(c) in text for c in _RESTORE_BREAKS):
+        return text, False
+    return text.translate(_YAML11_BREAKS), True
+
+
 class _Constructor(SafeConstructor):
+    restore_breaks = False  # set when _hide_yaml11_breaks changed the text
+
+    def construct_scalar(self, node):
+        value = super().construct_scalar(node)
+        return value.translate(_RESTORE_BREAKS) if self.restore_breaks and isinstance(value, str) else value
+
     def construct_mapping(self, node, deep=False):
         if not isinstance(node, MappingNode):
             raise ConstructorError(None, None, "expected a mapping node", node.start_mark)
@@ -500,9 +520,11 @@ def _refuse_deep_nesting(text: str) -> None:
 
 def load_yaml_fully(text: str) -> object:
     """``load_yaml`` through libyaml, for any document (the fast path's reference)."""
+    text, hidden = _hide_yaml11_breaks(text)
     if sum(map(text.count, _NESTING_CHARS)) > MAX_DEPTH:  # every level needs one of them
         _refuse_deep_nesting(text)
     loader = _Loader(text)
+    loader.restore_breaks = hidden
     try:
         node = loader.get_single_node()
         if node is None:
