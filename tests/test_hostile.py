@@ -19,6 +19,7 @@ from hostile import CASES, GOOD, OUTSIDE_SECRET, PWNED, make_store
 from rawko_tui.core.arbiter import parse_now, run_preview
 from rawko_tui.core.lint import lint_store
 from rawko_tui.core.store import load_store
+from test_history import git as _git
 
 NOW = parse_now(FIXED_NOW)
 TASK = "fix the auth login"
@@ -46,10 +47,6 @@ def test_each_hostile_case_gets_its_specific_finding_and_the_good_files_still_wo
     if case.loaded:  # a proper memory, hostile or not, is ranked like any other
         assert preview.candidate(case.name).loaded
     assert not (root / PWNED).exists() and not (Path.cwd() / PWNED).exists()
-
-
-def _git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
 
 
 def _cli(root: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
