@@ -173,7 +173,7 @@ async def test_the_app_loads_the_whole_hostile_store_and_typing_never_waits_for_
         app.query_one(MemoryList).select_path(_rel("poisoned.md"))
         await settle(pilot)
         screen = _screen_text(app)
-        assert "INJ" in screen and "⚠ possible prompt injection: line" in screen
+        assert "INJ" in screen and "⚠ possible prompt injection, line 12:" in screen
         app.query_one(MemoryList).select_path(_rel("markup.md"))
         await settle(pilot)
         assert "\x1b" not in _screen_text(app) and app.is_running

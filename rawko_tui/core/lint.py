@@ -36,30 +36,24 @@ _CONFLICT_MARKER = re.compile(r"^(?:<{7}|>{7})(?: [^\n]*)?$", re.MULTILINE)
 # linear pass each, 50 times faster than ``re`` on a 30 MB body.
 _INJECTION_SOURCES = [
     (
-        (
-            r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|all|any|your|system|safety)\b"
-            r"[^.\n]{0,30}?\b(?:instructions?|prompts?|rules|guidelines|directions|guardrails|polic(?:y|ies))\b"
-        ),
-        "tells the agent to ignore its instructions",
+        r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|all|any|your|system|safety)\b"
+        r"[^.\n]{0,30}?\b(?:instructions?|prompts?|rules|guidelines|directions|guardrails|polic(?:y|ies))\b",
+        "it tells the agent to ignore its instructions",
     ),
     (
         r"\byou are now\b|\bnew (?:system )?instructions\s*:|<\s*/?\s*(?:system|assistant)\s*>|\[/?INST\]",
-        "speaks as a system prompt or gives the agent a new role",
+        "it speaks as a system prompt or gives the agent a new role",
     ),
     (
-        (
-            r"\b(?:print|reveal|show|send|post|upload|leak|exfiltrate|paste|e-?mail|output|echo|dump|include|cat|read out)\b[^.\n]{0,60}?"
-            r"(?:\b(?:api[ _-]?keys?|secret[ _-]?keys?|private[ _-]?keys?|access[ _-]?keys?|credentials|passwords|environment variables|ssh keys?)\b"
-            r"|\.env\b|~/\.ssh|\bid_rsa\b|\b[A-Z][A-Z0-9_]*_(?:API_KEY|SECRET(?:_ACCESS_KEY)?|TOKEN)\b)"
-        ),
-        "asks for keys or secrets",
+        r"\b(?:print|reveal|show|send|post|upload|leak|exfiltrate|paste|e-?mail|output|echo|dump|include|cat|read out)\b[^.\n]{0,60}?"
+        r"(?:\b(?:api[ _-]?keys?|secret[ _-]?keys?|private[ _-]?keys?|access[ _-]?keys?|credentials|passwords|environment variables|ssh keys?)\b"
+        r"|\.env\b|~/\.ssh|\bid_rsa\b|\b[A-Z][A-Z0-9_]*_(?:API_KEY|SECRET(?:_ACCESS_KEY)?|TOKEN)\b)",
+        "it asks for keys or secrets",
     ),
     (
-        (
-            r"!\[[^\]\n]*\]\(\s*https?://[^)\s]*\?[^)\s]*=|https?://[^\s)>\]\"']*(?:\$\{?[A-Za-z_]|\{\{)|"
-            r"\b(?:curl|wget|fetch|requests\.post)\b[^\n]{0,80}?(?:-d\b|--data|-F\b|POST)[^\n]{0,80}?https?://"
-        ),
-        "sends data to an outside address (an exfiltration URL)",
+        r"!\[[^\]\n]*\]\(\s*https?://[^)\s]*\?[^)\s]*=|https?://[^\s)>\]\"']*(?:\$\{?[A-Za-z_]|\{\{)|"
+        r"\b(?:curl|wget|fetch|requests\.post)\b[^\n]{0,80}?(?:-d\b|--data|-F\b|POST)[^\n]{0,80}?https?://",
+        "it sends data to an outside address (an exfiltration URL)",
     ),
 ]
 _LOCAL_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$")
@@ -111,7 +105,7 @@ def lint_store(store: Store, now_ms: float | None = None, known: dict | None = N
 
     for name, what in interrupted_writes(store.root):
         findings.append(Finding(f".rawko/memories/{name}", ERROR, "torn-entry", what + " (the writer was stopped before it finished)"))
-    for name, reason in getattr(store, "skipped", ()):
+    for name, reason in store.skipped:
         findings.append(Finding(f".rawko/memories/{name}", WARNING, "not-loaded", reason))
     findings.sort(key=lambda f: (f.path, SEVERITY_ORDER[f.severity], f.line or 0))
     return findings
@@ -267,18 +261,18 @@ def text_findings(memory: MemoryFile) -> list[tuple[str, str, str, int | None]]:
         longest = max(lengths)
         if longest > LONG_LINE:
             line = lengths.index(longest) + 1
-            found.append((INFO, "long-line", f"line {line} is {longest:,} characters long: hard to review, and a diff shows any change to it as one huge change", line))
+            found.append((INFO, "long-line", f"a line {longest:,} characters long: hard to review, and a diff shows any change to it as one huge change", line))
     if "<<<<<<<" in text and ">>>>>>>" in text:
         marker = _CONFLICT_MARKER.search(text)
         if marker is not None:
             line = text.count("\n", 0, marker.start()) + 1
-            found.append((ERROR, "conflict-markers", f"line {line} is a merge-conflict marker ({marker.group()[:7]}): a merge was saved unresolved; keep both sides' entries, in order, and remove the markers before committing", line))
+            found.append((ERROR, "conflict-markers", f"a merge-conflict marker ({marker.group()[:7]}): a merge was saved unresolved; keep both sides' entries, in order, and remove the markers before committing", line))
     for pattern, what in _injection_rules():
         match = pattern.search(text)
         if match is not None:
             line = text.count("\n", 0, match.start()) + 1
             excerpt = " ".join(match.group().split())[:80]
-            found.append((WARNING, "prompt-injection", f"line {line} {what}: {excerpt!r}. The arbiter injects this text into agents' prompts as it is; check who wrote it", line))
+            found.append((WARNING, "prompt-injection", f"{what}: {excerpt!r}. The arbiter injects this text into agents' prompts as it is; check who wrote it", line))
     return found
 
 

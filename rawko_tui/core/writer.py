@@ -3,7 +3,8 @@
 Rules it keeps, whoever calls it:
 
 - A memory file is only ever appended to (``O_APPEND``); nothing is truncated
-  or rewritten.
+  or rewritten, except that a write which fails half-way (a full disk) takes
+  back the part of its own entry that reached the file.
 - Before appending it checks that the file still starts with the bytes the
   caller read.  If an agent appended meanwhile, the new entry goes after the
   agent's text (nothing is clobbered); if the file was rewritten, it refuses.
@@ -82,7 +83,7 @@ def safe_memory_path(root: Path, name: str) -> Path:
 
 
 def format_entry(frontmatter: dict, body: str) -> str:
-    """One entry as SPEC-0005's formatMemoryFile writes it: ``---\n{yaml}---\n\n{body}``."""
+    """One entry as SPEC-0005's formatMemoryFile writes it: ``---\\n{yaml}---\\n\\n{body}``."""
     text = _dump_yaml(frontmatter)
     if any(c in text for c in _YAML11_BREAKS):
         # ruamel folds NEL, LS and PS as YAML 1.1 line breaks, which js-yaml (YAML 1.2)

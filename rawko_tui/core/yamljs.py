@@ -492,6 +492,10 @@ def load_yaml(text: str) -> object:
 _NESTING_CHARS = ("[", "{", "-", ":", "?")
 
 
+def _too_deep(line: int) -> YamlError:
+    return YamlError(f"nested more than {MAX_DEPTH} levels deep; refused (a memory's fields never nest like that)", line)
+
+
 def _refuse_deep_nesting(text: str) -> None:
     """Raise YamlError for a document nested deeper than MAX_DEPTH, found from the parser's events.
 
@@ -509,7 +513,7 @@ def _refuse_deep_nesting(text: str) -> None:
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
                 if depth > MAX_DEPTH:
-                    raise YamlError(f"nested more than {MAX_DEPTH} levels deep; refused (a memory's fields never nest like that)", event.start_mark.line)
+                    raise _too_deep(event.start_mark.line)
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
     except yaml.YAMLError:
@@ -531,7 +535,7 @@ def load_yaml_fully(text: str) -> object:
             return UNDEFINED
         reused, depth = _shape(node)
         if depth > MAX_DEPTH:
-            raise YamlError(f"nested more than {MAX_DEPTH} levels deep; refused (a memory's fields never nest like that)", node.start_mark.line)
+            raise _too_deep(node.start_mark.line)
         if reused and _expanded_size(node, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
             raise YamlError(
                 f"aliases expand to more than {MAX_EXPANDED_NODES:,} nodes (an alias bomb); refused",

@@ -58,7 +58,7 @@ class MemoryView(VerticalScroll):
         for finding in findings:
             # said at the top, not only among the findings: this text reaches agents' prompts
             if finding.path == memory.rel_path and finding.code == "prompt-injection":
-                head.append("\n⚠ possible prompt injection: ", "bold white on red")
+                head.append("\n⚠ possible prompt injection" + (f", line {finding.line}" if finding.line else "") + ": ", "bold white on red")
                 head.append_text(literal(finding.message, "bold red", limit=300))
         header.update(head)
         self._show_views(memory)
