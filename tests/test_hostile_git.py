@@ -149,3 +149,30 @@ async def test_the_app_says_the_repository_is_read_only_and_why(repo):
             if "read-only" not in app.sub_title:
                 break
         assert "read-only" not in app.sub_title
+
+
+async def test_a_refused_write_in_the_app_is_a_message_not_a_crash(repo):
+    from rawko_tui.tui.widgets.memories.memory_list import MemoryList
+    from test_app import SIZE, app_for, settle
+
+    before = mem(repo, "auth-session.md").read_bytes()
+    git(repo, "checkout", "-q", "--detach")
+    app = app_for(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one(MemoryList).select_path(".rawko/memories/auth-session.md")
+        await settle(pilot)
+        app.query_one("#memory-table").focus()
+        await pilot.press("a")  # no editor opens: the reason is said at once
+        await settle(pilot)
+        assert app.screen is app.main
+        assert any("Read-only: HEAD is detached" in n.message for n in app._notifications)
+        # a write that is started anyway (the state changed after the editor opened) is refused by the writer
+        app.write_append("auth-session.md", before, "---\nupdatedAt: '2026-11-22T08:00:00Z'\n---\n\nTokens now expire after 12 hours.\n", "update")
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if any("nothing was written" in n.message for n in app._notifications):
+                break
+        assert app.is_running and app.return_code is None
+        assert any("nothing was written: HEAD is detached" in n.message for n in app._notifications)
+    assert mem(repo, "auth-session.md").read_bytes() == before

@@ -26,7 +26,7 @@ from ..core.arbiter import SPEC_AGENTS, Preview, parse_now, resolve_options, run
 from ..core.checks import add_saved_task, budget_for, load_checks
 from ..core.curation import append_template, effective_store, impact_of_change, new_memory_template, pattern_matches
 from ..core.store import spec_extract
-from ..core.writer import Seen, append_entry, commit_if_repo, create_memory
+from ..core.writer import Seen, WriteError, append_entry, commit_if_repo, create_memory
 from ..core.lint import Finding, lint_store
 from ..core.history import FileHistory, commit_diff, file_history, repository_state
 from ..core.store import Store, load_store, load_store_at
@@ -164,7 +164,7 @@ class RawkoApp(App[int]):
         self.main.query_one("#main").set_class(event.size.width < 110, "-narrow")
 
     # -- loading -----------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="load", description="load the store")
+    @work(thread=True, exit_on_error=False, exclusive=True, group="load", description="load the store")
     def load(self) -> None:
         """Read the store off the UI thread: unchanged files come from the last load or the parse cache.
 
@@ -177,7 +177,7 @@ class RawkoApp(App[int]):
         if not get_current_worker().is_cancelled:
             self.call_from_thread(self._loaded, store, signature, rows, repository_note)
 
-    @work(thread=True, exclusive=True, group="lint", description="lint the store")
+    @work(thread=True, exit_on_error=False, exclusive=True, group="lint", description="lint the store")
     def lint(self, store: Store) -> None:
         """Lint every file (a file unchanged since the last lint keeps its findings)."""
         findings = lint_store(store, known=self._lint_known)
@@ -223,7 +223,7 @@ class RawkoApp(App[int]):
         if self.root is not None and self.store is not None:
             self.watch_store()
 
-    @work(thread=True, exclusive=True, group="watch", description="look for changed files")
+    @work(thread=True, exit_on_error=False, exclusive=True, group="watch", description="look for changed files")
     def watch_store(self) -> None:
         signature = store_signature(self.root)
         if signature != self.signature and not get_current_worker().is_cancelled:
@@ -248,7 +248,7 @@ class RawkoApp(App[int]):
             self._pending = (self.store, query)
         self._rank_wanted.set()
 
-    @work(thread=True, group="ranker", description="rank the memories")
+    @work(thread=True, exit_on_error=False, group="ranker", description="rank the memories")
     def ranker(self) -> None:
         """One long-lived thread ranks the newest query only.
 
@@ -376,7 +376,7 @@ class RawkoApp(App[int]):
         candidate = self.preview.candidate(self.selected) if self.preview and self.selected else None
         self.main.query_one(Breakdown).show(self.preview, candidate)
 
-    @work(thread=True, exclusive=True, group="history", description="read the file's git history")
+    @work(thread=True, exit_on_error=False, exclusive=True, group="history", description="read the file's git history")
     def load_history(self, rel_path: str, offsets: list[int]) -> None:
         history = file_history(self.root, rel_path, offsets)
         if not get_current_worker().is_cancelled:
@@ -392,7 +392,7 @@ class RawkoApp(App[int]):
         if sha and self.selected:
             self.show_diff(sha, self.selected)
 
-    @work(thread=True, exclusive=True, group="diff", description="read a commit's patch")
+    @work(thread=True, exit_on_error=False, exclusive=True, group="diff", description="read a commit's patch")
     def show_diff(self, sha: str, rel_path: str) -> None:
         patch = commit_diff(self.root, sha, rel_path)
         self.call_from_thread(self.push_screen, DiffScreen(f"{sha[:10]} · {rel_path}", patch))
@@ -407,7 +407,7 @@ class RawkoApp(App[int]):
             self._token_timer.stop()
         self._token_timer = self.set_timer(TOKEN_DEBOUNCE_SECONDS, lambda: self.count_tokens(prompt, key))
 
-    @work(thread=True, exclusive=True, group="tokens", description="count prompt tokens")
+    @work(thread=True, exit_on_error=False, exclusive=True, group="tokens", description="count prompt tokens")
     def count_tokens(self, prompt: str, key: str) -> None:
         from ..core.tokens import DEFAULT_MODEL, TokenCountError, count_tokens
 
@@ -423,7 +423,9 @@ class RawkoApp(App[int]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:
             error = event.worker.error
-            self.notify(one_line(f"{event.worker.group or event.worker.name} failed: {error}", 300), severity="error", timeout=8)
+            # a refused write says itself what was (not) written and why
+            message = str(error) if isinstance(error, WriteError) else f"{event.worker.group or event.worker.name} failed: {error}"
+            self.notify(one_line(message, 300), severity="error", timeout=8)
 
     @on(Markdown.LinkClicked)
     def _link_clicked(self, event: Markdown.LinkClicked) -> None:
@@ -494,8 +496,15 @@ class RawkoApp(App[int]):
         saved, _ = load_checks(self.root)
         return list(dict.fromkeys([(t.task, t.agent) for t in saved] + self.recent_tasks[:5]))
 
+    def _read_only_now(self) -> bool:
+        """Say so and return True when the repository is in a state where writing is refused."""
+        blocker = repository_state(self.root).write_blocker
+        if blocker:
+            self.notify(one_line(f"Read-only: {blocker}.", 300), severity="warning", timeout=8)
+        return blocker is not None
+
     def action_new_memory(self) -> None:
-        if self.store is None or self.at:
+        if self.store is None or self.at or self._read_only_now():
             return
         agent = self.query_state.agent if self.query_state else "developer"
         intro = "A new memory. Ctrl+S writes .rawko/memories/<its title as kebab-case>.md and commits it."
@@ -506,7 +515,7 @@ class RawkoApp(App[int]):
 
         self.push_screen(MemoryEditor(self.root, new_memory_template(agent), intro, impact=self._impact), written)
 
-    @work(thread=True, exclusive=True, group="curation-write", description="write a new memory")
+    @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="write a new memory")
     def write_new(self, text: str) -> None:
         title = spec_extract(text).attrs.get("title") or "memory"
         path = create_memory(self.root, str(title), text)
@@ -517,6 +526,8 @@ class RawkoApp(App[int]):
         if memory is None or self.at or memory.symlink or memory.text is None:
             self.notify("Select a memory file to append to.", timeout=3)
             return
+        if self._read_only_now():
+            return
         prefix = memory.path.read_bytes()
         intro = f"An entry appended to {memory.rel_path} ({kind}). Ctrl+S appends exactly this and commits it; nothing above it changes."
 
@@ -526,7 +537,7 @@ class RawkoApp(App[int]):
 
         self.push_screen(MemoryEditor(self.root, append_template(kind, memory), intro, prefix=prefix, name=memory.name, impact=self._impact), written)
 
-    @work(thread=True, exclusive=True, group="curation-write", description="append to a memory")
+    @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="append to a memory")
     def write_append(self, name: str, prefix: bytes, text: str, kind: str) -> None:
         result = append_entry(self.root, name, text, Seen.of(prefix))
         self._committed(result.path, kind if kind != "update" else "append", "")

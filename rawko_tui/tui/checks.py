@@ -46,7 +46,7 @@ class ChecksScreen(Screen[None]):
         self.query_one("#checks-summary", Static).update(Text("Running the saved tasks…", "dim"))
         self.run_all()
 
-    @work(thread=True, exclusive=True, group="checks", description="run the saved tasks")
+    @work(thread=True, exit_on_error=False, exclusive=True, group="checks", description="run the saved tasks")
     def run_all(self) -> None:
         tasks, errors = load_checks(self.store.root)
         results = run_checks(self.store, tasks)

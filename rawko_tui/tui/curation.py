@@ -113,7 +113,7 @@ class MemoryEditor(ModalScreen[str | None]):
             name = self._name_for(text)
             self._impact_timer = self.set_timer(0.5, lambda: self.compute_impact(name, self._result(text)))
 
-    @work(thread=True, exclusive=True, group="editor-impact", description="impact on recent tasks")
+    @work(thread=True, exit_on_error=False, exclusive=True, group="editor-impact", description="impact on recent tasks")
     def compute_impact(self, name: str, data: bytes) -> None:
         lines = self.impact(name, data)
         self.app.call_from_thread(self._show_impact, lines)
@@ -152,7 +152,7 @@ class MergeScreen(MemoryEditor):
         self.notify("Asking Claude for a merge draft… (Esc cancels)", timeout=3)
         self.claude_merge()
 
-    @work(thread=True, exclusive=True, group="claude", description="ask Claude for a merge draft")
+    @work(thread=True, exit_on_error=False, exclusive=True, group="claude", description="ask Claude for a merge draft")
     def claude_merge(self) -> None:
         import os
 
@@ -268,7 +268,7 @@ class SessionsScreen(Screen[None]):
         self.notify(f"Asking Claude what session {session.id} taught (SPEC-0005's extraction)…", timeout=3)
         self.claude_extract(session)
 
-    @work(thread=True, exclusive=True, group="claude", description="ask Claude for a memory from a session")
+    @work(thread=True, exit_on_error=False, exclusive=True, group="claude", description="ask Claude for a memory from a session")
     def claude_extract(self, session) -> None:
         import os
 
@@ -303,7 +303,7 @@ class SessionsScreen(Screen[None]):
         intro = f"Claude's proposal from session {session.id}. Edit it, then Ctrl+S writes and commits it; Esc rejects it."
         self.app.push_screen(MemoryEditor(self.root, text, intro), written)
 
-    @work(thread=True, exclusive=True, group="curation-write", description="promote a session item")
+    @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="promote a session item")
     def write_promotion(self, text: str, summary: str) -> None:
         from ..core.store import spec_extract
         from ..core.writer import commit_if_repo, create_memory
@@ -355,7 +355,7 @@ class ConsolidationScreen(Screen[None]):
         self.query_one("#candidate-reason", Static).update(Text("Looking for near-duplicates, contradictions and stale memories…", "dim"))
         self.find_candidates()
 
-    @work(thread=True, exclusive=True, group="candidates", description="find consolidation candidates")
+    @work(thread=True, exit_on_error=False, exclusive=True, group="candidates", description="find consolidation candidates")
     def find_candidates(self) -> None:
         groups = consolidation_candidates(self.store, self.now_ms) + unused_memories(self.store, self.recent_tasks, self.now_ms)
         if not get_current_worker().is_cancelled:
@@ -418,7 +418,7 @@ class ConsolidationScreen(Screen[None]):
 
         return impact
 
-    @work(thread=True, exclusive=True, group="curation-write", description="merge memories")
+    @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="merge memories")
     def run_merge(self, names: list[str], text: str) -> None:
         path, sha = merge_memories(self.store.root, names, text)
         note = f"Merged into {path.name}" + (f" (commit {sha[:8]})" if sha else " (not committed: not a git repository)")
@@ -431,7 +431,7 @@ class ConsolidationScreen(Screen[None]):
         old, new = (self.store.file(p).name for p in group.paths[:2])
         self.run_supersede(old, new)
 
-    @work(thread=True, exclusive=True, group="curation-write", description="supersede a memory")
+    @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="supersede a memory")
     def run_supersede(self, old: str, new: str) -> None:
         sha = supersede(self.store.root, old, new)
         self.app.call_from_thread(self._written, f"{old} superseded by {new}" + (f" (commit {sha[:8]})" if sha else ""))

@@ -163,7 +163,7 @@ class MemoryList(Vertical):
     def _filter_submitted(self) -> None:
         self.query_one(DataTable).focus()
 
-    @work(thread=True, exclusive=True, group="memory-filter", description="filter memories")
+    @work(thread=True, exit_on_error=False, exclusive=True, group="memory-filter", description="filter memories")
     def run_filter(self, query: str) -> None:
         """Fuzzy-match the query against every row (rapidfuzz), off the UI thread."""
         query = query.strip().lower()
