@@ -560,7 +560,7 @@ def cmd_new(args) -> int:
         raise UsageError(f"--discovered-at: {args.discovered_at!r} is not an ISO 8601 date")
     if args.discovered_in:
         fields["discoveredIn"] = args.discovered_in
-    entry = format_entry(fields, read_body(args.body, args.body_file))
+    entry = format_entry(fields, _body(args))
     name = slugify(args.title) + ".md"
     if not _show_and_check(args, root, name, b"", entry):
         return EXIT_FINDINGS
@@ -600,7 +600,7 @@ def cmd_append(args) -> int:
     except ValueError as exc:
         raise UsageError(f"--set: {exc}") from None
     fields.setdefault("updatedAt", now_iso())
-    return _append(args, root, name, fields, read_body(args.body, args.body_file), "append", "")
+    return _append(args, root, name, fields, _body(args), "append", "")
 
 
 def cmd_retire(args) -> int:
@@ -625,6 +625,15 @@ def cmd_candidates(args) -> int:
     for group in groups:
         _write(f"{group.kind:<15} {group.score:>5g}  {'  +  '.join(group.paths)}\n{'':>22}{group.reason}\n")
     return EXIT_OK
+
+
+def _body(args) -> str:
+    try:
+        return read_body(args.body, args.body_file)
+    except OSError as exc:
+        raise UsageError(f"--body-file: cannot read {args.body_file}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"--body-file: {args.body_file} is not UTF-8 text (byte {exc.start})") from None
 
 
 def cmd_extract(args) -> int:

@@ -161,3 +161,13 @@ def test_config_file_turns_on_recursive_loading(capsys, tmp_path):
     data = json.loads(out)
     assert data["options"]["recursive"] is True and data["options"]["sources"]["recursive"] == ".rawko/rawko-tui.yaml"
     assert [i["path"] for i in data["injected"]] == [".rawko/memories/deep/inner.md"]
+
+
+def test_an_unreadable_body_file_is_a_usage_error_and_writes_nothing(tmp_path, capsys):
+    root = write_store(tmp_path / "store", {"m.md": memory(title="M")})
+    before = (root / ".rawko" / "memories" / "m.md").read_bytes()
+    (tmp_path / "latin1.txt").write_bytes(b"caf\xe9")
+    for body_file, said in [(tmp_path / "missing.txt", "No such file or directory"), (tmp_path, "Is a directory"), (tmp_path / "latin1.txt", "is not UTF-8 text (byte 3)")]:
+        assert main(["append", "m.md", str(root), "--body-file", str(body_file)]) == 2
+        assert "--body-file: " in (err := capsys.readouterr().err) and said in err
+    assert (root / ".rawko" / "memories" / "m.md").read_bytes() == before
