@@ -161,6 +161,7 @@ async def test_the_app_loads_the_whole_hostile_store_and_typing_never_waits_for_
         for case in CASES:
             assert _rel(case.name) in paths, case.name
         assert " · " not in app.sub_title  # a clean repository: nothing to warn about
+        assert "3 passed over (rawko-tui lint)" in str(app.query_one(MemoryList).border_subtitle)  # pipe.md, folder.md, up
         # every keystroke lands at once, whatever the patterns (catastrophic, 20,000 alternatives) cost
         area = app.query_one("#task", TextArea)
         area.focus()

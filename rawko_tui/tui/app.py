@@ -189,7 +189,7 @@ class RawkoApp(App[int]):
         if store is not self.store:
             return  # a newer load is on its way
         self.findings = findings
-        self.main.query_one(MemoryList).set_rows(rows)
+        self.main.query_one(MemoryList).set_rows(rows, len(store.skipped))
         self.main.query_one(PreviewPane).set_flagged({f.path for f in findings if f.code == "prompt-injection"})
         self._show_selected()
 
@@ -213,7 +213,7 @@ class RawkoApp(App[int]):
         pane = self.main.query_one(PreviewPane)
         pane.agents[:] = self.agent_names
         query = pane.current_query()
-        self.main.query_one(MemoryList).set_rows(rows)
+        self.main.query_one(MemoryList).set_rows(rows, len(store.skipped))
         self.request_preview(query)
         if query is None:  # nothing to rank: lint now
             self._start_lint()

@@ -111,6 +111,7 @@ class MemoryList(Vertical):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.rows: list[Row] = []
+        self.passed_over = 0
         self.shown_rows: list[Row] = []
         self.sort = "name"
         self.scored_preview: Preview | None = None
@@ -128,8 +129,10 @@ class MemoryList(Vertical):
         table.add_column("Status", key="status", width=9)
         yield table
 
-    def set_rows(self, rows: list[Row]) -> None:
+    def set_rows(self, rows: list[Row], passed_over: int = 0) -> None:
+        """``passed_over``: entries of memories/ that are not memory files (FIFOs, symlinked folders, ...); lint names them."""
         self.rows = rows
+        self.passed_over = passed_over
         self._refresh_table()
 
     def set_scores(self, preview: Preview) -> None:
@@ -219,7 +222,8 @@ class MemoryList(Vertical):
             shown = f"first {len(self.shown_rows):,} of {len(ordered):,}{' matches' if self._filter_scores is not None else ''} (/ to filter)"
         else:
             shown = f"{len(self.shown_rows)} of {len(self.rows)}" if self._filter_scores is not None else f"{len(self.rows)}"
-        self.border_subtitle = f"{shown} · sort: {self.sort}"
+        skipped = f" · {self.passed_over} passed over (rawko-tui lint)" if self.passed_over else ""
+        self.border_subtitle = f"{shown}{skipped} · sort: {self.sort}"
         if current is not None:
             for index, row in enumerate(self.shown_rows):
                 if row.memory.rel_path == current:
