@@ -197,3 +197,21 @@ async def test_a_flagged_memory_is_marked_where_it_is_injected(tmp_path):
         screen = _screen_text(app)
         assert "⚠ INJECTION? Deploy Checklist" in screen
         assert "1 flagged as possible prompt injection" in screen
+
+
+def test_writing_to_hostile_names_runs_nothing_and_keeps_the_log_one_line_per_name(tmp_path, capsys):
+    from rawko_tui.cli import main
+
+    names = [c for c in CASES if c.group == "paths" and c.loaded]
+    root = make_store(tmp_path / "store", names)
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "memories")
+    for case in names:
+        assert main(["append", case.name, str(root), "--body", "Appended \x1b[2J safely.", "--set", "importance=critical"]) == 0, capsys.readouterr().err
+    log = _git(root, "log", "--format=%B")
+    assert "rawko-tui: append new␊line.md" in log and "Memory: .rawko/memories/new␊line.md" in log
+    assert "\x1b" not in log and not (root / PWNED).exists() and not (Path.cwd() / PWNED).exists()
+    assert main(["verify", str(root)]) == 0
+    for case in names:
+        assert load_store(root).file(case.name).effective()[0]["importance"] == "critical"

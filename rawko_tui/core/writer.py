@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .jsregex import JS_WHITESPACE
+from .safetext import clean, clean_name
 from .store import MEMORIES_DIR, RAWKO_DIR
 
 CHUNK = 1 << 16
@@ -290,8 +291,11 @@ def commit(root: Path, paths: list[Path], action: str, summary: str = "") -> str
         raise WriteError(f"{root} is not in a git repository; the change was written but not committed") from None
     top = Path(repo.working_tree_dir)
     rel = [os.path.relpath(Path(p).resolve(), top.resolve()) for p in paths]
-    names = ", ".join(Path(p).name for p in paths)
-    message = f"rawko-tui: {action} {names}\n\n" + (summary.rstrip() + "\n\n" if summary else "") + f"Action: {action}\n" + "".join(f"Memory: {r}\n" for r in rel)
+    # names and titles come from memories: a newline or an escape sequence in one must not
+    # forge a line of the message or reach the terminal of whoever runs `git log`
+    names = ", ".join(clean_name(Path(p).name) for p in paths)
+    summary = clean(summary.rstrip())
+    message = f"rawko-tui: {action} {names}\n\n" + (summary + "\n\n" if summary else "") + f"Action: {action}\n" + "".join(f"Memory: {clean_name(r)}\n" for r in rel)
     try:
         repo.git.add("--", *rel)
         repo.git.commit("-m", message, "--", *rel)

@@ -118,7 +118,7 @@ class RawkoApp(App[int]):
         self.recent_tasks: list[tuple[str, str]] = []
         self._effective_cache: tuple[Store, Store] | None = None
         if root is not None:
-            self.sub_title = root.name + (f" at {at} (read-only)" if at else "")
+            self.sub_title = one_line(root.name, 80) + (f" at {one_line(at, 80)} (read-only)" if at else "")
 
     # -- layout ------------------------------------------------------------------
     MAIN_SCREEN_ACTIONS = frozenset(
@@ -196,7 +196,7 @@ class RawkoApp(App[int]):
     def _loaded(self, store: Store, signature: tuple, rows: list, repository_note: str | None = None) -> None:
         first = self.store is None
         if not self.at:
-            self.sub_title = store.root.name + (f" · {repository_note}" if repository_note else "")
+            self.sub_title = self._subtitle(repository_note)
         self.store, self.signature = store, signature
         self._lint_after_ranking = store  # lint would compete with the first ranking for the interpreter
         self._panes_for_ranker = (self.main.query_one(PreviewPane), self.main.query_one(MemoryList))
@@ -229,10 +229,12 @@ class RawkoApp(App[int]):
         if signature != self.signature and not get_current_worker().is_cancelled:
             self.call_from_thread(self.load)
         elif not self.at:
-            repository_note = repository_state(self.root).describe()
-            subtitle = self.root.name + (f" · {repository_note}" if repository_note else "")
+            subtitle = self._subtitle(repository_state(self.root).describe())
             if subtitle != self.sub_title and not get_current_worker().is_cancelled:
                 self.call_from_thread(setattr, self, "sub_title", subtitle)
+
+    def _subtitle(self, repository_note: str | None) -> str:
+        return one_line(self.root.name, 80) + (f" · {repository_note}" if repository_note else "")
 
     # -- preview -----------------------------------------------------------------
     @on(PreviewPane.QueryChanged)
