@@ -16,7 +16,7 @@ import pytest
 
 from conftest import FIXED_NOW
 from hostile import CASES, GOOD, OUTSIDE_SECRET, PWNED, make_store
-from rawko_tui.core.arbiter import parse_now, run_preview
+from rawko_tui.core.arbiter import parse_now, resolve_options, run_preview
 from rawko_tui.core.lint import lint_store
 from rawko_tui.core.store import load_store
 from test_history import git as _git
@@ -215,3 +215,32 @@ def test_writing_to_hostile_names_runs_nothing_and_keeps_the_log_one_line_per_na
     assert main(["verify", str(root)]) == 0
     for case in names:
         assert load_store(root).file(case.name).effective()[0]["importance"] == "critical"
+
+
+def test_broken_agent_definitions_and_settings_are_reported_and_the_memories_still_rank(tmp_path):
+    root = make_store(tmp_path / "store", [])
+    agents = root / ".rawko" / "agents"
+    agents.mkdir()
+    (agents / "developer.md").write_text("---\nname: developer\nmemory:\n  maxInjected: '[bold]5'\n  minImportance: urgent\n---\n")
+    (agents / "tester.md").write_bytes(b"\x00\xff binary")
+    (agents / "reviewer.md").write_text(f"---\nmemory: !!python/object/apply:os.system ['touch {PWNED}']\n---\n")
+    (agents / "planner.md").write_text("---\nmemory: [3, low]\n---\n")
+    (root / ".rawko" / "rawko-tui.yaml").write_text("recursive: 'yes'\nkeymap: [1, 2]\nmodel: {a: 1}\n")
+    findings = {(f.path, f.code, f.message) for f in lint_store(load_store(root), NOW)}
+
+    def said(path: str, code: str, words: str) -> bool:
+        return any(p == path and c == code and words in m for p, c, m in findings)
+
+    assert said(".rawko/agents/developer.md", "agent-config", "memory.maxInjected '[bold]5' is not a number: an arbiter that applies it (slice(0, NaN)) injects no memory")
+    assert said(".rawko/agents/developer.md", "agent-config", "memory.minImportance 'urgent' is not low, medium, high or critical")
+    assert said(".rawko/agents/tester.md", "agent", "no frontmatter")
+    assert said(".rawko/agents/reviewer.md", "agent", "unknown tag")
+    assert said(".rawko/agents/planner.md", "agent-config", "memory is a list, not a mapping of settings")
+    assert said(".rawko/rawko-tui.yaml", "config", "recursive is 'yes', not true or false: read as true")
+    assert said(".rawko/rawko-tui.yaml", "config", "keymap is a list")
+    assert said(".rawko/rawko-tui.yaml", "config", "model is a mapping, not text")
+    assert not (root / PWNED).exists()
+    # an arbiter given those settings keeps nothing; the broken agent files fall back to the defaults
+    store = load_store(root)
+    assert run_preview(store, TASK, "developer", resolve_options(store, "developer"), NOW).injected == []
+    assert {"good-auth.md", "good-login.md"} <= {c.file.name for c in run_preview(store, TASK, "tester", resolve_options(store, "tester"), NOW).injected}

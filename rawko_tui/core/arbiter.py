@@ -279,7 +279,7 @@ def _nullish(value: object) -> bool:
     return value is None or value is UNDEFINED
 
 
-def _js_to_number(value: object) -> float:
+def js_to_number(value: object) -> float:
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     if isinstance(value, (int, float)):
@@ -299,7 +299,7 @@ def _js_to_number(value: object) -> float:
 
 def slice_end(max_memories: object, length: int) -> int:
     """``Array.prototype.slice(0, max)``'s end index (negative counts from the end)."""
-    number = _js_to_number(max_memories)
+    number = js_to_number(max_memories)
     if math.isnan(number):
         integer = 0.0
     elif math.isinf(number):

@@ -8,11 +8,12 @@ arbiter will do with the file, not only what the convention wants.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from .arbiter import IMPORTANCE_ORDER, pattern_strings
+from .arbiter import IMPORTANCE_ORDER, js_to_number, pattern_strings
 from .jsregex import JsRegexSyntaxError, JsRegexTimeout, annex_b_notes, compile_js, nested_quantifier_risk
 from .jsvalue import UNDEFINED, JsDate, display_value, js_new_date, js_to_string, js_truthy, type_name
 from .safetext import clean_name
@@ -107,6 +108,7 @@ def lint_store(store: Store, now_ms: float | None = None, known: dict | None = N
         findings.append(Finding(f".rawko/memories/{name}", ERROR, "torn-entry", what + " (the writer was stopped before it finished)"))
     for name, reason in store.skipped:
         findings.append(Finding(f".rawko/memories/{name}", WARNING, "not-loaded", reason))
+    findings.extend(settings_findings(store))
     findings.sort(key=lambda f: (f.path, SEVERITY_ORDER[f.severity], f.line or 0))
     return findings
 
@@ -236,6 +238,48 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
                 if key in ("title", "whenToUse", "importance", "tags", "discoveredAt", "discoveredBy") and not _same_value(first.get(key, UNDEFINED), value):
                     add(WARNING, "hidden-change", f"entry {entry.index + 1} sets {key}: {display_value(value)!r}, which the spec's arbiter never sees", entry.line)
     return out
+
+
+def settings_findings(store: Store) -> list[Finding]:
+    """Findings for the agent definitions (``.rawko/agents/*.md``) and ``.rawko/rawko-tui.yaml``."""
+    found: list[Finding] = []
+    for agent in store.agents.values():
+        if agent.error is not None:
+            found.append(
+                Finding(agent.path, WARNING, "agent", f"{agent.error.reason}: its memory settings cannot be read, so rawko-tui previews it with the spec's defaults (5 memories, minimum importance low)", agent.error.line)
+            )
+            continue
+        memory = agent.attrs.get("memory", UNDEFINED)
+        if memory is not UNDEFINED and not isinstance(memory, dict):
+            found.append(Finding(agent.path, WARNING, "agent-config", f"memory is a {type_name(memory)}, not a mapping of settings: ignored"))
+            continue
+        config = agent.memory_config
+        if "maxInjected" in config:
+            value = config["maxInjected"]
+            number = js_to_number(value)
+            shown = js_to_string(value)
+            if number != number:  # NaN
+                found.append(Finding(agent.path, WARNING, "agent-config", f"memory.maxInjected {shown!r} is not a number: an arbiter that applies it (slice(0, NaN)) injects no memory for this agent"))
+            elif number < 0:
+                found.append(Finding(agent.path, WARNING, "agent-config", f"memory.maxInjected is {shown}: an arbiter that applies it (slice(0, {shown})) drops the last {shown.lstrip('-')} ranked memories instead of keeping that many"))
+            elif math.isfinite(number) and number != int(number):
+                found.append(Finding(agent.path, INFO, "agent-config", f"memory.maxInjected {shown} is not a whole number: slice() truncates it to {int(number)}"))
+        if "minImportance" in config and js_to_string(config["minImportance"]) not in IMPORTANCE_ORDER:
+            shown = js_to_string(config["minImportance"])
+            found.append(Finding(agent.path, WARNING, "agent-config", f"memory.minImportance {shown!r} is not low, medium, high or critical: an arbiter that applies it lets no memory through for this agent"))
+    config = store.config
+    where = ".rawko/rawko-tui.yaml"
+    if "_error" in config:
+        found.append(Finding(where, WARNING, "config", f"{config['_error']}; the settings are ignored"))
+    if "recursive" in config and not isinstance(config["recursive"], bool):
+        read_as = "true" if config["recursive"] else "false"
+        found.append(Finding(where, WARNING, "config", f"recursive is {js_to_string(config['recursive'])!r}, not true or false: read as {read_as}"))
+    if "keymap" in config and not isinstance(config["keymap"], dict):
+        found.append(Finding(where, WARNING, "config", f"keymap is a {type_name(config['keymap'])}, not a mapping of binding id to key: ignored"))
+    for key in ("theme", "model"):
+        if key in config and not isinstance(config[key], str):
+            found.append(Finding(where, WARNING, "config", f"{key} is a {type_name(config[key])}, not text: ignored"))
+    return found
 
 
 def text_findings(memory: MemoryFile) -> list[tuple[str, str, str, int | None]]:
