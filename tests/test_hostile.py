@@ -23,7 +23,6 @@ from test_history import git as _git
 
 NOW = parse_now(FIXED_NOW)
 TASK = "fix the auth login"
-REPO_ROOT = Path(__file__).parent.parent
 
 
 def _rel(name: str) -> str:
@@ -63,7 +62,7 @@ def _cli(root: Path, *args: str, timeout: float = 120) -> subprocess.CompletedPr
 
 @pytest.fixture(scope="module")
 def hostile_repo(tmp_path_factory) -> Path:
-    """Every case in one store, committed (the FIFO and the symlinked folder are left out of git)."""
+    """Every case in one store, committed (but the FIFO: git cannot hold one)."""
     root = make_store(tmp_path_factory.mktemp("hostile") / "store")
     _git(root, "init", "-q")
     _git(root, "add", "-A", "--", ".", ":!.rawko/memories/pipe.md")
@@ -92,7 +91,8 @@ def test_every_surface_of_the_command_line_survives_the_whole_hostile_store(host
         # a memory's escape sequences and a file name's newline never reach the terminal raw
         assert "\x1b" not in output and "\x07" not in output and OUTSIDE_SECRET not in output
     assert ".rawko/memories/new␊line.md" in lint_text.stdout
-    assert "␛]0;owned␇" in text.stdout or "␛]0;owned␇" in _cli(root, "explain", "markup.md", "--task", TASK, "--agent", "developer").stdout
+    markup = _cli(root, "explain", "markup.md", "--task", TASK, "--agent", "developer").stdout
+    assert "[@click=app.quit]Q[/] [bold]B[/bold] ␛]0;owned␇␛[2J" in markup and "\x1b" not in markup
 
     explain = _cli(root, "explain", "good-auth.md", "--task", TASK, "--agent", "developer", "--now", FIXED_NOW)
     assert explain.returncode == 0 and "Good Auth" in explain.stdout
@@ -115,6 +115,8 @@ def _no_read_override() -> None:
     """
     import ctypes
 
+    if os.geteuid() != 0:
+        return  # anyone else obeys file modes already
     libc = ctypes.CDLL(None, use_errno=True)
     for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
         if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
