@@ -246,3 +246,18 @@ def test_broken_agent_definitions_and_settings_are_reported_and_the_memories_sti
     store = load_store(root)
     assert run_preview(store, TASK, "developer", resolve_options(store, "developer"), NOW).injected == []
     assert {"good-auth.md", "good-login.md"} <= {c.file.name for c in run_preview(store, TASK, "tester", resolve_options(store, "tester"), NOW).injected}
+
+
+async def test_the_app_says_once_what_is_wrong_with_the_settings(tmp_path):
+    from test_app import SIZE, app_for, settle
+
+    root = make_store(tmp_path / "store", [])
+    (root / ".rawko" / "rawko-tui.yaml").write_text("keymap: [1, 2]\n")
+    app = app_for(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        while not app.findings:
+            await pilot.pause(0.05)
+        await settle(pilot)
+        said = [n.message for n in app._notifications if "rawko-tui.yaml" in n.message]
+        assert said == [".rawko/rawko-tui.yaml: keymap is a list, not a mapping of binding id to key: ignored"]

@@ -28,6 +28,7 @@ _REGEX_SYNTAX = set(".*+?()[]{}\\^$")
 _PROBES = ("", " ", "x", "\n", "the quick brown fox 42 developer")
 _WORD_RE = re.compile(r"\S+")
 MAX_TITLE = 200
+SETTINGS_CODES = frozenset({"agent", "agent-config", "config"})  # findings about .rawko/agents/ and rawko-tui.yaml
 MAX_ALTERNATIVES = 200
 MAX_FRONTMATTER = 64 * 1024
 LONG_LINE = 10_000

@@ -27,7 +27,7 @@ from ..core.checks import add_saved_task, budget_for, load_checks
 from ..core.curation import append_template, effective_store, impact_of_change, new_memory_template, pattern_matches
 from ..core.store import spec_extract
 from ..core.writer import Seen, WriteError, append_entry, commit_if_repo, create_memory
-from ..core.lint import Finding, lint_store
+from ..core.lint import SETTINGS_CODES, Finding, lint_store
 from ..core.history import FileHistory, commit_diff, file_history, repository_state
 from ..core.store import Store, load_store, load_store_at
 from ..core.watch import store_signature
@@ -117,6 +117,7 @@ class RawkoApp(App[int]):
         self._rank_busy = False
         self.recent_tasks: list[tuple[str, str]] = []
         self._effective_cache: tuple[Store, Store] | None = None
+        self._settings_said: list[str] = []
         if root is not None:
             self.sub_title = one_line(root.name, 80) + (f" at {one_line(at, 80)} (read-only)" if at else "")
 
@@ -192,6 +193,13 @@ class RawkoApp(App[int]):
         self.main.query_one(MemoryList).set_rows(rows, len(store.skipped))
         self.main.query_one(PreviewPane).set_flagged({f.path for f in findings if f.code == "prompt-injection"})
         self._show_selected()
+        # agent definitions and rawko-tui.yaml have no pane: their findings are said once
+        settings = [f for f in findings if f.code in SETTINGS_CODES]
+        if settings and [str(f) for f in settings] != self._settings_said:
+            self._settings_said = [str(f) for f in settings]
+            first = settings[0]
+            more = f" (and {len(settings) - 1} more; rawko-tui lint lists them)" if len(settings) > 1 else ""
+            self.notify(one_line(f"{first.path}: {first.message}{more}", 400), severity="warning", timeout=10)
 
     def _loaded(self, store: Store, signature: tuple, rows: list, repository_note: str | None = None) -> None:
         first = self.store is None
