@@ -261,3 +261,27 @@ async def test_the_app_says_once_what_is_wrong_with_the_settings(tmp_path):
         await settle(pilot)
         said = [n.message for n in app._notifications if "rawko-tui.yaml" in n.message]
         assert said == [".rawko/rawko-tui.yaml: keymap is a list, not a mapping of binding id to key: ignored"]
+
+
+def test_hostile_sessions_saved_tasks_and_settings_are_reported_plainly(tmp_path):
+    from hostile import _alias_bomb
+    from rawko_tui.core.checks import load_checks
+    from rawko_tui.core.sessions import load_sessions
+
+    root = make_store(tmp_path / "store", [])
+    sessions = root / ".rawko" / "sessions"
+    for name, data in {"deep": b"discoveries: " + b"[" * 5000 + b"]" * 5000, "binary": b"\x00\xff\xfe", "bomb": _alias_bomb().encode()}.items():
+        (sessions / name).mkdir(parents=True)
+        (sessions / name / "agent-memory.yaml").write_bytes(data)
+    (root / ".rawko" / "checks.yaml").write_bytes(b"tasks: " + b"[" * 5000 + b"]" * 5000)
+    (root / ".rawko" / "rawko-tui.yaml").write_bytes(b"\xff not text")
+
+    errors = {s.id: s.error.reason for s in load_sessions(root) if s.error is not None}
+    assert errors["deep"] == "nested too deeply to read"
+    assert errors["binary"] == "not UTF-8 text (byte 1 is not)"
+    _, check_errors = load_checks(root)
+    assert [e.reason for e in check_errors] == ["nested too deeply to read"]
+    config = [f for f in lint_store(load_store(root), NOW) if f.code == "config"]
+    assert [f.message for f in config] == ["rawko-tui.yaml: not UTF-8 text (byte 0 is not); the settings are ignored"]
+    run = _cli(root, "sessions")
+    assert run.returncode == 0 and "Traceback" not in run.stderr

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .arbiter import Preview, parse_now, resolve_options, run_preview
 from .store import LoadError, Store
+from .yamljs import plain_yaml_error
 
 CHECKS_FILE = "checks.yaml"
 CHECKS_DIR = "checks"
@@ -88,8 +89,7 @@ def load_checks(root: Path) -> tuple[list[SavedTask], list[LoadError]]:
         try:
             data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
         except Exception as exc:  # ruamel raises many kinds; each is a reason to show
-            line = getattr(getattr(exc, "problem_mark", None), "line", None)
-            errors.append(LoadError(rel, f"not valid YAML: {str(exc).splitlines()[0]}", line + 1 if line is not None else None))
+            errors.append(LoadError(rel, *plain_yaml_error(exc)))
             continue
         entries = data.get("tasks") if isinstance(data, dict) else None
         if not isinstance(entries, list):

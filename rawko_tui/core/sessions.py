@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .store import LoadError
+from .yamljs import plain_yaml_error
 
 SESSIONS_DIR = "sessions"
 FILE_NAME = "agent-memory.yaml"
@@ -152,8 +153,7 @@ def load_sessions(root: Path) -> list[Session]:
         try:
             data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
         except Exception as exc:  # ruamel raises many kinds; each is a reason to show
-            line = getattr(getattr(exc, "problem_mark", None), "line", None)
-            session.error = LoadError(rel, f"not valid YAML: {str(exc).splitlines()[0] if str(exc) else exc}", line + 1 if line is not None else None)
+            session.error = LoadError(rel, *plain_yaml_error(exc))
             sessions.append(session)
             continue
         if not isinstance(data, dict):

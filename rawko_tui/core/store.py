@@ -25,7 +25,7 @@ from pathlib import Path
 from .jsregex import JS_WHITESPACE
 from .safetext import clean_name
 from .jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
-from .yamljs import YamlError, load_yaml
+from .yamljs import YamlError, load_yaml, plain_yaml_error
 
 RAWKO_DIR = ".rawko"
 MEMORIES_DIR = "memories"
@@ -587,8 +587,10 @@ def load_config(root: Path) -> dict:
         return {}
     try:
         return config_from(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        return {"_error": f"{path.name}: {exc}"}
+    except OSError as exc:
+        return {"_error": f"{path.name}: cannot be read ({exc.strerror or exc})"}
+    except UnicodeDecodeError as exc:
+        return {"_error": f"{path.name}: {plain_yaml_error(exc)[0]}"}
 
 
 def config_from(text: str) -> dict:
@@ -597,7 +599,8 @@ def config_from(text: str) -> dict:
     try:
         data = YAML(typ="safe").load(text)
     except Exception as exc:  # ruamel raises many types; the file is only advisory
-        return {"_error": f"rawko-tui.yaml: {exc}"}
+        reason, line = plain_yaml_error(exc)
+        return {"_error": f"rawko-tui.yaml{f' line {line}' if line else ''}: {reason}"}
     return data if isinstance(data, dict) else {}
 
 

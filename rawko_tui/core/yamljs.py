@@ -478,6 +478,17 @@ def _flow_list(raw: str) -> object:
     return items
 
 
+def plain_yaml_error(exc: BaseException) -> tuple[str, int | None]:
+    """A failure to read a YAML file with ruamel.yaml (settings, sessions, saved tasks) as (plain reason, 1-based line)."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to read", None
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {exc.start} is not)", None
+    first = str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__
+    line = getattr(getattr(exc, "problem_mark", None), "line", None)
+    return f"not valid YAML: {first}", (line + 1 if line is not None else None)
+
+
 def load_yaml(text: str) -> object:
     """Parse one YAML document as js-yaml's ``load`` does. Raises YamlError.
 
