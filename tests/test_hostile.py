@@ -277,10 +277,10 @@ def test_hostile_sessions_saved_tasks_and_settings_are_reported_plainly(tmp_path
     (root / ".rawko" / "rawko-tui.yaml").write_bytes(b"\xff not text")
 
     errors = {s.id: s.error.reason for s in load_sessions(root) if s.error is not None}
-    assert errors["deep"] == "nested too deeply to read"
+    assert errors["deep"] == "nested more than 100 levels deep; refused (no rawko file nests like that)"
     assert errors["binary"] == "not UTF-8 text (byte 1 is not)"
     _, check_errors = load_checks(root)
-    assert [e.reason for e in check_errors] == ["nested too deeply to read"]
+    assert [e.reason for e in check_errors] == ["nested more than 100 levels deep; refused (no rawko file nests like that)"]
     config = [f for f in lint_store(load_store(root), NOW) if f.code == "config"]
     assert [f.message for f in config] == ["rawko-tui.yaml: not UTF-8 text (byte 0 is not); the settings are ignored"]
     run = _cli(root, "sessions")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .arbiter import Preview, parse_now, resolve_options, run_preview
 from .store import LoadError, Store
-from .yamljs import plain_yaml_error
+from .yamljs import load_with_ruamel, plain_yaml_error
 
 CHECKS_FILE = "checks.yaml"
 CHECKS_DIR = "checks"
@@ -77,8 +77,6 @@ def _names(value: object) -> list[str]:
 
 def load_checks(root: Path) -> tuple[list[SavedTask], list[LoadError]]:
     """Every saved task, and every problem reading them (a bad file does not stop the others)."""
-    from ruamel.yaml import YAML
-
     rawko = Path(root) / ".rawko"
     files = [rawko / CHECKS_FILE] if (rawko / CHECKS_FILE).is_file() else []
     files += sorted((rawko / CHECKS_DIR).glob("*.yaml")) if (rawko / CHECKS_DIR).is_dir() else []
@@ -87,7 +85,7 @@ def load_checks(root: Path) -> tuple[list[SavedTask], list[LoadError]]:
     for path in files:
         rel = path.relative_to(root).as_posix()
         try:
-            data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+            data = load_with_ruamel(path.read_text(encoding="utf-8"))
         except Exception as exc:  # ruamel raises many kinds; each is a reason to show
             errors.append(LoadError(rel, *plain_yaml_error(exc)))
             continue

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .store import LoadError
-from .yamljs import plain_yaml_error
+from .yamljs import load_with_ruamel, plain_yaml_error
 
 SESSIONS_DIR = "sessions"
 FILE_NAME = "agent-memory.yaml"
@@ -143,15 +143,13 @@ def _items(data: dict) -> list[SessionItem]:
 
 def load_sessions(root: Path) -> list[Session]:
     """Every session of the store, newest first; a file that cannot be read is reported, not fatal."""
-    from ruamel.yaml import YAML
-
     folder = Path(root) / ".rawko" / SESSIONS_DIR
     sessions: list[Session] = []
     for path in sorted(folder.glob(f"*/{FILE_NAME}"), reverse=True) if folder.is_dir() else []:
         rel = path.relative_to(root).as_posix()
         session = Session(id=path.parent.name, path=rel)
         try:
-            data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+            data = load_with_ruamel(path.read_text(encoding="utf-8"))
         except Exception as exc:  # ruamel raises many kinds; each is a reason to show
             session.error = LoadError(rel, *plain_yaml_error(exc))
             sessions.append(session)

@@ -25,7 +25,7 @@ from pathlib import Path
 from .jsregex import JS_WHITESPACE
 from .safetext import clean_name
 from .jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
-from .yamljs import YamlError, load_yaml, plain_yaml_error
+from .yamljs import YamlError, load_with_ruamel, load_yaml, plain_yaml_error
 
 RAWKO_DIR = ".rawko"
 MEMORIES_DIR = "memories"
@@ -594,10 +594,8 @@ def load_config(root: Path) -> dict:
 
 
 def config_from(text: str) -> dict:
-    from ruamel.yaml import YAML
-
     try:
-        data = YAML(typ="safe").load(text)
+        data = load_with_ruamel(text)
     except Exception as exc:  # ruamel raises many types; the file is only advisory
         reason, line = plain_yaml_error(exc)
         return {"_error": f"rawko-tui.yaml{f' line {line}' if line else ''}: {reason}"}

@@ -478,8 +478,21 @@ def _flow_list(raw: str) -> object:
     return items
 
 
+def load_with_ruamel(text: str) -> object:
+    """ruamel.yaml's safe load (settings, sessions, saved tasks: files that keep their comments when
+    rewritten), with the same depth limit as memories: its pure-Python parser takes seconds to
+    fail on thousands of levels."""
+    from ruamel.yaml import YAML
+
+    if sum(map(text.count, _NESTING_CHARS)) > MAX_DEPTH:
+        _refuse_deep_nesting(text)
+    return YAML(typ="safe").load(text)
+
+
 def plain_yaml_error(exc: BaseException) -> tuple[str, int | None]:
-    """A failure to read a YAML file with ruamel.yaml (settings, sessions, saved tasks) as (plain reason, 1-based line)."""
+    """A failure of ``load_with_ruamel`` (or of decoding its file) as (plain reason, 1-based line)."""
+    if isinstance(exc, YamlError):
+        return exc.message, (exc.line + 1 if exc.line is not None else None)
     if isinstance(exc, RecursionError):
         return "nested too deeply to read", None
     if isinstance(exc, UnicodeDecodeError):
@@ -504,7 +517,7 @@ _NESTING_CHARS = ("[", "{", "-", ":", "?")
 
 
 def _too_deep(line: int) -> YamlError:
-    return YamlError(f"nested more than {MAX_DEPTH} levels deep; refused (a memory's fields never nest like that)", line)
+    return YamlError(f"nested more than {MAX_DEPTH} levels deep; refused (no rawko file nests like that)", line)
 
 
 def _refuse_deep_nesting(text: str) -> None:
