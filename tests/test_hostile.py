@@ -123,6 +123,24 @@ def _no_read_override() -> None:
             raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
 
 
+_APP_REPORT = f"""
+import asyncio, json, sys
+from pathlib import Path
+from rawko_tui.tui.app import create_app
+
+async def main():
+    app = create_app(Path(sys.argv[1]), task={TASK!r}, agent="developer", now={FIXED_NOW!r}, poll_seconds=None)
+    async with app.run_test(size=(150, 46)) as pilot:
+        await app.settled()
+        while not app.findings:
+            await pilot.pause(0.05)
+        print(json.dumps({{"running": app.is_running, "injected": [c.file.name for c in app.preview.injected],
+                          "findings": [[f.path, f.code] for f in app.findings]}}))
+
+asyncio.run(main())
+"""
+
+
 def test_an_unreadable_file_and_folder_are_reported_and_the_rest_loads(tmp_path):
     root = make_store(tmp_path / "store", [])
     memories = root / ".rawko" / "memories"
@@ -142,6 +160,14 @@ def test_an_unreadable_file_and_folder_are_reported_and_the_rest_loads(tmp_path)
         preview = run("preview", "--task", TASK, "--agent", "developer", "--now", FIXED_NOW, "--json")
         assert preview.returncode == 0 and "Traceback" not in preview.stderr
         assert {"good-auth.md", "good-login.md"} <= {Path(m["path"]).name for m in json.loads(preview.stdout)["injected"]}
+        # the app, in a process that cannot read the file either
+        app = subprocess.run(
+            [sys.executable, "-c", _APP_REPORT, str(root)], cwd=root, capture_output=True, text=True, timeout=120, preexec_fn=_no_read_override
+        )
+        assert app.returncode == 0, app.stderr[-2000:]
+        report = json.loads(app.stdout.strip().splitlines()[-1])
+        assert report["running"] and {"good-auth.md", "good-login.md"} <= set(report["injected"])
+        assert [_rel("locked.md"), "parse"] in report["findings"] and [_rel("private/"), "not-loaded"] in report["findings"]
     finally:
         os.chmod(memories / "locked.md", 0o644)
         os.chmod(memories / "private", 0o755)
