@@ -542,6 +542,23 @@ def crashed_candidate(memory: MemoryFile, crash: str) -> Candidate:
     return _not_loaded(memory, reason, f"skipped: {why} ({crash})")
 
 
+def scored_candidate(memory: MemoryFile, facts: MemoryFacts, components: dict, matched_index: int, meets: bool, load_index: int) -> Candidate:
+    """A loaded memory's decision before ranking: its score is its components' sum, capped at 100."""
+    return Candidate(
+        memory,
+        True,
+        REASON_NO_MATCH,
+        title=facts.title,
+        score=min(100, sum(components.values())),
+        components=components,
+        matched=matched_index >= 0,
+        meets_threshold=meets,
+        load_index=load_index,
+        facts=facts,
+        matched_index=matched_index,
+    )
+
+
 def agent_points(facts: MemoryFacts, agent: str) -> tuple[int, int, int]:
     """The parts of the score that do not depend on the task: (importance, agent tags, same agent)."""
     return (
@@ -631,19 +648,8 @@ def run_preview_reference(store: Store, task: str, agent: str, options: ArbiterO
             if plan is not None and plan.matches(text):
                 matched_index = index
                 break
-        candidate = Candidate(
-            memory,
-            True,
-            REASON_NO_MATCH,
-            title=facts.title,
-            score=min(100, sum(components.values())),
-            components=components,
-            matched=matched_index >= 0,
-            meets_threshold=meets_threshold(facts.attrs.get("importance", UNDEFINED), min_importance),
-            load_index=len(scored),
-            facts=facts,
-            matched_index=matched_index,
-        )
+        meets = meets_threshold(facts.attrs.get("importance", UNDEFINED), min_importance)
+        candidate = scored_candidate(memory, facts, components, matched_index, meets, len(scored))
         scored.append(candidate)
         candidates.append(candidate)
 

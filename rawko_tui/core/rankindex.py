@@ -54,6 +54,7 @@ from .arbiter import (
     memory_facts,
     not_loaded_gate,
     recency_points,
+    scored_candidate,
 )
 from .jsregex import JsRegex, JsRegexTimeout, carrier_text, re2_options
 from .jsvalue import is_prototype_key, js_split_whitespace, js_to_string
@@ -343,19 +344,7 @@ class StoreIndex:
     def _candidate(self, position: int, plan_index: int, meets: bool, now_ms: float, static: tuple[int, int, int], hits: int) -> Candidate:
         facts = self.facts[position]
         components = components_dict(static, recency_points(facts.date_ms, now_ms), hits)
-        return Candidate(
-            self.scorable[position],
-            True,
-            REASON_NO_MATCH,
-            title=facts.title,
-            score=min(100, sum(components.values())),
-            components=components,
-            matched=plan_index >= 0,
-            meets_threshold=meets,
-            load_index=position,
-            facts=facts,
-            matched_index=plan_index,
-        )
+        return scored_candidate(self.scorable[position], facts, components, plan_index, meets, position)
 
     def _failure(self, agent: str, first: dict[int, int]) -> ArbiterFailure | None:
         """The first throw of a verbatim arbiter, in its order: loading, then each memory's score and match."""
