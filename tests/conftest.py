@@ -4,9 +4,12 @@ import json
 import os
 import shutil
 import subprocess
+import threading
+from http.server import HTTPServer
 from pathlib import Path
 
 import pytest
+from fakeapi import KEY, FakeMessages
 from storegen import write_store  # noqa: F401 - the tests import it from here
 
 ORACLE_DIR = Path(__file__).parent / "oracle"
@@ -73,3 +76,14 @@ def oracle() -> Oracle:
             pytest.fail("the JavaScript oracle needs node and `npm ci` in tests/oracle (CI installs both)")
         pytest.skip("node or tests/oracle/node_modules missing: run `npm ci --prefix tests/oracle`")
     return Oracle(node)
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    server = HTTPServer(("127.0.0.1", 0), FakeMessages)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    FakeMessages.answers, FakeMessages.seen = [], []
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{server.server_port}")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    yield FakeMessages
+    server.shutdown()

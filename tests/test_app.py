@@ -522,22 +522,15 @@ async def test_create_append_and_retire_in_the_app(tmp_path, monkeypatch):
     assert verify(root).ok
 
 
-async def test_claude_drafts_in_the_app_against_a_fake(tmp_path, monkeypatch):
+async def test_claude_drafts_in_the_app_against_a_fake(tmp_path, fake):
     import shutil
-    import threading
-    from http.server import HTTPServer
 
     from conftest import REPO_ROOT
     from rawko_tui.core.lint import lint_store
     from rawko_tui.core.store import load_store
     from rawko_tui.tui.curation import ConsolidationScreen, MemoryEditor, MergeScreen, SessionsScreen
-    from test_claude import GOOD, KEY, FakeMessages
+    from test_claude import GOOD
 
-    server = HTTPServer(("127.0.0.1", 0), FakeMessages)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    FakeMessages.answers, FakeMessages.seen = [], []
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{server.server_port}")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     body = "Sessions are stored in Postgres with a 30 minute idle timeout. " * 8
     root = write_store(
         tmp_path / "store",
@@ -548,51 +541,48 @@ async def test_claude_drafts_in_the_app_against_a_fake(tmp_path, monkeypatch):
     )
     shutil.copytree(REPO_ROOT / ".rawko" / "sessions", root / ".rawko" / "sessions")
     merged = memory(title="Session storage and timeouts", when='"session"', body="Sessions live in Postgres. The two memories disagree on the idle timeout: 30 or 45 minutes. " * 3, extra="supersedes: [session-storage.md, where-sessions-live.md]")
-    try:
-        app = app_for(root, task="session")
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            app.query_one("#memory-table").focus()
-            await pilot.press("c")
-            await settle(pilot)
-            assert isinstance(app.screen, ConsolidationScreen)
-            await pilot.press("m")
-            await settle(pilot)
-            assert isinstance(app.screen, MergeScreen)
-            FakeMessages.answers.append((200, "Here is the merged memory:\n\n" + merged))
-            await pilot.press("ctrl+d")
-            await settle(pilot)
-            await pilot.pause(0.3)
-            assert app.screen.query_one("#merge-text", TextArea).text.rstrip() == merged.rstrip()
-            drafts = [r for r in FakeMessages.seen if r["path"] == "/v1/messages"]
-            assert "=== session-storage.md ===" in drafts[-1]["payload"]["messages"][0]["content"]
-            FakeMessages.answers.append((200, "no file here"))
-            await pilot.press("ctrl+d")
-            await settle(pilot)
-            await pilot.pause(0.3)
-            assert app.screen.query_one("#merge-text", TextArea).text.rstrip() == merged.rstrip()  # a failed draft leaves the text alone
-            await pilot.press("escape")
-            await pilot.press("escape")
-            await settle(pilot)
+    app = app_for(root, task="session")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one("#memory-table").focus()
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, ConsolidationScreen)
+        await pilot.press("m")
+        await settle(pilot)
+        assert isinstance(app.screen, MergeScreen)
+        fake.answers.append((200, "Here is the merged memory:\n\n" + merged))
+        await pilot.press("ctrl+d")
+        await settle(pilot)
+        await pilot.pause(0.3)
+        assert app.screen.query_one("#merge-text", TextArea).text.rstrip() == merged.rstrip()
+        drafts = [r for r in fake.seen if r["path"] == "/v1/messages"]
+        assert "=== session-storage.md ===" in drafts[-1]["payload"]["messages"][0]["content"]
+        fake.answers.append((200, "no file here"))
+        await pilot.press("ctrl+d")
+        await settle(pilot)
+        await pilot.pause(0.3)
+        assert app.screen.query_one("#merge-text", TextArea).text.rstrip() == merged.rstrip()  # a failed draft leaves the text alone
+        await pilot.press("escape")
+        await pilot.press("escape")
+        await settle(pilot)
 
-            await pilot.press("o")
-            await settle(pilot)
-            assert isinstance(app.screen, SessionsScreen)
-            FakeMessages.answers[:] = [(200, json.dumps(GOOD))]
-            await pilot.press("x")
-            await settle(pilot)
-            await pilot.pause(0.3)
-            await settle(pilot)
-            assert isinstance(app.screen, MemoryEditor)
-            assert "discoveredIn: 'Task: session 20260123-103000-abc1def2-auth-feature'" in app.screen.query_one("#merge-text", TextArea).text
-            await pilot.press("ctrl+s")
-            await settle(pilot)
-            await settle(pilot)
-        written = load_store(root).file("rate-limiter-keys-on-the-forwarded-address.md")
-        assert written is not None
-        assert [f for f in lint_store(load_store(root)) if f.path == written.rel_path and f.severity in ("error", "warning")] == []
-    finally:
-        server.shutdown()
+        await pilot.press("o")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionsScreen)
+        fake.answers[:] = [(200, json.dumps(GOOD))]
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert isinstance(app.screen, MemoryEditor)
+        assert "discoveredIn: 'Task: session 20260123-103000-abc1def2-auth-feature'" in app.screen.query_one("#merge-text", TextArea).text
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await settle(pilot)
+    written = load_store(root).file("rate-limiter-keys-on-the-forwarded-address.md")
+    assert written is not None
+    assert [f for f in lint_store(load_store(root)) if f.path == written.rel_path and f.severity in ("error", "warning")] == []
 
 
 async def test_saved_tasks_checks_and_matrix_in_the_app(tmp_path):

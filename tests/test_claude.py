@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
 from conftest import memory, write_store
+from fakeapi import KEY
 from rawko_tui.cli import main
 from rawko_tui.core.claude import ClaudeError, EXTRACTION_PROMPT, build_extraction_prompt, parse_extraction
 from rawko_tui.core.lint import lint_store
 from rawko_tui.core.store import load_store
 
-KEY = "sk-test-never-a-real-key-0123456789"
 GOOD = {
     "shouldCreateMemory": True,
     "memoryTitle": "Rate limiter keys on the forwarded address",
@@ -29,55 +27,6 @@ GOOD = {
     "the X-Forwarded-For address set by the proxy. Behind a second proxy every user shares one key, so the limit "
     "trips for everyone at once; read the last trusted hop instead. Tests in tests/middleware cover one proxy only.",
 }
-
-
-class FakeMessages(BaseHTTPRequestHandler):
-    """Answers /v1/messages the way the API does, with whatever the test queued."""
-
-    answers: list = []
-    seen: list = []
-
-    def do_POST(self):  # noqa: N802
-        payload = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
-        FakeMessages.seen.append({"payload": payload, "headers": dict(self.headers), "path": self.path})
-        if self.path.startswith("/v1/messages/count_tokens"):
-            # the app counts the prompt's tokens on its own schedule: answered, never taking a queued answer
-            status, body = 200, {"input_tokens": sum(len(str(m.get("content", ""))) for m in payload.get("messages", [])) // 4}
-        else:
-            status, body = FakeMessages.answers.pop(0)
-        if isinstance(body, str):
-            body = {
-                "id": "msg_1",
-                "type": "message",
-                "role": "assistant",
-                "model": payload["model"],
-                "content": [{"type": "text", "text": body}],
-                "stop_reason": "end_turn",
-                "stop_sequence": None,
-                "usage": {"input_tokens": 10, "output_tokens": 20},
-            }
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        if status == 429:
-            self.send_header("retry-after", "0")
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture
-def fake(monkeypatch):
-    server = HTTPServer(("127.0.0.1", 0), FakeMessages)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    FakeMessages.answers, FakeMessages.seen = [], []
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{server.server_port}")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    yield FakeMessages
-    server.shutdown()
 
 
 @pytest.fixture

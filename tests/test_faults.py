@@ -23,7 +23,7 @@ from conftest import memory, write_store
 from rawko_tui.core.claude import ClaudeError, ask_claude
 from rawko_tui.core.lint import lint_store
 from rawko_tui.core.store import load_store
-from test_claude import GOOD, FakeMessages
+from test_claude import GOOD
 from test_history import commit_all, git
 
 BODY = "The session middleware in src/auth must run before the router; tokens expire after 24 hours. " * 6
@@ -121,14 +121,10 @@ SECRET = "sk-ant-api03-SENTINEL-" + "Zq9" * 12
 
 
 @pytest.fixture
-def fake_with_secret(monkeypatch):
-    server = HTTPServer(("127.0.0.1", 0), FakeMessages)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    FakeMessages.answers, FakeMessages.seen = [], []
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{server.server_port}")
+def fake_with_secret(fake, monkeypatch):
+    """The fake API (conftest), with a key that is searched for everywhere afterwards."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
-    yield FakeMessages
-    server.shutdown()
+    return fake
 
 
 async def test_the_api_key_never_reaches_a_file_a_commit_an_error_or_the_screen(repo, tmp_path, fake_with_secret, capsys):
