@@ -311,3 +311,20 @@ def test_hostile_sessions_saved_tasks_and_settings_are_reported_plainly(tmp_path
     assert [f.message for f in config] == ["rawko-tui.yaml: not UTF-8 text (byte 0 is not); the settings are ignored"]
     run = _cli(root, "sessions")
     assert run.returncode == 0 and "Traceback" not in run.stderr
+
+
+def test_the_line_of_a_bad_byte_is_the_line_in_the_version_linted(tmp_path):
+    from rawko_tui.core.store import load_store_at
+
+    invalid = next(c for c in CASES if c.name == "invalid-utf8.md")
+    root = make_store(tmp_path / "store", [invalid])
+    path = root / ".rawko" / "memories" / "invalid-utf8.md"
+    data = path.read_bytes()
+    bad_line = data[: data.index(b"\xe9")].count(b"\n") + 1
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "memories")
+    path.write_bytes(b"\n" * 50 + data)  # the working tree moves the bad byte 50 lines down
+    for store, line in ((load_store_at(root, "HEAD"), bad_line), (load_store(root), bad_line + 50)):
+        encoding = [f for f in lint_store(store, NOW) if f.code == "encoding"]
+        assert [f.line for f in encoding] == [line]

@@ -287,9 +287,9 @@ def text_findings(memory: MemoryFile) -> list[tuple[str, str, str, int | None]]:
     """Findings about the file's bytes and raw text: encoding, NUL bytes, size, conflict markers, prompt injection."""
     found: list[tuple[str, str, str, int | None]] = []
     text = memory.text
-    if memory.bad_utf8_at is not None:
-        line = _line_at_byte(memory, memory.bad_utf8_at)
-        found.append((WARNING, "encoding", f"byte {memory.bad_utf8_at:,} is not UTF-8: the arbiter (and rawko-tui) read every such byte as U+FFFD '\ufffd'", line))
+    if memory.bad_utf8 is not None:
+        offset, line = memory.bad_utf8
+        found.append((WARNING, "encoding", f"byte {offset:,} is not UTF-8: the arbiter (and rawko-tui) read every such byte as U+FFFD '\ufffd'", line))
     nul = text.find("\x00")
     if nul >= 0:
         found.append((ERROR, "nul-bytes", f"the file holds {text.count(chr(0)):,} NUL bytes: it looks binary or corrupted, and the arbiter would inject them into prompts as they are", text.count("\n", 0, nul) + 1))
@@ -329,15 +329,6 @@ def _injection_rules() -> tuple:
 
     rules = [(re2.compile("(?im)" + source), what) for source, what in _INJECTION_SOURCES]
     return re2.compile("(?im)" + "|".join(f"(?:{source})" for source, _ in _INJECTION_SOURCES)), rules
-
-
-def _line_at_byte(memory: MemoryFile, offset: int) -> int | None:
-    """The 1-based line of a byte offset, read from the file again (only done for a broken file)."""
-    try:
-        with open(memory.location, "rb") as handle:
-            return handle.read(offset).count(b"\n") + 1
-    except OSError:
-        return None
 
 
 def lint_text(root, name: str, data: bytes) -> list[Finding]:

@@ -130,7 +130,7 @@ class MemoryFile:
     _entries: list[Entry] | None = None  # the entry log, split on first use
     _suspects: list[SuspectBlock] | None = None
     bom: bool = False
-    bad_utf8_at: int | None = None  # the offset of the first byte that is not UTF-8 (read as U+FFFD)
+    bad_utf8: tuple[int, int] | None = None  # (byte offset, line) of the first byte that is not UTF-8 (read as U+FFFD)
     inactive: object = None  # in an effective store: the fold's Status (retired, superseded)
     _facts: object = None  # the arbiter's task-independent facts, computed once
 
@@ -148,16 +148,16 @@ class MemoryFile:
             self.read_ns,
             self.text,
             self.bom,
-            self.bad_utf8_at,
+            self.bad_utf8,
             None if spec is None else (spec.attrs, len(spec.body), spec.frontmatter_text, spec.frontmatter_line),
             None if error is None else (error.reason, error.line, error.stage),
         )
 
     @staticmethod
     def from_cache_record(record: tuple) -> MemoryFile:
-        name, location, symlink, signature, read_ns, text, bom, bad_utf8_at, spec, error = record
+        name, location, symlink, signature, read_ns, text, bom, bad_utf8, spec, error = record
         memory = _memory_file(name, location, symlink, signature)
-        memory.read_ns, memory.text, memory.bom, memory.bad_utf8_at = read_ns, text, bom, bad_utf8_at
+        memory.read_ns, memory.text, memory.bom, memory.bad_utf8 = read_ns, text, bom, bad_utf8
         if spec is not None:
             attrs, body_length, frontmatter_text, frontmatter_line = spec
             memory.spec = SpecView(attrs, text[len(text) - body_length :] if body_length else "", frontmatter_text, frontmatter_line)
@@ -301,13 +301,13 @@ def decode_like_deno(data: bytes) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
-def _decode(data: bytes) -> tuple[str, int | None]:
-    """``decode_like_deno``, and where the first byte that is not UTF-8 is (None: all good)."""
+def _decode(data: bytes) -> tuple[str, tuple[int, int] | None]:
+    """``decode_like_deno``, and (byte offset, line) of the first byte that is not UTF-8 (None: all good)."""
     try:
         return data.decode("utf-8-sig"), None
     except UnicodeDecodeError as exc:
-        bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0
-        return data.decode("utf-8-sig", errors="replace"), exc.start + bom
+        offset = exc.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)
+        return data.decode("utf-8-sig", errors="replace"), (offset, data.count(b"\n", 0, offset) + 1)
 
 
 def spec_extract(text: str) -> SpecView:
@@ -456,7 +456,7 @@ def read_memory_file(memory: MemoryFile) -> None:
 
 def parse_memory_bytes(memory: MemoryFile, data: bytes) -> None:
     """Parse a memory file's bytes (from disk or from a git blob) into its two views."""
-    text, memory.bad_utf8_at = _decode(data)
+    text, memory.bad_utf8 = _decode(data)
     memory.text = text
     memory.bom = data.startswith(b"\xef\xbb\xbf")
     try:
