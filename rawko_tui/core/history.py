@@ -164,13 +164,25 @@ class RepositoryState:
         return None
 
 
-def repository_state(path: Path) -> RepositoryState:
-    """The state of the repository holding ``path`` (read from the git dir; never takes a lock)."""
+def locate_repository(path: Path) -> tuple[Path, bool] | None:
+    """(the git dir, whether the clone is shallow) of the repository holding ``path``; None outside git."""
     try:
         out = git(path, "rev-parse", "--absolute-git-dir", "--is-shallow-repository").decode().split("\n")
     except GitError:
+        return None
+    return Path(out[0]), len(out) > 1 and out[1].strip() == "true"
+
+
+def repository_state(path: Path) -> RepositoryState:
+    """The state of the repository holding ``path`` (one git call, then files in its git dir; never takes a lock)."""
+    return repository_state_in(locate_repository(path))
+
+
+def repository_state_in(located: tuple[Path, bool] | None) -> RepositoryState:
+    """The state from what ``locate_repository`` gave: a caller that polls locates once (the git dir does not move)."""
+    if located is None:
         return RepositoryState(in_repo=False)
-    git_dir = Path(out[0])
+    git_dir, shallow = located
     try:
         detached = not (git_dir / "HEAD").read_bytes().startswith(b"ref:")  # a branch (born or not) is "ref: refs/heads/…"
     except OSError:
@@ -182,7 +194,7 @@ def repository_state(path: Path) -> RepositoryState:
         finish=operation[1],
         index_locked=(git_dir / "index.lock").exists(),
         detached=detached,
-        shallow=len(out) > 1 and out[1].strip() == "true",
+        shallow=shallow,
     )
 
 

@@ -28,7 +28,7 @@ from ..core.curation import append_template, effective_store, impact_of_change, 
 from ..core.store import spec_extract
 from ..core.writer import Seen, WriteError, append_entry, commit_if_repo, create_memory
 from ..core.lint import SETTINGS_CODES, Finding, lint_store
-from ..core.history import FileHistory, commit_diff, file_history, repository_state
+from ..core.history import FileHistory, commit_diff, file_history, locate_repository, repository_state_in
 from ..core.store import Store, load_store, load_store_at
 from ..core.watch import store_signature
 from .commands import RawkoCommands
@@ -118,6 +118,7 @@ class RawkoApp(App[int]):
         self.recent_tasks: list[tuple[str, str]] = []
         self._effective_cache: tuple[Store, Store] | None = None
         self._settings_said: list[str] = []
+        self._repository: tuple[Path, bool] | None = None  # locate_repository(root), refreshed by each load
         if root is not None:
             self.sub_title = one_line(root.name, 80) + (f" at {one_line(at, 80)} (read-only)" if at else "")
 
@@ -173,7 +174,8 @@ class RawkoApp(App[int]):
         """
         signature = store_signature(self.root)
         store = load_store_at(self.root, self.at) if self.at else load_store(self.root, previous=self.store)
-        repository_note = repository_state(self.root).describe()
+        self._repository = locate_repository(self.root)  # once per load: the polls below read files only
+        repository_note = repository_state_in(self._repository).describe()
         rows = build_rows(store, self.findings, self._now_ms())
         if not get_current_worker().is_cancelled:
             self.call_from_thread(self._loaded, store, signature, rows, repository_note)
@@ -237,7 +239,7 @@ class RawkoApp(App[int]):
         if signature != self.signature and not get_current_worker().is_cancelled:
             self.call_from_thread(self.load)
         elif not self.at:
-            subtitle = self._subtitle(repository_state(self.root).describe())
+            subtitle = self._subtitle(repository_state_in(self._repository).describe())
             if subtitle != self.sub_title and not get_current_worker().is_cancelled:
                 self.call_from_thread(setattr, self, "sub_title", subtitle)
 
@@ -508,7 +510,7 @@ class RawkoApp(App[int]):
 
     def _read_only_now(self) -> bool:
         """Say so and return True when the repository is in a state where writing is refused."""
-        blocker = repository_state(self.root).write_blocker
+        blocker = repository_state_in(self._repository).write_blocker
         if blocker:
             self.notify(one_line(f"Read-only: {blocker}.", 300), severity="warning", timeout=8)
         return blocker is not None
