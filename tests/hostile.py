@@ -8,7 +8,7 @@ inside ``.rawko/memories/`` and the findings lint must report for it, as
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -27,7 +27,6 @@ class Case:
     findings: list[tuple[str, str]]
     loaded: bool = False  # a proper memory that the preview ranks (its errors are not parse errors)
     group: str = ""
-    ids: list[str] = field(default_factory=list)
 
 
 def _bytes(name: str, data: bytes | str) -> Callable[[Path, Path], None]:
@@ -247,3 +246,19 @@ def make_store(root: Path, cases: list[Case] = CASES) -> Path:
     for case in cases:
         case.make(memories, root)
     return root
+
+
+def no_read_override() -> None:
+    """Run in the child before exec: drop the capabilities that let root read any file.
+
+    Tests often run as root (in CI containers), and root reads a file whatever
+    its mode; without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH it obeys modes too.
+    """
+    import ctypes
+
+    if os.geteuid() != 0:
+        return  # anyone else obeys file modes already
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
+        if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")

@@ -23,6 +23,7 @@ from conftest import memory, write_store
 from rawko_tui.core.claude import ClaudeError, ask_claude
 from rawko_tui.core.lint import lint_store
 from rawko_tui.core.store import load_store
+from hostile import no_read_override
 from test_claude import GOOD
 from test_history import commit_all, git
 
@@ -81,11 +82,9 @@ def test_a_full_disk_for_the_write_journal_refuses_before_touching_the_memory(re
     journal.mkdir()
     os.chmod(journal, 0o500)  # the journal cannot be written (as a full disk would refuse it)
     try:
-        from test_hostile import _no_read_override
-
         result = subprocess.run(
             [sys.executable, "-m", "rawko_tui", "append", "auth-session.md", "--body", "A correction."],
-            cwd=repo, capture_output=True, text=True, timeout=120, preexec_fn=_no_read_override,
+            cwd=repo, capture_output=True, text=True, timeout=120, preexec_fn=no_read_override,
         )
     finally:
         os.chmod(journal, 0o755)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXED_NOW
-from hostile import CASES, GOOD, OUTSIDE_SECRET, PWNED, make_store
+from hostile import CASES, GOOD, OUTSIDE_SECRET, PWNED, make_store, no_read_override
 from rawko_tui.core.arbiter import parse_now, resolve_options, run_preview
 from rawko_tui.core.lint import lint_store
 from rawko_tui.core.store import load_store
@@ -107,22 +107,6 @@ def test_every_surface_of_the_command_line_survives_the_whole_hostile_store(host
     assert _git(root, "status", "--porcelain", "--", ".rawko/memories") == ""  # nothing was written
 
 
-def _no_read_override() -> None:
-    """Run in the child before exec: drop the capabilities that let root read any file.
-
-    Tests often run as root (in CI containers), and root reads a file whatever
-    its mode; without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH it obeys modes too.
-    """
-    import ctypes
-
-    if os.geteuid() != 0:
-        return  # anyone else obeys file modes already
-    libc = ctypes.CDLL(None, use_errno=True)
-    for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
-        if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
-            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
-
-
 _APP_REPORT = f"""
 import asyncio, json, sys
 from pathlib import Path
@@ -151,7 +135,7 @@ def test_an_unreadable_file_and_folder_are_reported_and_the_rest_loads(tmp_path)
     os.chmod(memories / "private", 0)
     try:
         run = lambda *args: subprocess.run(  # noqa: E731
-            [sys.executable, "-m", "rawko_tui", *args], cwd=root, capture_output=True, text=True, timeout=120, preexec_fn=_no_read_override
+            [sys.executable, "-m", "rawko_tui", *args], cwd=root, capture_output=True, text=True, timeout=120, preexec_fn=no_read_override
         )
         lint = run("lint", "--json", "--now", FIXED_NOW)
         found = {(f["path"], f["code"]): f["message"] for f in json.loads(lint.stdout)["findings"]}
@@ -162,7 +146,7 @@ def test_an_unreadable_file_and_folder_are_reported_and_the_rest_loads(tmp_path)
         assert {"good-auth.md", "good-login.md"} <= {Path(m["path"]).name for m in json.loads(preview.stdout)["injected"]}
         # the app, in a process that cannot read the file either
         app = subprocess.run(
-            [sys.executable, "-c", _APP_REPORT, str(root)], cwd=root, capture_output=True, text=True, timeout=120, preexec_fn=_no_read_override
+            [sys.executable, "-c", _APP_REPORT, str(root)], cwd=root, capture_output=True, text=True, timeout=120, preexec_fn=no_read_override
         )
         assert app.returncode == 0, app.stderr[-2000:]
         report = json.loads(app.stdout.strip().splitlines()[-1])
