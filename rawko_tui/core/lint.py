@@ -259,7 +259,7 @@ def settings_findings(store: Store) -> list[Finding]:
             value = config["maxInjected"]
             number = js_to_number(value)
             shown = js_to_string(value)
-            if number != number:  # NaN
+            if math.isnan(number):
                 found.append(Finding(agent.path, WARNING, "agent-config", f"memory.maxInjected {shown!r} is not a number: an arbiter that applies it (slice(0, NaN)) injects no memory for this agent"))
             elif number < 0:
                 found.append(Finding(agent.path, WARNING, "agent-config", f"memory.maxInjected is {shown}: an arbiter that applies it (slice(0, {shown})) drops the last {shown.lstrip('-')} ranked memories instead of keeping that many"))

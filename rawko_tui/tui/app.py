@@ -117,7 +117,7 @@ class RawkoApp(App[int]):
         self._rank_busy = False
         self.recent_tasks: list[tuple[str, str]] = []
         self._effective_cache: tuple[Store, Store] | None = None
-        self._settings_said: list[str] = []
+        self._settings_said: list[Finding] = []  # the settings findings last notified
         self._repository: tuple[Path, bool] | None = None  # locate_repository(root), refreshed by each load
         if root is not None:
             self.sub_title = one_line(root.name, 80) + (f" at {one_line(at, 80)} (read-only)" if at else "")
@@ -197,8 +197,8 @@ class RawkoApp(App[int]):
         self._show_selected()
         # agent definitions and rawko-tui.yaml have no pane: their findings are said once
         settings = [f for f in findings if f.code in SETTINGS_CODES]
-        if settings and [str(f) for f in settings] != self._settings_said:
-            self._settings_said = [str(f) for f in settings]
+        if settings and settings != self._settings_said:
+            self._settings_said = settings
             first = settings[0]
             more = f" (and {len(settings) - 1} more; rawko-tui lint lists them)" if len(settings) > 1 else ""
             self.notify(one_line(f"{first.path}: {first.message}{more}", 400), severity="warning", timeout=10)
