@@ -23,7 +23,7 @@ from .core.arbiter import (
     run_preview,
 )
 from .core.jsvalue import js_to_string, replace_lone_surrogates
-from .core.safetext import clean, escape_json_controls
+from .core.safetext import clean, escape_json_controls, plural
 from .core.lint import ERROR, lint_store, lint_text
 from .core.checks import budget_for, impact, load_checks, matrix, prompt_shares, run_checks
 from .core.claude import ClaudeError, ask_claude, build_extraction_prompt, extraction_file, parse_extraction
@@ -388,7 +388,7 @@ def render_preview_text(preview: Preview) -> str:
     if preview.view == "effective":
         lines.append("View:  effective (the fold of every entry; not what SPEC-0007's arbiter does)")
     if preview.arbiter_failure:
-        lines += ["", "!! " + preview.arbiter_failure.describe(), "   Below: what the arbiter would do without that file."]
+        lines += ["", "!! " + preview.failure_banner()]
     lines += ["", f"Injected ({len(preview.injected)}):"]
     if not preview.injected:
         lines.append("  (none)")
@@ -396,7 +396,7 @@ def render_preview_text(preview: Preview) -> str:
         parts = " ".join(f"{k}={c.components[k]:g}" for k in COMPONENT_KEYS)
         lines.append(f"  {c.rank:>2}. {c.score:>3g}  {c.title}  [{c.path}]")
         lines.append(f"         {parts}")
-    cut = [c for c in preview.candidates if c.rank is not None and not c.injected]
+    cut = sorted((c for c in preview.candidates if c.rank is not None and not c.injected), key=lambda c: c.rank)
     if cut:
         lines += ["", f"Matched but not injected ({len(cut)}):"]
         for c in cut:
@@ -488,7 +488,7 @@ def cmd_lint(args) -> int:
     else:
         text = "\n".join(str(f) for f in findings)
         warnings = sum(1 for f in findings if f.severity == "warning")
-        summary = f"{len(store.files)} files: {errors} errors, {warnings} warnings, {len(findings) - errors - warnings} notes"
+        summary = f"{plural(len(store.files), 'file')}: {plural(errors, 'error')}, {plural(warnings, 'warning')}, {len(findings) - errors - warnings} info"
         _write((text + "\n\n" if text else "") + summary + "\n")
     return EXIT_FINDINGS if errors else EXIT_OK
 
@@ -505,11 +505,11 @@ def cmd_verify(args) -> int:
         if args.staged:
             scope = "staged changes"
         elif args.history_only:
-            scope = f"{report.commits_checked} commits"
+            scope = plural(report.commits_checked, "commit")
         else:
-            scope = f"{report.commits_checked} commits, the index and the working tree"
+            scope = f"{plural(report.commits_checked, 'commit')}, the index and the working tree"
         if report.ok:
-            lines.append(f"OK: memory files were only appended to ({scope}; {report.changes_checked} changes checked).")
+            lines.append(f"OK: memory files were only appended to ({scope}; {plural(report.changes_checked, 'change')} checked).")
         else:
             lines.append(f"{len(report.violations)} violation(s) of the append-only rule ({scope}).")
         _write("\n".join(lines) + "\n")

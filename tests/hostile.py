@@ -147,10 +147,10 @@ CASES: list[Case] = [
     Case("link-outside.md", _symlink_outside, [("symlink", "does not follow it")], group="paths"),
     Case("loop-a.md", _symlink_loop, [("symlink", "does not follow it")], group="paths"),
     Case("up", _folder_up, [("not-loaded", "a symlinked folder: never followed")], group="paths"),
-    Case("name with spaces.md", _bytes("name with spaces.md", memory(title="Name With Spaces", when='"auth"', body=GOOD_BODY)), [("file-name", "'name with spaces'.md")], loaded=True, group="paths"),
-    Case("ünïcødé-名前.md", _bytes("ünïcødé-名前.md", memory(title="Unicode Name", when='"auth"', body=GOOD_BODY)), [("file-name", "'ünïcødé-名前'.md")], loaded=True, group="paths"),
+    Case("name with spaces.md", _bytes("name with spaces.md", memory(title="Name With Spaces", when='"auth"', body=GOOD_BODY)), [("file-name", "'name with spaces.md'")], loaded=True, group="paths"),
+    Case("ünïcødé-名前.md", _bytes("ünïcødé-名前.md", memory(title="Unicode Name", when='"auth"', body=GOOD_BODY)), [("file-name", "'ünïcødé-名前.md'")], loaded=True, group="paths"),
     Case(SHELL_NAME, _bytes(SHELL_NAME, memory(title="Shell Name", when='"auth"', body=GOOD_BODY)), [("file-name", "rm -rf ~")], loaded=True, group="paths"),
-    Case("new\nline.md", _bytes("new\nline.md", memory(title="Newline Name", when='"auth"', body=GOOD_BODY)), [("file-name", "'new\\nline'.md")], loaded=True, group="paths"),
+    Case("new\nline.md", _bytes("new\nline.md", memory(title="Newline Name", when='"auth"', body=GOOD_BODY)), [("file-name", "'new\\nline.md'")], loaded=True, group="paths"),
     Case("folder.md", _md_folder, [("not-loaded", "a folder named like a memory file")], group="paths"),
     Case("pipe.md", _fifo, [("not-loaded", "not a regular file (a FIFO, socket or device): never opened")], group="paths"),
     # --- patterns ---

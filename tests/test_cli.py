@@ -171,3 +171,36 @@ def test_an_unreadable_body_file_is_a_usage_error_and_writes_nothing(tmp_path, c
         assert main(["append", "m.md", str(root), "--body-file", str(body_file)]) == 2
         assert "--body-file: " in (err := capsys.readouterr().err) and said in err
     assert (root / ".rawko" / "memories" / "m.md").read_bytes() == before
+
+
+def test_matched_but_not_injected_is_listed_in_rank_order(capsys, tmp_path):
+    # file-name order (a, b, c, d, e) differs from rank order (importance decides)
+    files = {f"{letter}.md": memory(title=f"Memory {letter}", when='"auth"', importance=level) for letter, level in zip("abcde", ["low", "critical", "medium", "high", "low"])}
+    root = write_store(tmp_path, files)
+    code, out, _ = run(capsys, "preview", str(root), "--task", "auth", "--agent", "developer", "--now", FIXED_NOW, "--max", "1")
+    assert code == 0
+    cut = out.split("Matched but not injected")[1].split("\n\n")[0]
+    ranks = [int(line.split(".")[0]) for line in cut.splitlines()[1:]]
+    assert ranks == [2, 3, 4, 5]
+
+
+def test_the_failure_banner_says_whether_the_ranking_below_keeps_the_file(capsys, tmp_path):
+    kept = write_store(tmp_path / "kept", {"a.md": memory(title="A", when="\n  - pattern: auth"), "b.md": memory(title="B", when='"auth"')})
+    _, out, _ = run(capsys, "preview", str(kept), "--task", "auth", "--agent", "developer", "--now", FIXED_NOW)
+    assert "Below: the ranking with that file included, its {pattern: …} items read as their pattern string." in out
+    assert "without that file" not in out and "[.rawko/memories/a.md]" in out.split("Injected")[1].split("Not injected")[0]
+    left_out = write_store(tmp_path / "left-out", {"a.md": memory(title=None, when='"auth"'), "b.md": memory(title="B", when='"auth"')})
+    _, out, _ = run(capsys, "preview", str(left_out), "--task", "auth", "--agent", "developer", "--now", FIXED_NOW)
+    assert "Below: the ranking without that file." in out
+    assert "[.rawko/memories/a.md]" not in out.split("Injected")[1].split("Not injected")[0]
+
+
+def test_counts_are_worded_in_the_right_number(capsys, tmp_path):
+    root = write_store(tmp_path, {"solo.md": memory(title="Not solo", body="word " * 80)})
+    _, out, _ = run(capsys, "lint", str(root))
+    assert out.strip().endswith("1 file: 0 errors, 1 warning, 0 info")  # the file-name warning
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"], cwd=root, check=True)
+    _, out, _ = run(capsys, "verify", str(root))
+    assert "(1 commit, the index and the working tree; 1 change checked)" in out

@@ -146,3 +146,22 @@ def test_linting_the_demo_store_finds_its_deliberate_quirks():
     assert ("pattern-regex-in-alternatives", "warning") in codes(found, "oauth2-integration-too-broad.md")
     assert ("hidden-change", "warning") in codes(found, "password-hashing-approach.md")
     assert not [f for f in found if f.code == "parse"]
+
+
+def test_a_dotted_name_in_alternatives_is_not_called_a_regex(tmp_path):
+    assert [code for _, code, _ in lint_pattern("req.user|session")] == []
+    assert [code for _, code, _ in lint_pattern("src/auth/token.ts|jwt")] == []
+    (finding,) = [f for f in lint_pattern("handle.*error|oops") if f[1] == "pattern-regex-in-alternatives"]
+    assert "'handle.*error' matches only a task that literally contains those characters ('.*' is not a wildcard there)" in finding[2]
+    (finding,) = [f for f in lint_pattern("a+b|(x)|oops") if f[1] == "pattern-regex-in-alternatives"]
+    assert "'a+b', '(x)' match only tasks that literally contain those characters (regex syntax is not read there)" in finding[2]
+
+
+def test_a_short_body_is_a_note_not_a_warning(tmp_path):
+    found = findings_for(tmp_path, {"short-memory.md": memory(title="Short memory", body="Use bcrypt with cost 12.")})
+    assert codes(found) == {("body-length", "info")}
+
+
+def test_file_name_finding_quotes_the_whole_name(tmp_path):
+    (finding,) = findings_for(tmp_path, {"old-name.md": memory(title="New name", body=LONG_BODY)})
+    assert finding.message == "file name 'old-name.md' is not the kebab-case slug of the title (new-name.md)"

@@ -166,6 +166,14 @@ class ArbiterFailure:
         return {"load": "loading", "score": "scoring", "match": "matching", "format": "formatting"}[self.stage]
 
 
+# how the ranking beside a failure reads the file at fault when it keeps it
+_TOLERANT_READING = {
+    "match": "its {pattern: …} items read as their pattern string",
+    "format": "its importance written as it is",
+    "score": "scored as rawko-tui reads it",
+}
+
+
 @dataclass
 class Preview:
     """One ranking: what is injected, in what order, and (on demand) every memory's decision.
@@ -231,6 +239,17 @@ class Preview:
                 candidate._preview = self
             self._candidates = built
         return self._candidates
+
+    def failure_banner(self) -> str:
+        """Where a verbatim arbiter throws, and exactly what the ranking shown beside it is."""
+        failure = self.arbiter_failure
+        if failure is None:
+            return ""
+        at_fault = self.candidate(failure.path)
+        if at_fault is None or not at_fault.loaded or at_fault.reason == REASON_CRASH:
+            return failure.describe() + " Below: the ranking without that file."
+        reading = _TOLERANT_READING.get(failure.stage, "read as rawko-tui reads it")
+        return failure.describe() + f" Below: the ranking with that file included, {reading}."
 
     def candidate(self, path: str) -> Candidate | None:
         """One memory's decision, by its path in the store, its name, or the end of its path."""

@@ -150,7 +150,7 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
             add(WARNING, "long-title", f"the title is {len(title):,} characters long: it is injected whole, as the memory's heading; keep it under {MAX_TITLE}", line_of("title"))
         slug = slugify(title)  # the name the writer gives a memory with this title
         if memory.stem != slug:
-            add(WARNING, "file-name", f"file name {memory.stem!r}.md is not the kebab-case slug of the title ({slug}.md)")
+            add(WARNING, "file-name", f"file name {memory.stem + '.md'!r} is not the kebab-case slug of the title ({slug}.md)")
 
     # whenToUse
     when = attrs.get("whenToUse", UNDEFINED)
@@ -225,7 +225,7 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
     # body and entries
     words = count_words((entry.body for entry in memory.entries), stop=MAX_WORDS + 1)
     if words < MIN_WORDS:
-        add(WARNING, "body-length", f"the body has {words} words; the convention asks for at least {MIN_WORDS}")
+        add(INFO, "body-length", f"the body has {words} words; the convention asks for at least {MIN_WORDS}")
     elif words > MAX_WORDS:
         add(WARNING, "body-length", f"the body has more than {MAX_WORDS} words, the convention's maximum (split it)")
     for suspect in memory.suspect_blocks:
@@ -364,14 +364,15 @@ def lint_pattern(pattern: str) -> list[tuple[str, str, str]]:
             found.append((WARNING, "pattern-size", f"{shown} has {len(alternatives):,} alternatives: too many to review, and any one of them injects the memory"))
         if "" in alternatives:
             found.append((ERROR, "pattern-matches-everything", f"{shown} has an empty alternative, which every task contains: it matches everything"))
-        regexy = [a for a in alternatives if _REGEX_SYNTAX.intersection(a)]
+        regexy = [a for a in alternatives if _looks_like_regex(a)]
         if regexy:
+            wildcard = " ('.*' is not a wildcard there)" if any(".*" in a for a in regexy) else " (regex syntax is not read there)"
+            verb = "matches only a task" if len(regexy) == 1 else "match only tasks"
             found.append(
                 (
                     WARNING,
                     "pattern-regex-in-alternatives",
-                    f"{shown} is split on '|' into literal substrings; {_some(regexy)} "
-                    "only match a task that literally contains those characters ('.*' is not a wildcard there)",
+                    f"{shown} is split on '|' into literal substrings; {_some(regexy)} {verb} that literally contain{'s' if len(regexy) == 1 else ''} those characters{wildcard}",
                 )
             )
         long_phrases = [a for a in alternatives if len(a.split()) >= 3 and a not in regexy]
@@ -417,6 +418,14 @@ def lint_pattern(pattern: str) -> list[tuple[str, str, str]]:
     elif result.interpretation == SUBSTRING and len(result.normalized.split()) >= 3:
         found.append((WARNING, "pattern-natural-language", f"{shown} is matched as a literal substring; a task rarely contains that phrase word for word"))
     return found
+
+
+_DOTTED_NAME = re.compile(r"(?<=\w)\.(?=\w)")
+
+
+def _looks_like_regex(alternative: str) -> bool:
+    """Regex syntax in a literal alternative; a dot inside a name (``req.user``, ``token.ts``) is meant literally."""
+    return bool(_REGEX_SYNTAX.intersection(_DOTTED_NAME.sub("", alternative)))
 
 
 def _quote(text: str) -> str:

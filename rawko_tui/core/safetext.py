@@ -49,3 +49,8 @@ def escape_json_controls(text: str) -> str:
     They can only occur inside JSON strings, so the escaped text is the same JSON value.
     """
     return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 commit``, ``2 commits``: a count with its noun in the right number."""
+    return f"{count:,} {noun if count == 1 else (nouns or noun + 's')}"

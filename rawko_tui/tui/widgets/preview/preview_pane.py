@@ -180,7 +180,7 @@ class PreviewPane(Vertical):
             failure.update(Text("Effective view: the fold of every entry, retired and superseded memories left out. SPEC-0007's arbiter does not do this.", "bold yellow"))
         elif preview.arbiter_failure is not None:
             failure.display = True
-            failure.update(literal("⚠ " + preview.arbiter_failure.describe() + " Below: the ranking without that file.", "bold red", limit=1000))
+            failure.update(literal("⚠ " + preview.failure_banner(), "bold red", limit=1000))
         else:
             failure.display = False
         table = self.query_one("#results", DataTable)
