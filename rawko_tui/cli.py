@@ -1,6 +1,8 @@
 """The ``rawko-tui`` command line: preview, explain and lint a memory store, or open the app.
 
-Exit codes: 0 success, 1 lint found errors, 2 usage errors (bad arguments, no store).
+Exit codes: 0 success, 1 lint found errors (or a write was refused: nothing
+changed), 2 usage errors (bad arguments, no store), 3 written but not committed
+(the change is in the files: commit it, do not write it again).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from .core.arbiter import (
     IMPORTANCE_ORDER,
     Preview,
     explain_candidate,
+    iso_from_ms,
     parse_now,
     resolve_options,
     run_preview,
@@ -28,16 +31,17 @@ from .core.lint import ERROR, lint_store, lint_text
 from .core.checks import budget_for, impact, load_checks, matrix, prompt_shares, run_checks
 from .core.claude import ClaudeError, ask_claude, build_extraction_prompt, extraction_file, parse_extraction
 from .core.tokens import DEFAULT_MODEL
-from .core.curation import consolidation_candidates, effective_store, now_iso, parse_assignments, read_body, retire_entry, status_of
+from .core.curation import NEAR_DUPLICATE, closest_memories, consolidation_candidates, effective_store, now_iso, parse_assignments, read_body, retire_entry, status_of, supersede_writes
 from .core.jsvalue import display_value, parse_js_date_string
-from .core.writer import Seen, WriteError, append_entry, commit_if_repo, create_memory, format_entry, safe_memory_path, slugify
+from .core.writer import NotCommitted, WriteError, apply_writes, format_entry, person_name, plan_append, plan_create
 from .core.history import GitError, verify
 from .core.hooks import install_hook
-from .core.sessions import load_sessions, promotion_draft
-from .core.store import StoreNotFound, find_store_root, load_store, load_store_at, spec_extract
+from .core.sessions import load_sessions, promoted_to, promotion_draft
+from .core.store import StoreNotFound, find_store_root, load_store, load_store_at, pinned_now, spec_extract
 
-COMMANDS = ("preview", "explain", "lint", "verify", "hook", "new", "append", "retire", "candidates", "extract", "sessions", "promote", "check", "impact", "matrix")
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+COMMANDS = ("init", "preview", "explain", "lint", "verify", "hook", "new", "append", "retire", "candidates", "extract", "sessions", "promote", "check", "impact", "matrix")
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_NOT_COMMITTED = 0, 1, 2, 3
+DEFAULT_AGENT = "developer"  # the app's default too
 
 
 class UsageError(Exception):
@@ -50,7 +54,9 @@ def _add_store_path(parser: argparse.ArgumentParser) -> None:
 
 def _add_context(parser: argparse.ArgumentParser, required: bool) -> None:
     parser.add_argument("--task", required=required, help="the task text, as the agent receives it")
-    parser.add_argument("--agent", required=required, help="the agent name (planner, developer, tester, reviewer, or one in .rawko/agents/)")
+    parser.add_argument(
+        "--agent", default=DEFAULT_AGENT, help=f"the agent name (planner, developer, tester, reviewer, or one in .rawko/agents/; default: {DEFAULT_AGENT}, as in the app)"
+    )
     parser.add_argument("--now", help="the time to score recency against, ISO 8601 (default: now)")
     parser.add_argument("--max", type=int, dest="max_memories", metavar="N", help="memories to inject at most (default: agent config, else 5)")
     parser.add_argument("--min-importance", choices=list(IMPORTANCE_ORDER), help="lowest importance injected (default: agent config, else low)")
@@ -61,10 +67,16 @@ def _add_context(parser: argparse.ArgumentParser, required: bool) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rawko-tui",
+        usage="rawko-tui [PATH] [--task TEXT] [--agent NAME] [--now ISO] [--at REV]\n       rawko-tui COMMAND [PATH] [options]",
         description="Review, debug and preview the long-term memories rawko agents inject.",
+        epilog=APP_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"rawko-tui {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    init = sub.add_parser("init", help="start a memory store: .rawko/memories/ and a commented .rawko/rawko-tui.yaml")
+    _add_store_path(init)
+
 
     preview = sub.add_parser("preview", help="what the arbiter injects for a task, ranked, with every candidate's reason")
     _add_store_path(preview)
@@ -151,7 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
     promote.add_argument("session", metavar="SESSION_ID")
     promote.add_argument("item", metavar="ITEM_ID", help="the discovery, attempt or decision id")
     _add_store_path(promote)
-    promote.add_argument("--title", help="the memory's title (default: the item's first line)")
+    promote.add_argument("--title", help="the memory's title (default: the item's first sentence, cut where a clause ends)")
+    promote.add_argument("--when", action="append", metavar="PATTERN", help="a whenToUse pattern (repeat for more; default: the item's most distinctive words)")
     promote.add_argument("--write", action="store_true", help="write the memory (after showing it) and commit it")
     promote.add_argument("--no-commit", action="store_true", help="with --write: do not commit")
     promote.add_argument("--force", action="store_true", help="with --write: write even when lint finds errors")
@@ -189,8 +202,19 @@ def _add_write_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true", help="write even when lint finds errors in the result")
 
 
+APP_HELP = """Without a COMMAND, rawko-tui opens the app on the store at PATH (default: the
+nearest folder at or above this one that holds .rawko/):
+  --task TEXT   open the injection preview with this task
+  --agent NAME  the agent for the preview (default: developer)
+  --now ISO     the time to score recency against (default: `now:` in
+                .rawko/rawko-tui.yaml, else the clock)
+  --at REV      the store as it was at this git revision (read-only)
+
+`rawko-tui COMMAND --help` explains each command."""
+
+
 def build_app_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rawko-tui", description="Open the rawko-tui app on a memory store.")
+    parser = argparse.ArgumentParser(prog="rawko-tui", description="Open the rawko-tui app on a memory store.", epilog=APP_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_store_path(parser)
     parser.add_argument("--task", help="open the injection preview with this task")
     parser.add_argument("--agent", help="the agent for the preview")
@@ -205,6 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if argv and argv[0] in COMMANDS or any(a in ("-h", "--help", "--version") for a in argv[:1]):
             args = build_parser().parse_args(argv)
             handlers = {
+                "init": cmd_init,
                 "preview": cmd_preview,
                 "explain": cmd_explain,
                 "lint": cmd_lint,
@@ -230,6 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 (UsageError, "{}", EXIT_USAGE),
                 (StoreNotFound, "{}. Give the folder that holds .rawko/ as PATH.", EXIT_USAGE),
                 (GitError, "{}", EXIT_USAGE),
+                (NotCommitted, "{}", EXIT_NOT_COMMITTED),  # before WriteError: it is one, but the bytes are written
                 (WriteError, "{}", EXIT_FINDINGS),  # refused to write: nothing changed
                 (ClaudeError, "no draft: {}", EXIT_FINDINGS),
             )
@@ -243,13 +269,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
 
 
-def _now(args) -> float | None:
-    if not getattr(args, "now", None):
-        return None
-    try:
-        return parse_now(args.now)
-    except ValueError as exc:
-        raise UsageError(f"--now: {exc}") from None
+def _now(args, store=None) -> float | None:
+    """--now, else ``now:`` pinned in the store's rawko-tui.yaml, else None (the clock)."""
+    if getattr(args, "now", None):
+        try:
+            return parse_now(args.now)
+        except ValueError as exc:
+            raise UsageError(f"--now: {exc}") from None
+    pinned = pinned_now(store.config) if store is not None else None
+    return pinned[1] if pinned else None
 
 
 def _load(args, rev: str | None = None):
@@ -263,7 +291,7 @@ def _preview(args, rev: str | None = None):
     if getattr(args, "view", "spec") == "effective":
         store = effective_store(store)
     options = resolve_options(store, args.agent, args.max_memories, args.min_importance, args.recursive)
-    return store, run_preview(store, args.task, args.agent, options, _now(args))
+    return store, run_preview(store, args.task, args.agent, options, _now(args, store))
 
 
 def _write(text: str, exact: bool = False) -> None:
@@ -338,7 +366,7 @@ def cmd_preview(args) -> int:
     elif args.prompt:
         _write(preview.prompt, exact=not sys.stdout.isatty())
     else:
-        text = render_preview_text(preview)
+        text = render_preview_text(preview, now_pinned=not args.now and pinned_now(store.config) is not None)
         if budget is not None:
             verdict = "over" if estimate > budget else "within"
             text += f"Token budget for {args.agent}: {budget}; the block is about {estimate} tokens: {verdict} budget.\n"
@@ -381,10 +409,13 @@ def _compare(args, preview: Preview, other: Preview) -> int:
     return EXIT_OK
 
 
-def render_preview_text(preview: Preview) -> str:
+def render_preview_text(preview: Preview, now_pinned: bool = False) -> str:
+    """The preview as text; ``now_pinned``: the now came from rawko-tui.yaml, and the header says so."""
     lines: list[str] = []
     lines.append(f"Task:  {preview.task}")
     lines.append(f"Agent: {preview.agent}   max {js_to_string(preview.max_memories)}   min importance {js_to_string(preview.min_importance)}" + ("   recursive" if preview.recursive else ""))
+    if now_pinned:
+        lines.append(f"Now:   {iso_from_ms(preview.now_ms)} (pinned by `now:` in .rawko/rawko-tui.yaml; --now overrides it)")
     if preview.view == "effective":
         lines.append("View:  effective (the fold of every entry; not what SPEC-0007's arbiter does)")
     if preview.arbiter_failure:
@@ -427,9 +458,10 @@ def render_preview_text(preview: Preview) -> str:
 
 def cmd_explain(args) -> int:
     store, preview = _preview(args)
-    candidate = preview.candidate(args.memory.replace("\\", "/"))
+    wanted = args.memory.replace("\\", "/")
+    candidate = preview.candidate(wanted) or (preview.candidate(wanted + ".md") if not wanted.endswith(".md") else None)
     if candidate is None:
-        raise UsageError(f"no memory file {args.memory!r} in {store.root}/.rawko/memories")
+        raise UsageError(f"no memory file {args.memory!r} in {store.root}/.rawko/memories" + _did_you_mean(store, wanted))
     tree = explain_candidate(preview, candidate)
     entries = entry_log(candidate.file)
     if args.json:
@@ -481,7 +513,7 @@ def render_entry_log(memory, entries: list[dict]) -> str:
 
 def cmd_lint(args) -> int:
     store = _load(args)
-    findings = lint_store(store, _now(args))
+    findings = lint_store(store, _now(args, store))
     errors = sum(1 for f in findings if f.severity == ERROR)
     if args.json:
         _write(_dumps({"files": len(store.files), "errors": errors, "findings": [f.to_dict() for f in findings]}))
@@ -522,28 +554,50 @@ def cmd_hook(args) -> int:
     return EXIT_OK
 
 
-def _finish_write(args, root, path, action: str, text: str, summary: str = "") -> int:
-    sha = None if args.no_commit else commit_if_repo(root, [path], action, summary)
-    if sha is None:
-        why = "--no-commit" if args.no_commit else "not a git repository"
-        _write(f"Wrote {path.relative_to(root).as_posix()} (not committed: {why}).\n")
-        return EXIT_OK
-    _write(f"Wrote {path.relative_to(root).as_posix()} and committed {sha[:10]}.\n")
+def _apply(args, root, writes, action: str, summary: str = "") -> int:
+    """Write what was shown, then commit it (one commit for all the files), under the write lock."""
+    written = apply_writes(root, writes, action, summary, and_commit=not args.no_commit)
+    _write(written.describe(root) + "\n")
     return EXIT_OK
 
 
-def _show_and_check(args, root, name: str, before: bytes, addition: str) -> bool:
-    """Print the exact text to be written and the lint verdict on the result; True when it may be written."""
-    _write(f"--- {'appended to' if before else 'new file'} .rawko/memories/{name} ---\n{addition}--- end ---\n")
-    separator = b"\n\n" if before else b""
-    findings = lint_text(root, name, before + separator + addition.encode("utf-8"))
-    for finding in findings:
-        _write(f"{finding}\n")
-    errors = [f for f in findings if f.severity == ERROR]
+def _show_and_check(args, root, writes) -> bool:
+    """Print the exact bytes of each write and the lint verdict on each result; True when they may be written."""
+    errors = False
+    for write in writes:
+        before = b""
+        if write.kind == "append":
+            before = (root / write.rel_path).read_bytes()
+            where = f"appended to {write.rel_path} (after its {len(before):,} bytes; the leading blank line separates the entries)"
+        else:
+            where = f"new file {write.rel_path}"
+        _write(f"--- {where} ---\n{write.data.decode('utf-8')}--- end ---\n")
+        findings = lint_text(root, write.name, before + write.data)
+        for finding in findings:
+            _write(f"{finding}\n")
+        errors = errors or any(f.severity == ERROR for f in findings)
     if errors and not getattr(args, "force", False):
         _write("Not written: the result has lint errors (use --force to write it anyway).\n")
         return False
     return True
+
+
+def cmd_init(args) -> int:
+    from .core.writer import init_store
+
+    root = Path(args.path or ".").resolve()
+    created = init_store(root)
+    for path in created:
+        _write(f"Created {path.relative_to(root).as_posix()}{'/' if path.is_dir() else ''}\n")
+    if not created:
+        _write(f"{root}/.rawko is already a store; nothing was changed.\n")
+    opener = f"rawko-tui {args.path}" if args.path else "rawko-tui"
+    _write(
+        "Next: agents write memories to .rawko/memories/; a person adds one with the app's n key or\n"
+        "`rawko-tui new --title … --when … --importance … --by …`. Commit .rawko/ with the project.\n"
+        f"Open the app: {opener}\n"
+    )
+    return EXIT_OK
 
 
 def cmd_new(args) -> int:
@@ -560,36 +614,43 @@ def cmd_new(args) -> int:
         raise UsageError(f"--discovered-at: {args.discovered_at!r} is not an ISO 8601 date")
     if args.discovered_in:
         fields["discoveredIn"] = args.discovered_in
-    entry = format_entry(fields, _body(args))
-    name = slugify(args.title) + ".md"
-    if not _show_and_check(args, root, name, b"", entry):
+    plan = plan_create(root, args.title, format_entry(fields, _body(args)))
+    if not _show_and_check(args, root, [plan]):
         return EXIT_FINDINGS
     if args.dry_run:
         return EXIT_OK
-    path = create_memory(root, args.title, entry)
-    return _finish_write(args, root, path, "create", entry, f"New memory: {args.title}")
+    return _apply(args, root, [plan], "create", f"New memory: {args.title}")
 
 
 def _memory_name(root, given: str) -> str:
     store = load_store(root)
-    memory = store.file(given.replace("\\", "/"))
+    wanted = given.replace("\\", "/")
+    memory = store.file(wanted) or (store.file(wanted + ".md") if not wanted.endswith(".md") else None)
     if memory is None:
-        raise UsageError(f"no memory file {given!r} in {root}/.rawko/memories")
+        raise UsageError(f"no memory file {given!r} in {root}/.rawko/memories" + _did_you_mean(store, wanted))
     return memory.name
 
 
+def _did_you_mean(store, given: str) -> str:
+    """The closest file names and titles, for a name that matches none."""
+    from rapidfuzz import fuzz, process
+
+    choices = {m.name: m.name for m in store.files}
+    choices.update({m.name: m.attrs["title"] for m in store.files if isinstance(m.attrs.get("title"), str)})
+    by_name = process.extract(given.lower(), {m.name: m.name.lower() for m in store.files}, scorer=fuzz.WRatio, limit=3, score_cutoff=60)
+    by_title = process.extract(given.lower(), {m.name: str(m.attrs.get("title", "")).lower() for m in store.files}, scorer=fuzz.WRatio, limit=3, score_cutoff=60)
+    best = sorted(by_name + by_title, key=lambda hit: -hit[1])
+    names = list(dict.fromkeys(key for _, _, key in best))[:3]
+    return f"; did you mean {' or '.join(names)}?" if names else "; `rawko-tui lint` lists the files"
+
+
 def _append(args, root, name: str, fields: dict, body: str, action: str, summary: str) -> int:
-    path = safe_memory_path(root, name)
-    before = path.read_bytes()
-    entry = format_entry(fields, body)
-    if not _show_and_check(args, root, name, before, entry):
+    plan = plan_append(root, name, format_entry(fields, body))
+    if not _show_and_check(args, root, [plan]):
         return EXIT_FINDINGS
     if args.dry_run:
         return EXIT_OK
-    result = append_entry(root, name, entry, Seen.of(before))
-    if result.merged_after:
-        _write(f"Note: {result.merged_after} bytes were appended by someone else meanwhile; the new entry went after them.\n")
-    return _finish_write(args, root, path, action, entry, summary)
+    return _apply(args, root, [plan], action, summary)
 
 
 def cmd_append(args) -> int:
@@ -600,23 +661,30 @@ def cmd_append(args) -> int:
     except ValueError as exc:
         raise UsageError(f"--set: {exc}") from None
     fields.setdefault("updatedAt", now_iso())
+    fields.setdefault("updatedBy", person_name(root))
     return _append(args, root, name, fields, _body(args), "append", "")
 
 
 def cmd_retire(args) -> int:
     root = find_store_root(args.path)
     name = _memory_name(root, args.memory)
-    superseded_by = _memory_name(root, args.superseded_by) if args.superseded_by else None
-    fields = retire_entry(args.reason, args.by, superseded_by)
-    body = f"Retired: {args.reason}" + (f"\n\nSuperseded by {superseded_by}." if superseded_by else "")
-    return _append(args, root, name, fields, body, "retire", f"Reason: {args.reason}")
+    by = args.by or person_name(root)
+    if args.superseded_by:
+        new = _memory_name(root, args.superseded_by)
+        writes = supersede_writes(root, name, new, args.reason, by)  # both sides: supersededBy and supersedes
+        if not _show_and_check(args, root, writes):
+            return EXIT_FINDINGS
+        if args.dry_run:
+            return EXIT_OK
+        return _apply(args, root, writes, "supersede", f"{name} superseded by {new}. Reason: {args.reason}")
+    return _append(args, root, name, retire_entry(args.reason, by), f"Retired: {args.reason}", "retire", f"Reason: {args.reason}")
 
 
 def cmd_candidates(args) -> int:
     import time
 
     store = load_store(find_store_root(args.path))
-    groups = consolidation_candidates(store, _now(args) or time.time() * 1000)
+    groups = consolidation_candidates(store, _now(args, store) or time.time() * 1000)
     if args.json:
         _write(_dumps({"candidates": [g.to_dict() for g in groups]}))
         return EXIT_OK
@@ -653,24 +721,24 @@ def cmd_extract(args) -> int:
         _write(f"No memory proposed. Reasoning: {extraction.reasoning or '(none given)'}\n")
         return EXIT_OK
     text = extraction_file(extraction, args.agent, args.task, now_iso())
-    name = slugify(extraction.title or "memory") + ".md"
-    if not _show_and_check(args, root, name, b"", text):
+    plan = plan_create(root, extraction.title or "memory", text)
+    if not _show_and_check(args, root, [plan]):
         return EXIT_FINDINGS
     if not args.write:
         _write("Proposed only: --write writes it.\n")
         return EXIT_OK
-    args.dry_run = False
-    path = create_memory(root, extraction.title or "memory", text)
-    return _finish_write(args, root, path, "extract", text, f"Extracted by Claude from the output of {args.agent}.")
+    return _apply(args, root, [plan], "extract", f"Extracted by Claude from the output of {args.agent}.")
 
 
 def cmd_sessions(args) -> int:
-    sessions = load_sessions(find_store_root(args.path))
+    root = find_store_root(args.path)
+    sessions = load_sessions(root)
     if args.json:
         _write(_dumps({"sessions": [s.to_dict() for s in sessions]}))
         return EXIT_OK
     if not sessions:
         _write("No sessions in .rawko/sessions/.\n")
+    store = load_store(root) if sessions else None
     for session in sessions:
         if session.error:
             _write(f"{session.id}: {session.error}\n")
@@ -678,7 +746,9 @@ def cmd_sessions(args) -> int:
         _write(f"{session.id}  ({session.agent}, {session.created_at})\n")
         for item in session.items:
             result = f" [{item.result}]" if item.result else ""
-            _write(f"  {item.kind:<9} {item.id:<16} {item.importance:<8}{result} {item.summary[:90]}\n")
+            summary = item.summary if len(item.summary) <= 90 else item.summary[:89] + "…"
+            promoted = promoted_to(store, session, item)
+            _write(f"  {item.kind:<9} {item.id:<16} {item.importance:<8}{result} {summary}{'  (promoted: ' + ', '.join(promoted) + ')' if promoted else ''}\n")
     return EXIT_OK
 
 
@@ -692,16 +762,22 @@ def cmd_promote(args) -> int:
         raise UsageError(f"session {session.id} has no item {args.item!r}; `rawko-tui sessions` lists them")
     if args.title:
         item.summary = args.title
-    text = promotion_draft(session, item)
+    store = load_store(root)
+    already = promoted_to(store, session, item)
+    if already:
+        _write(f"Note: this {item.kind} was promoted before, to {', '.join(already)}.\n")
+    text = promotion_draft(session, item, args.when)
     title = spec_extract(text).attrs["title"]
-    name = slugify(title) + ".md"
-    if not _show_and_check(args, root, name, b"", text):
+    for name, score in closest_memories(store, title, item.text):
+        verdict = "  <- may already hold this lesson (append to it instead?)" if score >= NEAR_DUPLICATE else ""
+        _write(f"Closest existing memory: {name} ({score:g}% alike){verdict}\n")
+    plan = plan_create(root, title, text)
+    if not _show_and_check(args, root, [plan]):
         return EXIT_FINDINGS
     if not args.write:
         _write("Proposed only: edit it with --title, or write it with --write.\n")
         return EXIT_OK
-    path = create_memory(root, title, text)
-    return _finish_write(args, root, path, "promote", text, f"Promoted from session {session.id}, {item.kind} {item.id}.")
+    return _apply(args, root, [plan], "promote", f"Promoted from session {session.id}, {item.kind} {item.id}.")
 
 
 def _saved_tasks(root):
@@ -755,7 +831,7 @@ def cmd_matrix(args) -> int:
     if not tasks:
         raise UsageError(f"no saved tasks in {root}/.rawko/checks.yaml: the matrix is built from them")
     store = load_store(root)
-    result = matrix(store, [(t.task, t.agent) for t in tasks], _now(args) or _time.time() * 1000)
+    result = matrix(store, [(t.task, t.agent) for t in tasks], _now(args, store) or _time.time() * 1000)
     if args.json:
         _write(_dumps(result.to_dict()))
         return EXIT_OK
@@ -770,8 +846,6 @@ def cmd_matrix(args) -> int:
 
 
 def cmd_app(args) -> int:
-    if (args.task is None) != (args.agent is None):
-        raise UsageError("--task and --agent go together")
     _now(args)  # validate early: a clear message, not a traceback in the app
     try:
         root, problem = find_store_root(args.path), None

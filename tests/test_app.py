@@ -43,6 +43,22 @@ def app_for(root, **kwargs):
     return create_app(root, **kwargs)
 
 
+async def confirm(pilot, *targets):
+    """The confirmation every write shows: it names each target; y writes."""
+    from rawko_tui.tui.confirm import ConfirmWrite
+
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, ConfirmWrite), f"no confirmation: {screen!r}"
+    shown = str(screen.query_one("#confirm-bytes").render())
+    for target in targets:
+        assert target in shown, f"{target} is not named in the confirmation"
+    await pilot.press("y")
+    await settle(pilot)
+    await settle(pilot)
+    return shown
+
+
 async def type_task(pilot, text):
     area = pilot.app.query_one("#task", TextArea)
     area.focus()
@@ -59,6 +75,8 @@ async def test_typing_a_task_injects_the_expected_memory_and_shows_why(store):
         assert [c.path for c in app.preview.injected] == [".rawko/memories/jwt-authentication.md"]
         results = app.query_one("#results", DataTable)
         assert results.row_count == 1
+        await pilot.press("escape")  # out of the task box, on to the ranking
+        await settle(pilot)
         assert "JWT authentication" in str(results.get_row_at(0)[2])
         tree = app.query_one("#why-tree", Tree)
         assert "injected at rank 1" in str(tree.root.label)
@@ -160,7 +178,12 @@ async def test_help_lists_every_binding_with_its_id(store):
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         ids = {row[3] for row in app.screen.rows}
-        assert {"focus-memories", "memories-sort", "preview-toggle-unmatched", "reload", "help", "quit"} <= ids
+        assert {"focus-memories", "memories-sort", "toggle-unmatched", "focus-task", "reload", "help", "quit"} <= ids
+        # the sub-screens' keys too, and the way to a commit's diff
+        assert {"consolidation-merge", "consolidation-supersede", "consolidation-dismiss", "consolidation-undo", "sessions-promote", "sessions-extract"} <= ids
+        assert {"memory-commit-diff", "confirm-yes", "editor-save", "editor-cancel"} <= ids
+        where = {row[3]: row[2] for row in app.screen.rows}
+        assert where["focus-memories"] == "main screen, outside text boxes" and where["focus-task"] == "main screen"
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
 
@@ -400,8 +423,12 @@ async def test_a_whole_consolidation_in_the_app(tmp_path, monkeypatch):
         impact = str(app.screen.query_one("#merge-impact").render())
         assert "effective: 'fix the session store' (developer): +session-storage-and-timeouts.md -session-storage.md -where-sessions-live.md" in impact
         await pilot.press("ctrl+s")
-        await settle(pilot)
-        await settle(pilot)
+        await confirm(
+            pilot,
+            "creates .rawko/memories/session-storage-and-timeouts.md",
+            "to .rawko/memories/session-storage.md",
+            "to .rawko/memories/where-sessions-live.md",
+        )
         assert not isinstance(app.screen, (MergeScreen, ConsolidationScreen))
         merged = root / ".rawko" / "memories" / "session-storage-and-timeouts.md"
         assert merged.is_file()
@@ -452,8 +479,7 @@ async def test_promote_a_failed_attempt_from_a_session(tmp_path):
         assert "title: 'Failed attempt: Add OAuth2 integration'" in draft or "title: 'Failed attempt" in draft
         assert "discoveredBy: developer" in draft and "discoveredIn: 20260123-103000-abc1def2-auth-feature" in draft
         await pilot.press("ctrl+s")
-        await settle(pilot)
-        await settle(pilot)
+        await confirm(pilot, "creates .rawko/memories/failed-attempt-add-oauth2-integration.md")
         assert ".rawko/memories/failed-attempt-add-oauth2-integration.md" in [c.path for c in app.preview.injected]
     store = load_store(root)
     promoted = store.file("failed-attempt-add-oauth2-integration.md")
@@ -490,8 +516,7 @@ async def test_create_append_and_retire_in_the_app(tmp_path, monkeypatch):
         impact = str(editor.query_one("#merge-impact").render())
         assert "+token-refresh.md" in impact and "'refresh' matches 'refresh the token'" in impact
         await pilot.press("ctrl+s")
-        await settle(pilot)
-        await settle(pilot)
+        await confirm(pilot, "creates .rawko/memories/token-refresh.md")
         assert (root / ".rawko" / "memories" / "token-refresh.md").read_text() == new_memory
 
         app.query_one(MemoryList).select_path(".rawko/memories/jwt-tokens.md")
@@ -504,13 +529,11 @@ async def test_create_append_and_retire_in_the_app(tmp_path, monkeypatch):
         area = editor.query_one("#merge-text", TextArea)
         area.text = area.text + "Tokens now expire after 12 hours."
         await pilot.press("ctrl+s")
-        await settle(pilot)
-        await settle(pilot)
+        await confirm(pilot, "to .rawko/memories/jwt-tokens.md")
         app.action_append("retire")
         await settle(pilot)
         await pilot.press("ctrl+s")
-        await settle(pilot)
-        await settle(pilot)
+        await confirm(pilot, "to .rawko/memories/jwt-tokens.md", "status: retired")
         table = app.query_one("#results", DataTable)
         whys = {str(table.get_row_at(r)[2]): str(table.get_row_at(r)[4]) for r in range(table.row_count)}
         assert whys["JWT tokens"] == "injected · retired in its entries"
@@ -528,6 +551,7 @@ async def test_claude_drafts_in_the_app_against_a_fake(tmp_path, fake):
     from conftest import REPO_ROOT
     from rawko_tui.core.lint import lint_store
     from rawko_tui.core.store import load_store
+    from rawko_tui.tui.confirm import ConfirmDiscard
     from rawko_tui.tui.curation import ConsolidationScreen, MemoryEditor, MergeScreen, SessionsScreen
     from test_claude import GOOD
 
@@ -563,7 +587,15 @@ async def test_claude_drafts_in_the_app_against_a_fake(tmp_path, fake):
         await settle(pilot)
         await pilot.pause(0.3)
         assert app.screen.query_one("#merge-text", TextArea).text.rstrip() == merged.rstrip()  # a failed draft leaves the text alone
-        await pilot.press("escape")
+        await pilot.press("escape")  # the draft differs from what was opened: Esc asks first
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmDiscard)
+        await pilot.press("n")  # keep editing: nothing lost
+        await settle(pilot)
+        assert isinstance(app.screen, MergeScreen) and app.screen.query_one("#merge-text", TextArea).text.rstrip() == merged.rstrip()
+        await pilot.press("escape", "y")  # discard it
+        await settle(pilot)
+        assert isinstance(app.screen, ConsolidationScreen)
         await pilot.press("escape")
         await settle(pilot)
 
@@ -578,8 +610,7 @@ async def test_claude_drafts_in_the_app_against_a_fake(tmp_path, fake):
         assert isinstance(app.screen, MemoryEditor)
         assert "discoveredIn: 'Task: session 20260123-103000-abc1def2-auth-feature'" in app.screen.query_one("#merge-text", TextArea).text
         await pilot.press("ctrl+s")
-        await settle(pilot)
-        await settle(pilot)
+        await confirm(pilot, "creates .rawko/memories/rate-limiter-keys-on-the-forwarded-address.md")
     written = load_store(root).file("rate-limiter-keys-on-the-forwarded-address.md")
     assert written is not None
     assert [f for f in lint_store(load_store(root)) if f.path == written.rel_path and f.severity in ("error", "warning")] == []
@@ -606,8 +637,13 @@ async def test_saved_tasks_checks_and_matrix_in_the_app(tmp_path):
         app.query_one("#memory-table").focus()
         await pilot.press("t")
         await settle(pilot)
+        await pilot.press("enter")  # the name as proposed
+        await confirm(pilot, "creates .rawko/checks.yaml", "now: '2026-01-24T12:00:00.000Z'")
         tasks, _ = load_checks(root)
-        assert [(t.task, t.agent, t.inject) for t in tasks] == [("rotate the token", "developer", ["jwt.md"])]
+        assert [(t.task, t.agent, t.inject, t.now, t.name) for t in tasks] == [("rotate the token", "developer", ["jwt.md"], "2026-01-24T12:00:00.000Z", "rotate the token")]
+        await pilot.press("t")  # the same task again: refused, nothing written
+        await settle(pilot)
+        assert load_checks(root)[0] == tasks and app.screen is app.main
         await pilot.press("k")
         await settle(pilot)
         assert isinstance(app.screen, ChecksScreen)
@@ -658,9 +694,200 @@ async def test_the_editor_shows_the_impact_that_check_then_reports(tmp_path, cap
         impact = str(editor.query_one("#merge-impact").render())
         assert "effective: 'rotate the token' (developer): -jwt.md" in impact
         await pilot.press("ctrl+s")
-        await settle(pilot)
-        await settle(pilot)
+        await confirm(pilot, "to .rawko/memories/jwt.md")
     capsys.readouterr()
     assert main(["check", str(root)]) == 1
     out = capsys.readouterr().out
     assert "FAIL token work gets the JWT memory" in out and "jwt.md must be injected, but is not" in out
+
+
+def _demo_copy(tmp_path):
+    import shutil
+
+    from conftest import REPO_ROOT
+
+    root = tmp_path / "demo"
+    shutil.copytree(REPO_ROOT / ".rawko", root / ".rawko")
+    return root
+
+
+def _memory_pane_path(app):
+    return str(app.query_one("#memory-header").render()).splitlines()[1]
+
+
+async def test_the_memory_pane_shows_exactly_what_every_memory_action_acts_on(tmp_path):
+    from rawko_tui.tui.curation import MemoryEditor
+
+    app = app_for(_demo_copy(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.query_one("#memory-table", DataTable)
+        # at start-up the highlighted row is the memory shown
+        assert table.has_focus and table.show_cursor
+        assert _memory_pane_path(app) == app.query_one(MemoryList).shown_rows[table.cursor_row].memory.rel_path == app.selected
+
+        # select Password Hashing, then filter to one other memory: that one is selected
+        app.query_one(MemoryList).select_path(".rawko/memories/password-hashing-approach.md")
+        await settle(pilot)
+        assert _memory_pane_path(app) == ".rawko/memories/password-hashing-approach.md"
+        await pilot.press("1", "slash", *"CI Workflow", "enter")
+        await settle(pilot)
+        assert [r.memory.name for r in app.query_one(MemoryList).shown_rows] == ["ci-workflow-yaml-layout.md"]
+        assert _memory_pane_path(app) == ".rawko/memories/ci-workflow-yaml-layout.md"
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, MemoryEditor)
+        assert str(app.screen.query_one("#editor-target").render()).splitlines()[0] == "Appends to .rawko/memories/ci-workflow-yaml-layout.md"
+        await pilot.press("escape")
+        await settle(pilot)
+
+        # the same after moving in the preview's ranking
+        await type_task(pilot, "Add OAuth login with JWT auth and password hashing")
+        await pilot.press("escape")  # leaves the task box for the ranking
+        await settle(pilot)
+        results = app.query_one("#results", DataTable)
+        assert results.has_focus and results.row_count >= 2
+        await pilot.press("down")
+        await settle(pilot)
+        chosen = app.query_one(PreviewPane).rows[results.cursor_row]
+        assert _memory_pane_path(app) == chosen == app.selected
+        # the memory list's cursor follows, or shows none when the filter hides it: never another memory
+        listed = app.query_one(MemoryList)
+        assert not table.show_cursor or listed.shown_rows[table.cursor_row].memory.rel_path == chosen
+        await pilot.press("a")
+        await settle(pilot)
+        assert str(app.screen.query_one("#editor-target").render()).splitlines()[0] == f"Appends to {chosen}"
+
+
+async def test_enter_selects_the_only_row_a_filter_leaves(store):
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"Nested", "enter")
+        await settle(pilot)
+        assert app.selected == ".rawko/memories/deep/nested-memory.md" == _memory_pane_path(app)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.selected == ".rawko/memories/deep/nested-memory.md"
+
+
+def _git_store(tmp_path, monkeypatch, files):
+    for key, value in {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "a@example.com", "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "a@example.com"}.items():
+        monkeypatch.setenv(key, value)
+    root = write_store(tmp_path / "store", files)
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+async def test_supersede_and_dismiss_in_the_queue_are_confirmed_commits_and_dismiss_is_undone(tmp_path, monkeypatch):
+    from rawko_tui.core.curation import dismissed
+    from rawko_tui.core.history import verify
+    from rawko_tui.core.store import load_store
+    from rawko_tui.tui.confirm import ConfirmWrite
+    from rawko_tui.tui.curation import ConsolidationScreen
+
+    body = "Sessions are stored in Postgres with a 30 minute idle timeout. " * 8
+    root = _git_store(
+        tmp_path,
+        monkeypatch,
+        {
+            "session-storage.md": memory(title="Session storage", when='"session"', body=body),
+            "where-sessions-live.md": memory(title="Where sessions live", when='"session"', body=body.replace("30 minute", "45 minute")),
+        },
+    )
+    commits = lambda: int(_git(root, "rev-list", "--count", "HEAD"))  # noqa: E731
+    app = app_for(root, task="fix the session store")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, ConsolidationScreen)
+        group = app.screen.groups[0]
+        old, new = (p.rsplit("/", 1)[-1] for p in group.paths)
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmWrite) and commits() == 1  # nothing written on one key
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, ConsolidationScreen) and commits() == 1
+        await pilot.press("s")
+        await settle(pilot)
+        impact = str(app.screen.query_one("#confirm-impact").render())
+        assert f"spec: 'fix the session store' (developer): -{old}" not in impact  # the spec's arbiter never reads appended entries
+        assert f"effective: 'fix the session store' (developer): -{old}" in impact
+        await confirm(pilot, f"to .rawko/memories/{old}", f"to .rawko/memories/{new}", f"supersededBy: {new}", f"- {old}")
+    assert commits() == 2
+    assert set(_git(root, "show", "--name-only", "--format=", "HEAD").split()) == {f".rawko/memories/{old}", f".rawko/memories/{new}"}
+    store = load_store(root)
+    assert store.file(old).effective()[0]["supersededBy"] == new and store.file(new).effective()[0]["supersedes"] == [old]
+    assert store.file(old).effective()[0]["retiredBy"] == "Ada"
+
+    # dismiss: confirmed, committed, and taken back by another record
+    root2 = _git_store(
+        tmp_path / "second",
+        monkeypatch,
+        {
+            "session-storage.md": memory(title="Session storage", when='"session"', body=body),
+            "where-sessions-live.md": memory(title="Where sessions live", when='"session"', body=body.replace("30 minute", "45 minute")),
+        },
+    )
+    app = app_for(root2, task="fix the session store")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        group = app.screen.groups[0]
+        await pilot.press("d")
+        await confirm(pilot, "creates .rawko/rawko-tui-decisions.yaml", "decision: dismiss")
+        assert isinstance(app.screen, ConsolidationScreen) and group not in app.screen.groups
+        assert dismissed(root2) == {tuple(sorted(group.paths))}
+        await pilot.press("u")
+        await confirm(pilot, "appends", "to .rawko/rawko-tui-decisions.yaml", "decision: restore")
+        assert group in app.screen.groups and dismissed(root2) == set()
+    assert int(_git(root2, "rev-list", "--count", "HEAD")) == 3
+    assert _git(root2, "status", "--porcelain").strip() == ""  # nothing left untracked
+    assert verify(root2).ok
+
+
+async def test_a_store_at_a_revision_offers_no_write_and_says_why(store):
+    from rawko_tui.tui.curation import MemoryEditor
+
+    _git(store, "init", "-q", "-b", "main")
+    _git(store, "add", "-A")
+    _git(store, "commit", "-q", "-m", "first")
+    app = app_for(store, task="email", at="HEAD")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        offered = {b.binding.action for b in app.active_bindings.values() if b.enabled}
+        assert not offered & {"new_memory", "append('update')", "save_task", "consolidate", "sessions"}
+        await pilot.press("a", "n", "t", "c", "o")
+        await settle(pilot)
+        assert app.screen is app.main and not isinstance(app.screen, MemoryEditor)
+        app.action_append("update")  # the palette's way in
+        app.action_save_task()
+        await settle(pilot)
+        notes = [n.message for n in app._notifications]
+        assert notes and all(m.startswith("Read-only: this is the store as it was at HEAD") for m in notes)
+
+
+async def test_appended_entries_show_their_date_and_author(tmp_path, monkeypatch):
+    root = _git_store(tmp_path, monkeypatch, {"jwt-tokens.md": memory(title="JWT tokens", when='"token"', body="Tokens expire after 24 hours. " * 10)})
+    with open(root / ".rawko" / "memories" / "jwt-tokens.md", "a") as handle:  # an agent's entry: no date, no author
+        handle.write("\n\n---\nimportance: low\n---\n\nAn agent's note.\n")
+    _git(root, "commit", "-qam", "agent note")
+    app = app_for(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.select_memory(".rawko/memories/jwt-tokens.md")
+        app.action_append("correct")
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await confirm(pilot, "updatedBy: Ada")
+        app.select_memory(".rawko/memories/jwt-tokens.md")
+        await settle(pilot)
+        timeline = str(app.query_one("#memory-timeline").render()).splitlines()
+        assert "2026-01-23T10:30:00.000Z · developer" in timeline[1]
+        assert "(commit) · Ada (commit)" in timeline[2]  # no fields of its own: the commit that added it says
+        assert " · Ada · sets updatedAt, updatedBy, correction" in timeline[3] and "no date" not in timeline[3]

@@ -117,7 +117,7 @@ def test_saving_a_task_keeps_comments_and_a_bad_file_is_reported(tmp_path, capsy
     checks.write_text("# my comment\ntasks: []\n")
     add_saved_task(root, "fix auth", "developer", FIXED_NOW, ["a.md"])
     assert checks.read_text().startswith("# my comment")
-    assert "\n  - task: fix auth\n    agent: developer\n" in checks.read_text()
+    assert "\n  - name: fix auth\n    task: fix auth\n    agent: developer\n    now: '2026-01-24T12:00:00Z'\n" in checks.read_text()
     tasks, errors = load_checks(root)
     assert [(t.task, t.inject) for t in tasks] == [("fix auth", ["a.md"])] and errors == []
     (root / ".rawko" / "checks").mkdir()

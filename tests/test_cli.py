@@ -98,11 +98,12 @@ def test_lint_exit_codes(capsys, store, tmp_path):
 @pytest.mark.parametrize(
     "argv",
     [
-        ["preview", "--task", "x"],  # --agent missing
+        ["preview"],  # --task missing
         ["preview", "--task", "x", "--agent", "a", "--min-importance", "huge"],
         ["preview", "--task", "x", "--agent", "a", "--now", "tuesday"],
         ["lint", "/definitely/not/here"],
-        ["--task", "x"],  # the app needs --agent with --task
+        ["explain", "no-such-memory", "--task", "x"],
+        ["--now", "tuesday"],  # the app's own options are checked before it opens
     ],
 )
 def test_usage_errors_exit_2(capsys, argv, store, monkeypatch):
@@ -204,3 +205,30 @@ def test_counts_are_worded_in_the_right_number(capsys, tmp_path):
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"], cwd=root, check=True)
     _, out, _ = run(capsys, "verify", str(root))
     assert "(1 commit, the index and the working tree; 1 change checked)" in out
+
+
+def test_the_agent_defaults_to_developer_and_explain_takes_a_name_without_md(capsys, store):
+    code, out, _ = run(capsys, "preview", str(store), "--task", "auth", "--now", FIXED_NOW)
+    assert code == 0 and "Agent: developer" in out
+    code, out, _ = run(capsys, "explain", "jwt", str(store), "--task", "auth", "--now", FIXED_NOW)
+    assert code == 0 and out.startswith("Project uses JWT authentication  [.rawko/memories/jwt.md]")
+    code, _, err = run(capsys, "explain", "oauth-to-broad", str(store), "--task", "auth")
+    assert code == 2 and "did you mean oauth-too-broad.md?" in err
+
+
+def test_help_shows_the_apps_own_options(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "rawko-tui [PATH] [--task TEXT] [--agent NAME] [--now ISO] [--at REV]" in out
+    assert "--at REV      the store as it was at this git revision (read-only)" in out
+
+
+def test_init_starts_a_store_the_app_and_commands_open(capsys, tmp_path):
+    code, out, _ = run(capsys, "init", str(tmp_path))
+    assert code == 0 and "Created .rawko/memories/" in out and "Created .rawko/rawko-tui.yaml" in out
+    assert (tmp_path / ".rawko" / "memories").is_dir()
+    code, out, _ = run(capsys, "init", str(tmp_path))
+    assert code == 0 and "nothing was changed" in out
+    code, out, _ = run(capsys, "lint", str(tmp_path))
+    assert code == 0 and "0 files" in out  # the starter settings are all comments: no finding

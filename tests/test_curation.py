@@ -164,6 +164,39 @@ def test_sessions_list_failures_first_and_report_a_broken_file(tmp_path, capsys)
     promoted = load_store(root).file("choose-jwt-over-session-based-auth.md")
     assert promoted.attrs["tags"] == ["decisions", "architectural"] and promoted.attrs["discoveredBy"] == "developer"
     assert main(["promote", "20260123-103000-abc1def2-auth-feature", "nope", str(root)]) == 2
+    capsys.readouterr()
+    # a promoted item is marked as such, in the list and when promoted again
+    assert main(["sessions", str(root)]) == 0
+    assert "Choose JWT over session-based auth  (promoted: choose-jwt-over-session-based-auth.md)" in capsys.readouterr().out
+    assert main(["promote", "20260123-103000-abc1def2-auth-feature", "decision-001", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "Note: this decision was promoted before, to choose-jwt-over-session-based-auth.md." in out
+    assert "Closest existing memory: choose-jwt-over-session-based-auth.md (100% alike)  <- may already hold this lesson" in out
+
+
+def test_promotion_drafts_have_whole_titles_and_distinctive_patterns(tmp_path, capsys):
+    import shutil
+
+    from conftest import REPO_ROOT
+    from rawko_tui.core.lint import lint_pattern
+    from rawko_tui.core.sessions import distinctive_words, title_from
+
+    # a title ends where a clause ends, never on a word that leaves it hanging
+    assert title_from("Middleware pattern used in project: Express middleware functions that return 401 on auth failure") == "Middleware pattern used in project"
+    assert title_from("Retry the flaky upload test three times because the storage emulator starts slowly on the CI runners of the project") == (
+        "Retry the flaky upload test three times because the storage emulator starts"
+    )
+    assert not title_from("Always run the database migrations before the seed script runs in the staging environment of the project").split()[-1] in ("of", "the", "in")
+    # patterns: rare words, never frequent ones that match any task ('over' is in "overview", "recover")
+    words = distinctive_words("Middleware pattern used in project: Express middleware functions that return 401")
+    assert words[0] == "middleware" and not {"used", "project", "that", "return"} & set(words)
+    assert distinctive_words("Choose JWT over session-based auth") == ["jwt", "auth", "session"]
+    for words in (distinctive_words("Middleware pattern used in project"), distinctive_words("Choose JWT over session-based auth")):
+        assert [f for f in lint_pattern("|".join(words)) if f[1] == "pattern-common-word"] == []
+    root = write_store(tmp_path / "store", {"jwt-tokens.md": memory(title="JWT tokens")})
+    shutil.copytree(REPO_ROOT / ".rawko" / "sessions", root / ".rawko" / "sessions")
+    assert main(["promote", "20260123-103000-abc1def2-auth-feature", "decision-001", str(root), "--when", "jwt|json web token", "--when", "bearer"]) == 0
+    assert "whenToUse:\n- jwt|json web token\n- bearer\n" in capsys.readouterr().out
 
 
 def test_pattern_matches_and_unused_memories(repo):

@@ -328,3 +328,47 @@ def test_the_server_side_pre_receive_recipe_refuses_a_rewriting_push(repo, tmp_p
     refused = subprocess.run(["git", "push", "origin", "main"], cwd=repo, capture_output=True, text=True)
     assert refused.returncode != 0
     assert "rewritten at line" in refused.stderr and "pre-receive hook declined" in refused.stderr
+
+
+def test_concurrent_appends_and_an_agent_all_succeed_and_say_so(repo):
+    """Twelve writers at once, and an agent appending with >>: every writer's entry is written once and committed."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    target = mem(repo, "a-memory.md")
+    agent = subprocess.Popen(
+        ["bash", "-c", f'for i in $(seq 1 10); do printf "\\n\\n---\\nimportance: low\\n---\\n\\nagent note %s\\n" "$i" >> "{target}"; sleep 0.02; done'],
+    )
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "rawko_tui", "append", "a-memory.md", str(repo), "--body", f"writer entry {n}"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(12)
+    ]
+    results = [(w.wait(timeout=120), w.stdout.read(), w.stderr.read()) for w in writers]
+    assert agent.wait(timeout=60) == 0
+    for code, out, err in results:
+        assert code == 0, err
+        assert "and committed" in out
+    text = target.read_text()
+    for n in range(12):
+        assert text.count(f"writer entry {n}\n") == 1
+    assert all(text.count(f"agent note {i}\n") == 1 for i in range(1, 11))
+    committed = git(repo, "show", "HEAD:.rawko/memories/a-memory.md")
+    assert all(f"writer entry {n}" in committed for n in range(12))  # every writer's entry is in history
+    assert verify(repo).ok
+
+
+def test_written_but_not_committed_says_so_with_its_own_exit_code(repo, capsys):
+    from rawko_tui.cli import main
+
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho 'refused by policy' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    before = mem(repo, "a-memory.md").read_bytes()
+    assert main(["append", "a-memory.md", str(repo), "--body", "kept entry"]) == 3
+    err = capsys.readouterr().err
+    assert "written but not committed: a-memory.md now holds the change" in err and "refused by policy" in err and "do not write it again" in err
+    assert mem(repo, "a-memory.md").read_bytes().startswith(before) and b"kept entry" in mem(repo, "a-memory.md").read_bytes()

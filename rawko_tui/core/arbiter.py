@@ -269,6 +269,11 @@ class Preview:
 # --------------------------------------------------------------------------
 
 
+def iso_from_ms(ms: float) -> str:
+    """An instant as JavaScript's ``toISOString`` writes it (``2026-01-24T12:00:00.000Z``)."""
+    return JsDate(ms).iso()
+
+
 def resolve_options(store: Store, agent: str, max_memories=None, min_importance=None, recursive=None) -> ArbiterOptions:
     """Command-line values over the agent's ``memory:`` config over the spec's defaults."""
     sources: dict[str, str] = {}
@@ -287,8 +292,10 @@ def resolve_options(store: Store, agent: str, max_memories=None, min_importance=
     chosen_max = pick("maxMemories", max_memories, "maxInjected")
     chosen_min = pick("minImportance", min_importance, "minImportance")
     if recursive is None:
-        recursive = bool(store.config.get("recursive", False))
-        sources["recursive"] = ".rawko/rawko-tui.yaml" if "recursive" in store.config else "spec default"
+        configured = store.config.get("recursive")
+        # anything but true or false (``recursive: maybe``) is reported by lint and the default used
+        recursive = configured is True
+        sources["recursive"] = ".rawko/rawko-tui.yaml" if isinstance(configured, bool) else "spec default"
     else:
         sources["recursive"] = "option"
     return ArbiterOptions(chosen_max, chosen_min, recursive, sources)

@@ -15,6 +15,7 @@ Saved tasks live in ``.rawko/checks.yaml`` (and ``.rawko/checks/*.yaml``)::
 
 from __future__ import annotations
 
+import io
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,26 +163,48 @@ def run_checks(store: Store, tasks: list[SavedTask]) -> list[CheckResult]:
     return [run_check(store, saved, effective) for saved in tasks]
 
 
-def add_saved_task(root: Path, task: str, agent: str, now: str | None, injected: list[str]) -> Path:
-    """Append a task to .rawko/checks.yaml, with today's injection as its expectation (comments kept)."""
+def default_task_name(task: str) -> str:
+    """A saved task's name until the person gives one: its first words."""
+    words = " ".join(task.split())
+    return words if len(words) <= 60 else words[:60].rsplit(" ", 1)[0] + "…"
+
+
+def saved_task_write(root: Path, task: str, agent: str, now: str, injected: list[str], name: str, view: str = "spec"):
+    """``.rawko/checks.yaml`` with one more task, today's injection as its expectation, as a planned write.
+
+    The file is read and written round-trip (ruamel), so a person's comments,
+    quotes and indentation survive; the confirmation shows the lines that change.
+    """
     from ruamel.yaml import YAML
+
+    from .writer import plan_settings
 
     path = Path(root) / ".rawko" / CHECKS_FILE
     yaml = YAML()  # round-trip: a person's comments and layout survive
     yaml.indent(mapping=2, sequence=4, offset=2)  # "  - task:", the layout the examples use
     yaml.preserve_quotes = True
+    yaml.width = 4096
     data = yaml.load(path.read_text(encoding="utf-8")) if path.is_file() else None
     if not isinstance(data, dict):
         data = {"tasks": []}
-    data.setdefault("tasks", [])
-    entry = {"task": task, "agent": agent}
-    if now:
-        entry["now"] = now
+    if not isinstance(data.get("tasks"), list):
+        data["tasks"] = []
+    entry = {"name": name, "task": task, "agent": agent, "now": now}
+    if view != "spec":
+        entry["view"] = view
     entry["expect"] = {"inject": list(injected)}
     data["tasks"].append(entry)
-    with path.open("w", encoding="utf-8") as handle:
-        yaml.dump(data, handle)
-    return path
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return plan_settings(root, f".rawko/{CHECKS_FILE}", new=out.getvalue().encode("utf-8"))
+
+
+def add_saved_task(root: Path, task: str, agent: str, now: str, injected: list[str], name: str = "") -> Path:
+    """Save a task to .rawko/checks.yaml at once (no confirmation: for scripts and tests)."""
+    from .writer import replace_file
+
+    write = saved_task_write(root, task, agent, now, injected, name or default_task_name(task))
+    return replace_file(root, write)
 
 
 # --------------------------------------------------------------------------

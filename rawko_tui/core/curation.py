@@ -48,6 +48,18 @@ def status_of(memory: MemoryFile) -> Status:
     return Status(True)
 
 
+ENTRY_DATE_FIELDS = ("discoveredAt", "updatedAt", "retiredAt")
+ENTRY_AUTHOR_FIELDS = ("discoveredBy", "updatedBy", "retiredBy")
+
+
+def entry_stamp(fields: dict | None) -> tuple[object, object]:
+    """When an entry was written and by whom, as its own fields say (``None`` for what it does not say)."""
+    fields = fields or {}
+    when = next((fields[k] for k in ENTRY_DATE_FIELDS if k in fields), None)
+    who = next((fields[k] for k in ENTRY_AUTHOR_FIELDS if k in fields), None)
+    return when, who
+
+
 def effective_body(memory: MemoryFile) -> str:
     """The bodies of all entries, in order, without the appended frontmatter blocks."""
     return "\n\n".join(entry.body for entry in memory.entries if entry.body.strip())
@@ -108,7 +120,7 @@ def consolidation_candidates(store: Store, now_ms: float, stale_days: int = 180)
         score = round(max(body_score, 0.5 * title_score + 0.5 * body_score), 1)
         numbers_a, numbers_b = set(_NUMBER.findall(body_a)), set(_NUMBER.findall(body_b))
         differing = sorted(numbers_a ^ numbers_b) if numbers_a and numbers_b else []
-        if score >= 85:
+        if score >= NEAR_DUPLICATE:
             reason = f"titles {title_score:.0f}% and bodies {body_score:.0f}% alike"
             if differing:
                 reason += f"; they disagree on the numbers {', '.join(differing[:6])}"
@@ -140,6 +152,27 @@ def consolidation_candidates(store: Store, now_ms: float, stale_days: int = 180)
     return groups
 
 
+def closest_memories(store: Store, title: str, body: str, limit: int = 3) -> list[tuple[str, float]]:
+    """The existing memories most like a new one (name, score 0-100), scored as near-duplicates are.
+
+    A score at or above ``NEAR_DUPLICATE`` is what the consolidation queue would
+    propose merging: the lesson is probably known already.
+    """
+    from rapidfuzz import fuzz
+
+    scored = []
+    for memory in store.files:
+        if memory.error is not None or memory.spec is None or not status_of(memory).active:
+            continue
+        other_title = js_to_string(memory.effective()[0].get("title", ""))
+        title_score = fuzz.token_set_ratio(title.lower(), other_title.lower())
+        body_score = fuzz.token_set_ratio(body[:4000].lower(), effective_body(memory)[:4000].lower())
+        scored.append((memory.name, round(max(body_score, 0.5 * title_score + 0.5 * body_score), 1)))
+    scored.sort(key=lambda item: -item[1])
+    return scored[:limit]
+
+
+NEAR_DUPLICATE = 85  # the consolidation queue's threshold (consolidation_candidates)
 _WORD = re.compile(r"[a-z0-9]{4,}")
 ALL_PAIRS_UP_TO = 400
 
@@ -223,20 +256,51 @@ def merge_draft(memories: list[MemoryFile]) -> str:
         "tags": tags,
         "importance": importance,
         "discoveredAt": now_iso(),
-        "discoveredBy": js_to_string(folded[0].get("discoveredBy", "reviewer")),
+        "discoveredBy": js_to_string(folded[0].get("discoveredBy", "unknown")),
         "supersedes": [m.name for m in memories],
     }
     body = "\n\n".join(f"<!-- from {m.name} -->\n{effective_body(m)}" for m in memories)
     return format_entry(fields, body)
 
 
-def supersede_entry(new_name: str, by: str = "reviewer") -> str:
+def supersede_entry(new_name: str, by: str, reason: str | None = None) -> str:
+    """The entry appended to a memory another one replaces: retired, pointing at its successor."""
     from .writer import format_entry
 
-    return format_entry(
-        {"status": RETIRED, "reason": f"merged into {new_name}", "supersededBy": new_name, "retiredAt": now_iso(), "retiredBy": by},
-        f"Merged into {new_name}; this file keeps its history.",
-    )
+    reason = reason or f"superseded by {new_name}"
+    fields = {"status": RETIRED, "reason": reason, "supersededBy": new_name, "retiredAt": now_iso(), "retiredBy": by}
+    return format_entry(fields, f"Superseded by {new_name}: {reason}. This file keeps its history.")
+
+
+def supersedes_entry(old_names: list[str], by: str) -> str:
+    """The entry appended to the memory that replaces others (seed 001's ``supersedes``)."""
+    from .writer import format_entry
+
+    fields = {"supersedes": list(old_names), "updatedAt": now_iso(), "updatedBy": by}
+    return format_entry(fields, f"Supersedes {', '.join(old_names)}.")
+
+
+def supersede_writes(root: Path, old: str, new: str, reason: str | None, by: str) -> list:
+    """Both sides of a supersede, as planned writes: ``supersededBy`` on the old memory, ``supersedes`` on the new one."""
+    from .writer import plan_append
+
+    return [plan_append(root, old, supersede_entry(new, by, reason)), plan_append(root, new, supersedes_entry([old], by))]
+
+
+def merge_writes(root: Path, store: Store, originals: list[str], merged_text: str, by: str) -> list:
+    """A merge as planned writes: the new memory, and a supersede entry in each original."""
+    from .store import spec_extract
+    from .writer import WriteError, plan_append, plan_create
+
+    try:
+        view = spec_extract(merged_text)
+    except ValueError as exc:
+        raise WriteError(f"the merged memory does not parse: {exc}") from None
+    if not isinstance(view.attrs, dict) or not isinstance(view.attrs.get("title"), str):
+        raise WriteError("the merged memory needs a frontmatter with a title")
+    taken = {m.name for m in store.files}
+    created = plan_create(root, view.attrs["title"], merged_text, taken)
+    return [created] + [plan_append(root, name, supersede_entry(created.name, by, f"merged into {created.name}")) for name in originals]
 
 
 def merge_changes(store: Store, originals: list[str], merged_text: str) -> dict[str, bytes]:
@@ -254,67 +318,72 @@ def merge_changes(store: Store, originals: list[str], merged_text: str) -> dict[
     for name in originals:
         current = store.file(name)
         data = current.path.read_bytes() if current is not None and current.path.is_file() else b""
-        changes[name] = data + b"\n\n" + supersede_entry(new_name).encode("utf-8")
+        changes[name] = data + b"\n\n" + supersede_entry(new_name, "", f"merged into {new_name}").encode("utf-8")
     return changes
 
 
-def merge_memories(root: Path, originals: list[str], merged_text: str, by: str = "reviewer") -> tuple[Path, str | None]:
+def merge_memories(root: Path, originals: list[str], merged_text: str, by: str) -> tuple[Path, str | None]:
     """Write the merged memory and a supersede entry in each original; commit all of it at once.
 
     Returns the new file and the commit (None outside git). Nothing of the originals is removed.
     """
-    from .store import spec_extract
-    from .writer import Seen, WriteError, append_entry, commit_if_repo, create_memory, memories_dir
+    from .store import load_store
+    from .writer import apply_writes
 
-    try:
-        view = spec_extract(merged_text)
-    except ValueError as exc:
-        raise WriteError(f"the merged memory does not parse: {exc}") from None
-    if not isinstance(view.attrs, dict) or not isinstance(view.attrs.get("title"), str):
-        raise WriteError("the merged memory needs a frontmatter with a title")
-    seen = {name: Seen.of((memories_dir(root) / name).read_bytes()) for name in originals}
-    new_path = create_memory(root, view.attrs["title"], merged_text)
-    paths = [new_path]
-    for name in originals:
-        append_entry(root, name, supersede_entry(new_path.name, by), seen[name])
-        paths.append(memories_dir(root) / name)
-    return new_path, commit_if_repo(root, paths, "merge", f"Merged {', '.join(originals)} into {new_path.name}.")
+    writes = merge_writes(root, load_store(root), originals, merged_text, by)
+    written = apply_writes(root, writes, "merge", f"Merged {', '.join(originals)} into {writes[0].name}.")
+    return written.paths[0], written.sha
 
 
-def supersede(root: Path, old: str, new: str, by: str = "reviewer") -> str | None:
-    """Mark ``old`` as superseded by ``new`` (one appended entry, one commit)."""
-    from .writer import Seen, append_entry, commit_if_repo, format_entry, memories_dir
+# --------------------------------------------------------------------------
+# Decisions on consolidation candidates: an append-only, committed log
+# --------------------------------------------------------------------------
 
-    path = memories_dir(root) / old
-    entry = format_entry({"status": RETIRED, "reason": f"superseded by {new}", "supersededBy": new, "retiredAt": now_iso(), "retiredBy": by}, f"Superseded by {new}.")
-    append_entry(root, old, entry, Seen.of(path.read_bytes()))
-    return commit_if_repo(root, [path], "supersede", f"{old} superseded by {new}.")
-
-
-DISMISSED_FILE = "rawko-tui-dismissed.yaml"
+DECISIONS_FILE = "rawko-tui-decisions.yaml"
+LEGACY_DISMISSED_FILE = "rawko-tui-dismissed.yaml"  # an earlier, rewritten format: still read, never written
+DISMISS, RESTORE = "dismiss", "restore"
+_DECISIONS_HEADER = (
+    "# Consolidation candidates a person dismissed (and restored). rawko-tui appends a record per decision;\n"
+    "# the last record for a group wins. Nothing here is ever rewritten.\n"
+)
 
 
 def dismissed(root: Path) -> set[tuple[str, ...]]:
-    """Candidate groups a person dismissed (kept in .rawko/, so they do not come back)."""
+    """Candidate groups a person dismissed and has not restored (they do not come back)."""
     from .store import config_from
+    from .yamljs import load_with_ruamel
 
-    path = Path(root) / ".rawko" / DISMISSED_FILE
-    if not path.is_file():
-        return set()
-    data = config_from(path.read_text(encoding="utf-8")).get("dismissed") or []
-    return {tuple(sorted(item)) for item in data if isinstance(item, list)}
+    groups: set[tuple[str, ...]] = set()
+    rawko = Path(root) / ".rawko"
+    legacy = rawko / LEGACY_DISMISSED_FILE
+    if legacy.is_file():
+        for item in config_from(legacy.read_text(encoding="utf-8")).get("dismissed") or []:
+            if isinstance(item, list):
+                groups.add(tuple(sorted(str(p) for p in item)))
+    log = rawko / DECISIONS_FILE
+    if log.is_file():
+        try:
+            records = load_with_ruamel(log.read_text(encoding="utf-8"))
+        except Exception:  # noqa: BLE001 - a broken log is reported by lint; nothing is hidden because of it
+            records = []
+        for record in records if isinstance(records, list) else []:
+            if isinstance(record, dict) and isinstance(record.get("paths"), list):
+                group = tuple(sorted(str(p) for p in record["paths"]))
+                if record.get("decision") == DISMISS:
+                    groups.add(group)
+                elif record.get("decision") == RESTORE:
+                    groups.discard(group)
+    return groups
 
 
-def dismiss(root: Path, paths: tuple[str, ...]) -> None:
-    from ruamel.yaml import YAML
+def decision_write(root: Path, decision: str, paths: tuple[str, ...], kind: str, by: str):
+    """A planned append of one decision record (``dismiss`` or ``restore``) to the decisions log."""
+    from .writer import _dump_yaml, plan_settings
 
-    groups = sorted(dismissed(root) | {tuple(sorted(paths))})
-    path = Path(root) / ".rawko" / DISMISSED_FILE
-    yaml = YAML(typ="safe", pure=True)
-    yaml.default_flow_style = False
-    with path.open("w", encoding="utf-8") as handle:
-        handle.write("# Consolidation candidates a person dismissed; rawko-tui does not propose them again.\n")
-        yaml.dump({"dismissed": [list(g) for g in groups]}, handle)
+    record = [{"decision": decision, "paths": sorted(paths), "kind": kind, "at": now_iso(), "by": by}]
+    log = Path(root) / ".rawko" / DECISIONS_FILE
+    text = ("" if log.is_file() else _DECISIONS_HEADER) + _dump_yaml(record)
+    return plan_settings(root, f".rawko/{DECISIONS_FILE}", addition=text.encode("utf-8"))
 
 
 # --------------------------------------------------------------------------
@@ -375,19 +444,20 @@ def new_memory_template(agent: str) -> str:
     return format_entry(fields, "# Title\n\nWhat was learned, specifically (at least 50 words).")
 
 
-def append_template(kind: str, memory: MemoryFile) -> str:
-    """An entry to append: an update, a correction, a change of importance, or a retirement."""
+def append_template(kind: str, memory: MemoryFile, by: str) -> str:
+    """An entry to append: an update, a correction, a change of importance, or a retirement, dated and signed."""
     from .writer import format_entry
 
     today = now_iso()[:10]
+    signed = {"updatedAt": now_iso(), "updatedBy": by}
     if kind == "correct":
-        return format_entry({"updatedAt": now_iso(), "correction": "what was wrong"}, f"## Correction ({today})\n\n")
+        return format_entry({**signed, "correction": "what was wrong"}, f"## Correction ({today})\n\n")
     if kind == "importance":
         current = js_to_string(memory.effective()[0].get("importance", "medium"))
-        return format_entry({"importance": current, "updatedAt": now_iso()}, f"## Importance changed ({today})\n\nWhy: ")
+        return format_entry({"importance": current, **signed}, f"## Importance changed ({today})\n\nWhy: ")
     if kind == "retire":
-        return format_entry(retire_entry("why it no longer holds"), f"Retired ({today}): ")
-    return format_entry({"updatedAt": now_iso()}, f"## Update ({today})\n\n")
+        return format_entry(retire_entry("why it no longer holds", by), f"Retired ({today}): ")
+    return format_entry(signed, f"## Update ({today})\n\n")
 
 
 def pattern_matches(when_to_use: object, tasks: list[tuple[str, str]]) -> list[str]:

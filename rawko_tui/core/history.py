@@ -526,6 +526,37 @@ def file_history(root: Path, rel_path: str, entry_offsets: list[int]) -> FileHis
     return FileHistory(rel_path, commits, entry_commits, badge, detail)
 
 
+def uncommitted_rewrites(root: Path) -> set[str]:
+    """Memory files (paths from the store root) whose working copy no longer starts with their committed bytes.
+
+    One ``git diff`` names the changed files; only those are compared. Outside
+    git, or before the first commit, nothing is called rewritten.
+    """
+    root = Path(root)
+    top = repo_root(root)
+    if top is None:
+        return set()
+    prefix = _store_prefix(root, top)
+    changed = git(top, "diff", "HEAD", "--name-only", "--no-renames", "-z", "--", prefix, check=False)
+    names = [n for n in changed.decode("utf-8", "surrogateescape").split("\0") if n]
+    found: set[str] = set()
+    if not names:
+        return found
+    store_rel = Path(os.path.relpath(root.resolve(), top.resolve())).as_posix()
+    with BlobReader(top) as blobs:
+        for name in names:
+            sha = git(top, "rev-parse", f"HEAD:{name}", check=False).decode().strip()
+            if not sha or " " in sha:
+                continue  # new since HEAD: nothing committed to rewrite
+            try:
+                current = (top / name).read_bytes()
+            except OSError:
+                current = b""  # deleted: every committed byte is gone
+            if not current.startswith(blobs.read(sha)):
+                found.add(name if store_rel == "." else os.path.relpath(name, store_rel))
+    return found
+
+
 def commit_diff(root: Path, sha: str, rel_path: str | None = None) -> str:
     """The patch of one commit (limited to one file when given)."""
     top = repo_root(root) or root

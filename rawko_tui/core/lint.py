@@ -17,8 +17,9 @@ from .arbiter import IMPORTANCE_ORDER, js_to_number, pattern_strings
 from .jsregex import JsRegexSyntaxError, JsRegexTimeout, annex_b_notes, compile_js, nested_quantifier_risk
 from .jsvalue import UNDEFINED, JsDate, display_value, js_new_date, js_to_string, js_truthy, type_name
 from .safetext import clean_name
+from .commonwords import COMMON_WORD_RANK, is_common_word, words_containing
 from .patterns import ALTERNATIVES, REGEX, SUBSTRING, WILDCARD, match_pattern
-from .store import MemoryFile, Store
+from .store import MemoryFile, Store, pinned_now
 from .writer import slugify
 
 ERROR, WARNING, INFO = "error", "warning", "info"
@@ -273,8 +274,11 @@ def settings_findings(store: Store) -> list[Finding]:
     if "_error" in config:
         found.append(Finding(where, WARNING, "config", f"{config['_error']}; the settings are ignored"))
     if "recursive" in config and not isinstance(config["recursive"], bool):
-        read_as = "true" if config["recursive"] else "false"
-        found.append(Finding(where, WARNING, "config", f"recursive is {js_to_string(config['recursive'])!r}, not true or false: read as {read_as}"))
+        found.append(Finding(where, WARNING, "config", f"recursive is {js_to_string(config['recursive'])!r}, not true or false: ignored, the default (false) is used"))
+    if "now" in config and pinned_now(config) is None:
+        found.append(Finding(where, WARNING, "config", f"now is {display_value(config['now'])!r}, not an ISO 8601 date: ignored, the clock is used"))
+    if isinstance(config.get("author"), str) is False and "author" in config:
+        found.append(Finding(where, WARNING, "config", f"author is a {type_name(config['author'])}, not text: ignored, git's author is used"))
     if "keymap" in config and not isinstance(config["keymap"], dict):
         found.append(Finding(where, WARNING, "config", f"keymap is a {type_name(config['keymap'])}, not a mapping of binding id to key: ignored"))
     for key in ("theme", "model"):
@@ -375,6 +379,7 @@ def lint_pattern(pattern: str) -> list[tuple[str, str, str]]:
                     f"{shown} is split on '|' into literal substrings; {_some(regexy)} {verb} that literally contain{'s' if len(regexy) == 1 else ''} those characters{wildcard}",
                 )
             )
+        found += _common_words(shown, [a for a in alternatives if a])
         long_phrases = [a for a in alternatives if len(a.split()) >= 3 and a not in regexy]
         if long_phrases:
             found.append((WARNING, "pattern-natural-language", f"{shown}: {_some(long_phrases)} must appear word for word in the task to match"))
@@ -415,9 +420,22 @@ def lint_pattern(pattern: str) -> list[tuple[str, str, str]]:
                 f"it matches only a task that literally contains {_quote(result.normalized)}",
             )
         )
+    elif result.interpretation == SUBSTRING and _common_words(shown, [result.normalized.strip()]):
+        found += _common_words(shown, [result.normalized.strip()])
     elif result.interpretation == SUBSTRING and len(result.normalized.split()) >= 3:
         found.append((WARNING, "pattern-natural-language", f"{shown} is matched as a literal substring; a task rarely contains that phrase word for word"))
     return found
+
+
+def _common_words(shown: str, alternatives: list[str]) -> list[tuple[str, str, str]]:
+    """A warning for alternatives that are among the most frequent English words: they match tasks on any subject."""
+    common = [a for a in alternatives if a.isalpha() and is_common_word(a)]
+    if not common:
+        return []
+    inside = {a: words_containing(a, 2) for a in common[:3]}
+    examples = "; ".join(f"{a!r} also matches inside {', '.join(repr(w) for w in words)}" for a, words in inside.items() if words)
+    subject = f"{_some(common)} {'is' if len(common) == 1 else 'are'} among the {COMMON_WORD_RANK} most frequent English words"
+    return [(WARNING, "pattern-common-word", f"{shown}: {subject}, so the memory is injected for tasks on any subject" + (f" ({examples})" if examples else ""))]
 
 
 _DOTTED_NAME = re.compile(r"(?<=\w)\.(?=\w)")

@@ -90,8 +90,53 @@ def _stamp(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def _first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+def _first_sentence(text: str) -> str:
+    """The first sentence of a paragraph wrapped over lines (a first line alone stops mid-clause)."""
+    paragraph = " ".join(text.strip().split("\n\n", 1)[0].split())
+    match = re.search(r"(?<=[.!?])\s+(?=[A-Z0-9])", paragraph)
+    return paragraph[: match.start()] if match else paragraph
+
+
+MAX_TITLE = 80
+_CLAUSE_END = re.compile(r"[:;,(\u2013\u2014]| - ")
+# words that leave a title hanging ("…functions that return"): a cut never ends on them
+_DANGLING = set("a an the and or but of to in on at by for with from into via as that which who whose when where while if than so is are was were be".split())
+
+
+def title_from(summary: str) -> str:
+    """A title of at most 80 characters that ends where a clause ends, never in the middle of one."""
+    text = summary.strip().rstrip(" .")
+    if len(text) <= MAX_TITLE:
+        return text
+    ends = [m.start() for m in _CLAUSE_END.finditer(text) if 20 <= m.start() <= MAX_TITLE]
+    if ends:
+        return text[: ends[-1]].rstrip(" .")
+    words = text[: MAX_TITLE + 1].rsplit(" ", 1)[0].split()
+    while len(words) > 3 and words[-1].lower() in _DANGLING:
+        words.pop()
+    return " ".join(words).rstrip(" .,;:")
+
+
+def distinctive_words(*texts: str, limit: int = 3) -> list[str]:
+    """Up to ``limit`` words that say what the texts are about: the rarest in English, never a frequent word.
+
+    Frequent words (``over``, ``used``) would match tasks on any subject; words
+    of the first text (the summary) come before those of the others.
+    """
+    from .commonwords import COMMON_WORD_RANK, word_rank, words_containing
+
+    chosen: list[str] = []
+    for text in texts:
+        words = list(dict.fromkeys(w for w in re.findall(r"[a-z][a-z0-9]{2,}", text.lower()) if w not in _STOP))
+        # rarest first (a word outside the list is rarer than any in it), then in the order written
+        ranked = [(-(word_rank(w) or 10**9), position, w) for position, w in enumerate(words)]
+        for _, _, word in sorted(r for r in ranked if -r[0] > COMMON_WORD_RANK):
+            if len(chosen) == limit:
+                return chosen
+            # a three-letter fragment inside frequent words ("req": request, require) matches far too much
+            if word not in chosen and (len(word) > 3 or not words_containing(word, 1)):
+                chosen.append(word)
+    return chosen
 
 
 def _items(data: dict) -> list[SessionItem]:
@@ -99,7 +144,7 @@ def _items(data: dict) -> list[SessionItem]:
     for d in data.get("discoveries") or []:
         if isinstance(d, dict):
             content = _text(d.get("content"))
-            items.append(SessionItem("discovery", str(d.get("id", "")), _stamp(d.get("timestamp")), _first_line(content), content, str(d.get("importance", "medium")), str(d.get("type", ""))))
+            items.append(SessionItem("discovery", str(d.get("id", "")), _stamp(d.get("timestamp")), _first_sentence(content), content, str(d.get("importance", "medium")), str(d.get("type", ""))))
     attempts = [a for a in data.get("attempts") or [] if isinstance(a, dict)]
     attempts.sort(key=lambda a: a.get("result") != "failure")  # failures first: they teach the most
     for a in attempts:
@@ -166,17 +211,25 @@ def load_sessions(root: Path) -> list[Session]:
     return sessions
 
 
-def _patterns(summary: str) -> str:
-    words = [w for w in re.findall(r"[a-z][a-z0-9]{3,}", summary.lower()) if w not in _STOP]
-    unique = list(dict.fromkeys(words))[:3]
-    return "|".join(unique) or "session"
+def promotion_source(session: Session, item: SessionItem) -> str:
+    """The ``source:`` a promoted memory carries: how a later look finds that the item was promoted."""
+    return f"{session.path} ({item.kind} {item.id})"
 
 
-def promotion_draft(session: Session, item: SessionItem) -> str:
-    """A long-term memory file for a person to edit: frontmatter prefilled from the session item."""
+def promoted_to(store, session: Session, item: SessionItem) -> list[str]:
+    """The memory files already promoted from this item (by their ``source:``)."""
+    source = promotion_source(session, item)
+    return [m.name for m in store.files if m.error is None and str(m.effective()[0].get("source", "")) == source]
+
+
+def promotion_draft(session: Session, item: SessionItem, when: list[str] | None = None) -> str:
+    """A long-term memory file for a person to edit: frontmatter prefilled from the session item.
+
+    ``when``: the whenToUse patterns; by default the summary's most distinctive words.
+    """
     from .writer import format_entry
 
-    title = item.summary[:80].rstrip(" .") or f"{item.kind.title()} {item.id}"
+    title = title_from(item.summary) or f"{item.kind.title()} {item.id}"
     if item.kind == "attempt" and item.result == "failure" and not title.lower().startswith("failed"):
         title = f"Failed attempt: {title}"
     if item.kind == "discovery":
@@ -187,12 +240,12 @@ def promotion_draft(session: Session, item: SessionItem) -> str:
         tags = ["decisions"] + ([item.type] if item.type else [])
     fields = {
         "title": title,
-        "whenToUse": [_patterns(item.summary)],
+        "whenToUse": when or ["|".join(distinctive_words(item.summary, item.text)) or item.kind],
         "tags": tags,
         "importance": item.importance if item.importance in ("low", "medium", "high", "critical") else "medium",
         "discoveredAt": item.timestamp,
         "discoveredBy": session.agent or "unknown",
         "discoveredIn": session.id,
-        "source": f"{session.path} ({item.kind} {item.id})",
+        "source": promotion_source(session, item),
     }
     return format_entry(fields, f"# {title}\n\n{item.text}")

@@ -593,6 +593,23 @@ def load_config(root: Path) -> dict:
         return {"_error": f"{path.name}: {plain_yaml_error(exc)[0]}"}
 
 
+def pinned_now(config: dict) -> tuple[str, float] | None:
+    """``now:`` of rawko-tui.yaml (a store pinned to one moment, as a demo is), as text and epoch ms; None when unset or invalid."""
+    from .jsvalue import JsDate, js_new_date
+
+    import datetime as dt
+
+    value = config.get("now")
+    if value is None:
+        return None
+    if isinstance(value, dt.datetime):  # an unquoted YAML timestamp; without a zone it is UTC (YAML 1.1)
+        value = (value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)).isoformat()
+    date = value if isinstance(value, JsDate) else js_new_date(value) if isinstance(value, str) else None
+    if date is None or not date.valid:
+        return None
+    return date.iso(), date.ms
+
+
 def config_from(text: str) -> dict:
     try:
         data = load_with_ruamel(text)

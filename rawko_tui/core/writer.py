@@ -22,6 +22,8 @@ import hashlib
 import io
 import os
 import re
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +32,8 @@ from .safetext import clean, clean_name
 from .store import MEMORIES_DIR, RAWKO_DIR
 
 CHUNK = 1 << 16
+LOCK_WAIT_SECONDS = 30.0  # how long a write waits for another rawko-tui write to finish
+INDEX_LOCK_WAIT_SECONDS = 2.0  # ... and for another git command's index.lock (a stale one is reported after this)
 JOURNAL_DIR = ".write-journal"  # inside .rawko/, beside memories/: never loaded as a memory
 
 
@@ -162,16 +166,27 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def refuse_when_busy(root: Path) -> None:
     """Raise WriteError when the repository is mid-rebase, mid-merge, locked or on a detached HEAD."""
-    from .history import repository_state
+    from .history import locate_repository, repository_state_in
 
-    blocker = repository_state(Path(root)).write_blocker
-    if blocker:
-        raise WriteError(f"nothing was written: {blocker}")
+    located = locate_repository(Path(root))
+    deadline = time.monotonic() + INDEX_LOCK_WAIT_SECONDS
+    state = repository_state_in(located)
+    # a lock another git command holds for a moment is waited for; a rebase or a stale lock is not
+    while state.index_locked and state.operation is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+        state = repository_state_in(located)
+    if state.write_blocker:
+        raise WriteError(f"nothing was written: {state.write_blocker}")
 
 
 def append_entry(root: Path, name: str, entry: str, seen: Seen | None) -> AppendResult:
-    """Append ``entry`` to an existing memory file, after everything on disk."""
+    """Append ``entry`` to an existing memory file, after everything on disk (a blank line between entries)."""
     path = safe_memory_path(root, name)
+    return _append_bytes(root, path, name, lambda current: ("\n\n" + entry if current else entry).encode("utf-8"), seen)
+
+
+def _append_bytes(root: Path, path: Path, name: str, make_data, seen: Seen | None) -> AppendResult:
+    """Append ``make_data(current bytes)`` to ``path`` under an exclusive lock, checking it still starts with what was seen."""
     if not path.is_file():
         raise WriteError(f"{name} does not exist; create it instead")
     refuse_when_busy(root)
@@ -191,7 +206,7 @@ def append_entry(root: Path, name: str, entry: str, seen: Seen | None) -> Append
                     "(rewritten or truncated by someone else); nothing was written"
                 )
             merged_after = len(current) - seen.size
-        data = ("\n\n" + entry if current else entry).encode("utf-8")
+        data = make_data(current)
         journal = _begin_or_refuse(root, name, len(current), data)
         try:
             _write_all(fd, data)
@@ -199,7 +214,7 @@ def append_entry(root: Path, name: str, entry: str, seen: Seen | None) -> Append
         except OSError as exc:
             raise _undo_partial_append(fd, name, len(current), data, journal, exc) from None
         journal.unlink()
-        return AppendResult(path, len(current) + (2 if current else 0), len(data), merged_after)
+        return AppendResult(path, len(current) + (len(data) - len(data.lstrip(b"\n")) if current else 0), len(data), merged_after)
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
@@ -243,8 +258,11 @@ def _read_fd(fd: int) -> bytes:
         offset += len(chunk)
 
 
-def create_memory(root: Path, title: str, entry: str) -> Path:
-    """A new memory file named after its title; a taken name gets -2, -3, …; never overwrites."""
+def create_memory(root: Path, title: str, entry: str, exact_name: str | None = None) -> Path:
+    """A new memory file named after its title; a taken name gets -2, -3, …; never overwrites.
+
+    With ``exact_name`` (the name a person was shown) only that name is used: taken, it is refused.
+    """
     refuse_when_busy(root)
     directory = memories_dir(root)
     try:
@@ -252,12 +270,14 @@ def create_memory(root: Path, title: str, entry: str) -> Path:
     except OSError as exc:
         raise WriteError(f"{directory} cannot be created ({exc.strerror or exc}); nothing was written") from None
     stem = slugify(title)
-    for attempt in range(1, 1000):
-        name = f"{stem}.md" if attempt == 1 else f"{stem}-{attempt}.md"
+    names = [exact_name] if exact_name else [f"{stem}.md" if attempt == 1 else f"{stem}-{attempt}.md" for attempt in range(1, 1000)]
+    for name in names:
         path = safe_memory_path(root, name)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         except FileExistsError:
+            if exact_name:
+                raise WriteError(f"{name} was created by someone else meanwhile; nothing was written") from None
             continue
         except OSError as exc:
             raise WriteError(f"{name} cannot be created ({exc.strerror or exc}); nothing was written") from None
@@ -296,12 +316,42 @@ def commit(root: Path, paths: list[Path], action: str, summary: str = "") -> str
     names = ", ".join(clean_name(Path(p).name) for p in paths)
     summary = clean(summary.rstrip())
     message = f"rawko-tui: {action} {names}\n\n" + (summary + "\n\n" if summary else "") + f"Action: {action}\n" + "".join(f"Memory: {clean_name(r)}\n" for r in rel)
-    try:
-        repo.git.add("--", *rel)
-        repo.git.commit("-m", message, "--", *rel)
-    except GitCommandError as exc:
-        raise WriteError(f"git refused the commit: {exc.stderr.strip() or exc}") from None
-    return repo.head.commit.hexsha
+    deadline = time.monotonic() + INDEX_LOCK_WAIT_SECONDS
+    while True:
+        try:
+            repo.git.add("--", *rel)
+            if not repo.git.status("--porcelain", "--", *rel).strip():
+                return repo.head.commit.hexsha  # another commit already holds these bytes
+            repo.git.commit("-m", message, "--", *rel)
+            return repo.head.commit.hexsha
+        except GitCommandError as exc:
+            reason = _git_reason(exc)
+            # another git process (not rawko-tui: those wait for the write lock) holds the index for a moment
+            if "index.lock" in reason and time.monotonic() < deadline:
+                time.sleep(0.05)
+                continue
+            raise NotCommitted([Path(p) for p in paths], reason) from None
+
+
+def _git_reason(exc) -> str:
+    """git's own words, first meaningful line only, made safe for a terminal."""
+    lines = [line.strip() for line in str(getattr(exc, "stderr", "") or exc).splitlines() if line.strip()]
+    lines = [line.removeprefix("stderr: ").strip("'").strip() for line in lines]
+    meaningful = [line for line in lines if line and not line.startswith(("cmdline:", "Cmd('git')"))]
+    return clean(meaningful[0] if meaningful else "git failed")
+
+
+class NotCommitted(WriteError):
+    """The bytes are in the files, but git did not commit them: never write them again."""
+
+    def __init__(self, paths: list[Path], reason: str) -> None:
+        self.paths = paths
+        self.reason = reason
+        names = ", ".join(clean_name(p.name) for p in paths)
+        super().__init__(
+            f"written but not committed: {names} now hold{'s' if len(paths) == 1 else ''} the change, but git refused the commit ({reason}); "
+            "commit it with git, do not write it again"
+        )
 
 
 def commit_if_repo(root: Path, paths: list[Path], action: str, summary: str = "") -> str | None:
@@ -309,3 +359,226 @@ def commit_if_repo(root: Path, paths: list[Path], action: str, summary: str = ""
     from .history import repo_root
 
     return commit(root, paths, action, summary) if repo_root(root) is not None else None
+
+
+# --------------------------------------------------------------------------
+# Planned writes: what a person is shown, confirms, and gets
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlannedWrite:
+    """One write exactly as a person confirms it: the file and the bytes that go into it.
+
+    ``kind`` is ``create`` (a new memory file), ``append`` (``data`` goes after
+    the file's current end) or ``replace`` (a settings file, such as
+    ``checks.yaml``, rewritten whole; ``data`` is its new content).
+    """
+
+    rel_path: str  # from the store root: .rawko/memories/x.md
+    kind: str
+    data: bytes
+    seen: Seen | None = None  # what the person saw of the file before (append, replace)
+    title: str = ""  # a new memory's title
+
+    @property
+    def name(self) -> str:
+        return self.rel_path.rsplit("/", 1)[-1]
+
+    def describe(self) -> str:
+        """One line naming the target and the size, for the confirmation."""
+        if self.kind == "create":
+            return f"creates {self.rel_path} ({len(self.data):,} bytes)"
+        if self.kind == "replace":
+            return f"rewrites {self.rel_path} ({len(self.data):,} bytes; it held {self.seen.size if self.seen else 0:,})"
+        before = self.seen.size if self.seen else 0
+        return f"appends {len(self.data):,} bytes to {self.rel_path}, after its {before:,} bytes"
+
+
+def _store_rel(root: Path, path: Path) -> str:
+    return Path(path).relative_to(Path(root)).as_posix()
+
+
+def plan_append(root: Path, name: str, entry: str, current: bytes | None = None) -> PlannedWrite:
+    """An entry appended to a memory file: a blank line, then the entry (nothing before it changes)."""
+    path = safe_memory_path(root, name)
+    if current is None:
+        try:
+            current = path.read_bytes()
+        except OSError as exc:
+            raise WriteError(f"{name} cannot be read ({exc.strerror or exc}); nothing was written") from None
+    data = ("\n\n" + entry if current else entry).encode("utf-8")
+    return PlannedWrite(_store_rel(root, path), "append", data, Seen.of(current))
+
+
+def plan_create(root: Path, title: str, text: str, taken: set[str] | None = None) -> PlannedWrite:
+    """A new memory file under the first free kebab-case name for its title (as ``create_memory`` picks it)."""
+    directory = memories_dir(root)
+    stem = slugify(title)
+    for attempt in range(1, 1000):
+        name = f"{stem}.md" if attempt == 1 else f"{stem}-{attempt}.md"
+        if not (directory / name).exists() and name not in (taken or set()):
+            return PlannedWrite(f"{RAWKO_DIR}/{MEMORIES_DIR}/{name}", "create", text.encode("utf-8"), None, title)
+    raise WriteError(f"no free file name for {stem!r}")
+
+
+def plan_settings(root: Path, rel_path: str, new: bytes | None = None, addition: bytes | None = None) -> PlannedWrite:
+    """A file of ``.rawko/`` other than a memory: an append (``addition``) or its new content (``new``)."""
+    path = safe_store_path(root, rel_path)
+    current = path.read_bytes() if path.is_file() else b""
+    if addition is not None:
+        if current and not current.endswith(b"\n"):
+            addition = b"\n" + addition
+        return PlannedWrite(rel_path, "append" if path.is_file() else "create", addition, Seen.of(current))
+    return PlannedWrite(rel_path, "replace" if path.is_file() else "create", new or b"", Seen.of(current))
+
+
+def safe_store_path(root: Path, rel_path: str) -> Path:
+    """A file inside ``.rawko/`` (not through a link, never outside it)."""
+    base = (Path(root) / RAWKO_DIR).resolve()
+    candidate = (Path(root) / rel_path).resolve()
+    if base not in candidate.parents or "\x00" in rel_path:
+        raise WriteError(f"{rel_path!r} is outside .rawko")
+    if (Path(root) / rel_path).is_symlink():
+        raise WriteError(f"{rel_path!r} is a symlink; rawko-tui never writes through links")
+    return candidate
+
+
+@contextmanager
+def write_lock(root: Path):
+    """One rawko-tui write (and its commit) at a time per repository; waits a bounded time for the others.
+
+    Two writers that each append and then commit would otherwise race for git's
+    index: one commit takes the other's bytes, and the other is told it failed.
+    """
+    from .history import locate_repository
+
+    located = locate_repository(Path(root))
+    folder = located[0] if located else Path(root) / RAWKO_DIR / JOURNAL_DIR
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / "rawko-tui-write.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise WriteError(f"the write lock in {folder} cannot be taken ({exc.strerror or exc}); nothing was written") from None
+    try:
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise WriteError(f"another rawko-tui write to this repository has not finished in {LOCK_WAIT_SECONDS:g} s; nothing was written") from None
+                time.sleep(0.02)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+@dataclass(frozen=True)
+class Written:
+    paths: list[Path]
+    sha: str | None  # the commit; None when not committed (see ``why_uncommitted``)
+    why_uncommitted: str = ""
+
+    def describe(self, root: Path) -> str:
+        names = ", ".join(clean_name(_store_rel(root, p)) for p in self.paths)
+        if self.sha:
+            return f"Wrote {names} and committed {self.sha[:10]}."
+        return f"Wrote {names} (not committed: {self.why_uncommitted})."
+
+
+def apply_writes(root: Path, writes: list[PlannedWrite], action: str, summary: str = "", and_commit: bool = True) -> Written:
+    """Write exactly the planned bytes, then commit them all at once, holding the write lock throughout.
+
+    Appends check that each file still starts with what was seen. A failure
+    before any byte is written is a ``WriteError``; written but not committed is
+    a ``NotCommitted`` naming the files.
+    """
+    from .history import repo_root
+
+    with write_lock(root):
+        paths: list[Path] = []
+        for write in writes:
+            if write.kind == "create" and write.rel_path.startswith(f"{RAWKO_DIR}/{MEMORIES_DIR}/"):
+                paths.append(create_memory(root, write.title or write.name, write.data.decode("utf-8"), exact_name=write.rel_path.split("/", 2)[2]))
+            elif write.kind == "append":
+                path = safe_store_path(root, write.rel_path)
+                _append_bytes(root, path, write.name, lambda _current, data=write.data: data, write.seen)
+                paths.append(path)
+            else:
+                paths.append(replace_file(root, write))
+        if not and_commit:
+            return Written(paths, None, "--no-commit")
+        if repo_root(root) is None:
+            return Written(paths, None, "not a git repository")
+        return Written(paths, commit(root, paths, action, summary))
+
+
+def replace_file(root: Path, write: PlannedWrite) -> Path:
+    """A settings file rewritten whole, atomically, only if it still holds what was seen."""
+    refuse_when_busy(root)
+    path = safe_store_path(root, write.rel_path)
+    current = path.read_bytes() if path.is_file() else b""
+    if write.seen is not None and Seen.of(current) != write.seen:
+        raise WriteError(f"{write.rel_path} changed on disk since it was read; nothing was written")
+    temporary = path.with_name(f".{path.name}.rawko-tui.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(temporary, "wb") as handle:
+            handle.write(write.data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise WriteError(f"{write.rel_path} cannot be written ({exc.strerror or exc}); it is as it was") from None
+    return path
+
+
+def person_name(root: Path) -> str:
+    """Who is writing: ``author`` in rawko-tui.yaml, else the author git would record, else the login name."""
+    from .store import load_config
+
+    configured = load_config(Path(root)).get("author")
+    if isinstance(configured, str) and configured.strip():
+        return configured.strip()
+    from .history import GitError, git
+
+    try:
+        # the author git would record ("Name <email> time zone"): GIT_AUTHOR_NAME, then user.name
+        ident = git(Path(root), "var", "GIT_AUTHOR_IDENT").decode("utf-8", "replace")
+        name = ident.split(" <", 1)[0].strip()
+    except GitError:
+        name = ""
+    return name or os.environ.get("USER") or "unknown"
+
+
+STARTER_SETTINGS = """# rawko-tui's settings for this store (all optional).
+# author: Your Name          # who appended entries are signed by (default: git's author)
+# recursive: false           # preview an arbiter that also reads subfolders of memories/
+# now: 2026-01-24T12:00:00Z  # pin "now" (recency) for reproducible reviews; default: the clock
+# theme: textual-dark
+# keymap: {memories-sort: f5}  # remap a key by its binding id (? lists them)
+"""
+
+
+def init_store(root: Path) -> list[Path]:
+    """A new store: ``.rawko/memories/`` and a commented ``.rawko/rawko-tui.yaml``; what exists is left alone."""
+    created = []
+    directory = memories_dir(root)
+    if not directory.is_dir():
+        try:
+            directory.mkdir(parents=True)
+        except OSError as exc:
+            raise WriteError(f"{directory} cannot be created ({exc.strerror or exc}); nothing was written") from None
+        created.append(directory)
+    settings = Path(root) / RAWKO_DIR / "rawko-tui.yaml"
+    if not settings.exists():
+        try:
+            with open(settings, "x", encoding="utf-8") as handle:
+                handle.write(STARTER_SETTINGS)
+        except OSError as exc:
+            raise WriteError(f"{settings} cannot be created ({exc.strerror or exc})") from None
+        created.append(settings)
+    return created

@@ -22,20 +22,20 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Input, Markdown, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from ..core.arbiter import SPEC_AGENTS, Preview, parse_now, resolve_options, run_preview
-from ..core.checks import add_saved_task, budget_for, load_checks
+from ..core.arbiter import SPEC_AGENTS, Preview, iso_from_ms, parse_now, resolve_options, run_preview
+from ..core.checks import budget_for, default_task_name, load_checks, saved_task_write
 from ..core.curation import append_template, effective_store, impact_of_change, new_memory_template, pattern_matches
-from ..core.store import spec_extract
-from ..core.writer import Seen, WriteError, append_entry, commit_if_repo, create_memory
+from ..core.writer import PlannedWrite, WriteError, apply_writes, person_name, plan_append
 from ..core.lint import SETTINGS_CODES, Finding, lint_store
-from ..core.history import FileHistory, commit_diff, file_history, locate_repository, repository_state_in
-from ..core.store import Store, load_store, load_store_at
+from ..core.history import FileHistory, commit_diff, file_history, locate_repository, repository_state_in, uncommitted_rewrites
+from ..core.store import Store, load_store, load_store_at, pinned_now
 from ..core.watch import store_signature
 from .commands import RawkoCommands
 from .messages import MemoryHighlighted
 from .safe import one_line
 from .checks import ChecksScreen
-from .curation import ConsolidationScreen, MemoryEditor, SessionsScreen
+from .confirm import ConfirmWrite
+from .curation import ConsolidationScreen, MemoryEditor, SessionsScreen, new_memory_planner
 from .screens import DiffScreen, HelpScreen, NoStoreScreen
 from .widgets.breakdown.breakdown import Breakdown
 from .widgets.memories.memory_list import MemoryList, build_rows
@@ -58,6 +58,8 @@ class RawkoApp(App[int]):
         Binding("2", "focus_pane('memory')", "Memory", id="focus-memory"),
         Binding("3", "focus_pane('preview')", "Preview", id="focus-preview"),
         Binding("4", "focus_pane('breakdown')", "Why", id="focus-breakdown"),
+        Binding("ctrl+l", "focus_pane('preview')", "Task", id="focus-task", priority=True),
+        Binding("u", "toggle_unmatched", "Unmatched", id="toggle-unmatched", show=False),
         Binding("p", "show_tab('tab-prompt')", "Prompt", id="show-prompt"),
         Binding("w", "show_tab('tab-why')", "Why tab", id="show-why", show=False),
         Binding("r", "toggle_recursive", "Subfolders", id="toggle-recursive", show=False),
@@ -69,7 +71,7 @@ class RawkoApp(App[int]):
         Binding("a", "append('update')", "Append", id="append-update"),
         Binding("ctrl+r", "reload", "Reload", id="reload"),
         Binding("question_mark", "help", "Keys", id="help"),
-        Binding("escape", "leave_input", "Leave input", id="leave-input", show=False),
+        Binding("escape", "leave_input", "Leave the text box", id="leave-input", show=False),
         Binding("q", "quit", "Quit", id="quit"),
     ]
 
@@ -100,7 +102,7 @@ class RawkoApp(App[int]):
         self.findings: list[Finding] = []
         self._lint_known: dict = {}  # rel_path -> (file object, findings): lint_store's memory between loads
         self._lint_after_ranking: Store | None = None  # a loaded store whose lint waits for its first ranking
-        self._unshown_ranking: tuple[Preview, float] | None = None  # a ranking waiting to be shown
+        self._unshown_ranking: tuple[Preview, float, str] | None = None  # a ranking waiting to be shown
         self._ranking_shown_at = 0.0
         self._show_ranking_timer = None
         self._panes_for_ranker: tuple[PreviewPane, MemoryList] | None = None
@@ -119,13 +121,29 @@ class RawkoApp(App[int]):
         self._effective_cache: tuple[Store, Store] | None = None
         self._settings_said: list[Finding] = []  # the settings findings last notified
         self._repository: tuple[Path, bool] | None = None  # locate_repository(root), refreshed by each load
+        self._rewritten: set[str] = set()  # memory files whose working copy rewrites committed bytes
         if root is not None:
             self.sub_title = one_line(root.name, 80) + (f" at {one_line(at, 80)} (read-only)" if at else "")
 
     # -- layout ------------------------------------------------------------------
     MAIN_SCREEN_ACTIONS = frozenset(
-        {"focus_pane", "show_tab", "toggle_recursive", "consolidate", "sessions", "new_memory", "append", "checks", "save_task", "leave_input", "help"}
+        {
+            "focus_pane",
+            "show_tab",
+            "toggle_recursive",
+            "toggle_unmatched",
+            "consolidate",
+            "sessions",
+            "new_memory",
+            "append",
+            "checks",
+            "save_task",
+            "leave_input",
+            "help",
+        }
     )
+    # actions that write: hidden (and explained when reached another way) in a store at a revision
+    WRITE_ACTIONS = frozenset({"consolidate", "sessions", "new_memory", "append", "save_task"})
 
     @property
     def main(self):
@@ -136,7 +154,15 @@ class RawkoApp(App[int]):
         # the panes' actions do nothing useful (and are hidden) while another screen is on top
         if action in self.MAIN_SCREEN_ACTIONS and self.screen is not self.main:
             return False
+        if action in self.WRITE_ACTIONS and self.at:
+            return False  # not offered in the footer; the palette's way in says why
         return True
+
+    def _refuse_at_revision(self) -> bool:
+        """Say why nothing can be written in a store shown at a revision; True when that is the case."""
+        if self.at:
+            self.notify(one_line(f"Read-only: this is the store as it was at {self.at}. Writing needs the working tree (open it without --at).", 300), severity="warning", timeout=6)
+        return bool(self.at)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -159,7 +185,8 @@ class RawkoApp(App[int]):
         self.load()
         if self.poll_seconds and not self.at:
             self.set_interval(self.poll_seconds, self.check_for_changes)
-        self.main.query_one("#task", TextArea).focus()
+        # single-key actions work from the start; 3 or Ctrl+L goes to the task box
+        self.main.query_one("#memory-table", DataTable).focus()
 
     def on_resize(self, event) -> None:
         # narrow terminals stack the two columns
@@ -176,7 +203,8 @@ class RawkoApp(App[int]):
         store = load_store_at(self.root, self.at) if self.at else load_store(self.root, previous=self.store)
         self._repository = locate_repository(self.root)  # once per load: the polls below read files only
         repository_note = repository_state_in(self._repository).describe()
-        rows = build_rows(store, self.findings, self._now_ms())
+        self._rewritten = uncommitted_rewrites(self.root) if self._repository and not self.at else set()
+        rows = build_rows(store, self.findings, self._now_ms(), self._rewritten)
         if not get_current_worker().is_cancelled:
             self.call_from_thread(self._loaded, store, signature, rows, repository_note)
 
@@ -184,7 +212,7 @@ class RawkoApp(App[int]):
     def lint(self, store: Store) -> None:
         """Lint every file (a file unchanged since the last lint keeps its findings)."""
         findings = lint_store(store, known=self._lint_known)
-        rows = build_rows(store, findings, self._now_ms())
+        rows = build_rows(store, findings, self._now_ms(), self._rewritten)
         if not get_current_worker().is_cancelled:
             self.call_from_thread(self._linted, store, findings, rows)
 
@@ -212,22 +240,42 @@ class RawkoApp(App[int]):
         self._panes_for_ranker = (self.main.query_one(PreviewPane), self.main.query_one(MemoryList))
         self.agent_names = sorted(set(SPEC_AGENTS) | set(store.agents))
         if first:
-            keymap = store.config.get("keymap")
-            if isinstance(keymap, dict):
-                self.set_keymap({str(k): str(v) for k, v in keymap.items()})
-            theme = store.config.get("theme")
-            if isinstance(theme, str) and theme in self.available_themes:
-                self.theme = theme
+            self._apply_settings(store.config)
         if not store.files and first:
-            self.push_screen(NoStoreScreen(f"{store.root}/.rawko/memories holds no memory files yet."))
+            self.push_screen(NoStoreScreen(f"{store.root}/.rawko/memories holds no memory files yet.", can_create=not self.at))
         pane = self.main.query_one(PreviewPane)
         pane.agents[:] = self.agent_names
+        pane.pinned_now = pinned_now(store.config)
         query = pane.current_query()
         self.main.query_one(MemoryList).set_rows(rows, len(store.skipped))
         self.request_preview(query)
         if query is None:  # nothing to rank: lint now
             self._start_lint()
-        self._show_selected()
+        if self.selected is None and rows and not (first and self.initial_task):
+            self.select_memory(self.main.query_one(MemoryList).first_path())  # what the list highlights is what the pane shows
+        elif self.selected is not None and store.file(self.selected) is None:
+            self.select_memory(None)  # the file is gone
+        else:
+            self._show_selected()
+
+    def _apply_settings(self, config: dict) -> None:
+        """Keymap and theme from rawko-tui.yaml; a value the app cannot use is said, and the default kept."""
+        problems = []
+        keymap = config.get("keymap")
+        if isinstance(keymap, dict):
+            known = {binding_id for _, _, binding_id in self._binding_sources()}
+            unknown = [str(k) for k in keymap if str(k) not in known]
+            if unknown:
+                problems.append(f"keymap: no key binding has the id {', '.join(repr(u) for u in unknown)} (? lists the ids)")
+            self.set_keymap({str(k): str(v) for k, v in keymap.items() if str(k) in known})
+        theme = config.get("theme")
+        if isinstance(theme, str):
+            if theme in self.available_themes:
+                self.theme = theme
+            else:
+                problems.append(f"theme {theme!r} is not a theme here; the default is used (e.g. {', '.join(sorted(self.available_themes)[:4])})")
+        if problems:
+            self.notify(one_line(".rawko/rawko-tui.yaml: " + "; ".join(problems), 500), severity="warning", timeout=12)
 
     def check_for_changes(self) -> None:
         if self.root is not None and self.store is not None:
@@ -289,7 +337,7 @@ class RawkoApp(App[int]):
                 if self._wants_every_candidate():
                     preview.candidates  # noqa: B018
                 if not worker.is_cancelled and self._pending is None:
-                    self.call_from_thread(self._preview_ready, preview, time.perf_counter() - started)
+                    self.call_from_thread(self._preview_ready, preview, time.perf_counter() - started, query.now_source)
             finally:
                 self._rank_busy = False
 
@@ -329,14 +377,14 @@ class RawkoApp(App[int]):
         if store is not None:
             self.lint(store)
 
-    def _preview_ready(self, preview: Preview, seconds: float) -> None:
+    def _preview_ready(self, preview: Preview, seconds: float, now_source: str = "the clock") -> None:
         """A ranking is done: show it, or, when one was shown a moment ago, as soon as the moment has passed.
 
         Rankings can arrive with every keystroke; redrawing the panes each time
         would delay the painting of the keys themselves.
         """
         self._start_lint()
-        self._unshown_ranking = (preview, seconds)
+        self._unshown_ranking = (preview, seconds, now_source)
         wait = self._ranking_shown_at + PREVIEW_REFRESH_SECONDS - time.monotonic()
         if wait <= 0:
             self._show_ranking()
@@ -347,7 +395,7 @@ class RawkoApp(App[int]):
         self._show_ranking_timer = None
         if self._unshown_ranking is None:
             return
-        (preview, seconds), self._unshown_ranking = self._unshown_ranking, None
+        (preview, seconds, now_source), self._unshown_ranking = self._unshown_ranking, None
         self._ranking_shown_at = time.monotonic()
         self.preview = preview
         if self.store is not None:
@@ -356,20 +404,35 @@ class RawkoApp(App[int]):
             recent = (preview.task, preview.agent)
             self.recent_tasks = [recent] + [t for t in self.recent_tasks if t != recent and not recent[0].startswith(t[0])][:7]
         self.last_preview_seconds = seconds
-        self.main.query_one(PreviewPane).show(preview)
+        self.main.query_one(PreviewPane).show(preview, now_source)
         self.main.query_one(MemoryList).set_scores(preview)
         self.main.query_one(Breakdown).show_prompt(preview.prompt)
         if self.selected is None and preview.injected:
-            self.selected = preview.injected[0].path
-        self._show_selected()
+            self.select_memory(preview.injected[0].path)
+        else:
+            self.main.query_one(PreviewPane).follow(self.selected)
+            self._show_selected()
         self._schedule_token_count(preview.prompt)
 
     # -- selection ---------------------------------------------------------------
     @on(MemoryHighlighted)
     def _highlighted(self, event: MemoryHighlighted) -> None:
         if event.path != self.selected:
-            self.selected = event.path
-            self._show_selected()
+            self.select_memory(event.path, moved=event.control)
+
+    def select_memory(self, path: str | None, moved=None) -> None:
+        """The one memory every memory action acts on: the Memory pane shows it, both lists' cursors follow it.
+
+        ``moved``: the list whose cursor the user just moved; it is not moved back
+        (a second key press may already have moved it on).
+        """
+        self.selected = path
+        for pane in (self.main.query_one(MemoryList), self.main.query_one(PreviewPane)):
+            if pane is not moved:
+                pane.follow(path)
+            else:
+                pane.selected_path = path
+        self._show_selected()
 
     def _show_selected(self) -> None:
         if self.store is None:
@@ -475,18 +538,20 @@ class RawkoApp(App[int]):
             self.notify("Reloading the store", timeout=2)
 
     def action_consolidate(self) -> None:
-        if self.store is None or self.at:
-            self.notify("Consolidation needs the working tree (not --at)." if self.at else "The store is still loading.", timeout=3)
+        if self._refuse_at_revision():
+            return
+        if self.store is None:
+            self.notify("The store is still loading.", timeout=3)
             return
         now_ms = self._now_ms()
         self.push_screen(ConsolidationScreen(self.store, now_ms, self.recent_tasks[:8]))
 
     def action_sessions(self) -> None:
-        if self.root is not None and not self.at:
-            self.push_screen(SessionsScreen(self.root))
+        if self.root is not None and not self._refuse_at_revision():
+            self.push_screen(SessionsScreen(self.root, self.store))
 
     def _now_ms(self, query: PreviewQuery | None = None) -> float:
-        """The preview's "now" (as typed), else the clock."""
+        """The preview's "now" (as typed), else the one pinned in rawko-tui.yaml, else the clock."""
         query = query or self.query_state
         if query is not None and query.now_ms is not None:
             return query.now_ms
@@ -495,7 +560,8 @@ class RawkoApp(App[int]):
                 return parse_now(self.initial_now)
             except ValueError:
                 pass
-        return time.time() * 1000
+        pinned = pinned_now(self.store.config) if self.store is not None else None
+        return pinned[1] if pinned else time.time() * 1000
 
     def _impact(self, name: str, data: bytes) -> list[str]:
         now_ms = self._now_ms()
@@ -516,48 +582,47 @@ class RawkoApp(App[int]):
         return blocker is not None
 
     def action_new_memory(self) -> None:
-        if self.store is None or self.at or self._read_only_now():
+        if self.store is None or self._refuse_at_revision() or self._read_only_now():
             return
         agent = self.query_state.agent if self.query_state else "developer"
-        intro = "A new memory. Ctrl+S writes .rawko/memories/<its title as kebab-case>.md and commits it."
+        intro = "Edit the draft; Ctrl+S shows the exact file and its impact before anything is written."
 
-        def written(text: str | None) -> None:
-            if text is not None:
-                self.write_new(text)
+        def written(writes: list[PlannedWrite] | None) -> None:
+            if writes is not None:
+                self.apply_plan(writes, "create", f"New memory: {writes[0].title}")
 
-        self.push_screen(MemoryEditor(self.root, new_memory_template(agent), intro, impact=self._impact), written)
-
-    @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="write a new memory")
-    def write_new(self, text: str) -> None:
-        title = spec_extract(text).attrs.get("title") or "memory"
-        path = create_memory(self.root, str(title), text)
-        self._committed(path, "create", f"New memory: {title}")
+        self.push_screen(MemoryEditor(self.root, new_memory_template(agent), intro, new_memory_planner(self.root), impact=self._impact), written)
 
     def action_append(self, kind: str) -> None:
+        if self._refuse_at_revision():
+            return
         memory = self.store.file(self.selected) if self.store and self.selected else None
-        if memory is None or self.at or memory.symlink or memory.text is None:
-            self.notify("Select a memory file to append to.", timeout=3)
+        if memory is None:
+            self.notify("No memory is selected: choose one in the Memories pane (1) or the preview (3).", timeout=4)
+            return
+        if memory.symlink or memory.text is None:
+            self.notify(one_line(f"{memory.rel_path} cannot be appended to: " + ("it is a symlink." if memory.symlink else "it could not be read."), 300), timeout=5)
             return
         if self._read_only_now():
             return
         prefix = memory.path.read_bytes()
-        intro = f"An entry appended to {memory.rel_path} ({kind}). Ctrl+S appends exactly this and commits it; nothing above it changes."
+        what = {"update": "an update", "correct": "a correction", "importance": "a new importance", "retire": "a retirement"}.get(kind, kind)
+        intro = f"{what.capitalize()}, appended after everything in the file; nothing above it changes. Ctrl+S shows the exact bytes before writing."
+        root, name = self.root, memory.name
 
-        def written(text: str | None) -> None:
-            if text is not None:
-                self.write_append(memory.name, prefix, text, kind)
+        def written(writes: list[PlannedWrite] | None) -> None:
+            if writes is not None:
+                self.apply_plan(writes, kind if kind != "update" else "append", "")
 
-        self.push_screen(MemoryEditor(self.root, append_template(kind, memory), intro, prefix=prefix, name=memory.name, impact=self._impact), written)
+        planner = lambda text: [plan_append(root, name, text, prefix)]  # noqa: E731
+        draft = append_template(kind, memory, person_name(self.root))
+        self.push_screen(MemoryEditor(self.root, draft, intro, planner, prefix=prefix, name=memory.name, impact=self._impact), written)
 
-    @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="append to a memory")
-    def write_append(self, name: str, prefix: bytes, text: str, kind: str) -> None:
-        result = append_entry(self.root, name, text, Seen.of(prefix))
-        self._committed(result.path, kind if kind != "update" else "append", "")
-
-    def _committed(self, path, action: str, summary: str) -> None:
-        sha = commit_if_repo(self.root, [path], action, summary)
-        note = f"{action}: {path.name}" + (f" (commit {sha[:8]})" if sha else " (not committed: not a git repository)")
-        self.call_from_thread(self.notify, one_line(note, 200), timeout=5)
+    @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="write and commit")
+    def apply_plan(self, writes: list[PlannedWrite], action: str, summary: str) -> None:
+        """Write what the person confirmed and commit it; a refusal arrives in the one StateChanged handler."""
+        written = apply_writes(self.root, writes, action, summary)
+        self.call_from_thread(self.notify, one_line(written.describe(self.root), 300), timeout=6)
         self.call_from_thread(self.load)
 
     def action_checks(self) -> None:
@@ -567,27 +632,71 @@ class RawkoApp(App[int]):
         self.push_screen(ChecksScreen(self.store, now_ms, self.recent_tasks[:8]))
 
     def action_save_task(self) -> None:
-        if self.preview is None or self.root is None or not self.preview.task.strip():
-            self.notify("Type a task first.", timeout=3)
+        if self._refuse_at_revision():
             return
-        now = self.main.query_one("#now", Input).value.strip() or None
-        path = add_saved_task(self.root, self.preview.task, self.preview.agent, now, [c.file.name for c in self.preview.injected])
-        self.notify(one_line(f"Saved the task to {path.name} with what it injects now as its expectation.", 200), timeout=4)
+        if self.preview is None or self.root is None or not self.preview.task.strip():
+            self.notify("Type a task first (3 or Ctrl+L goes to the task box).", timeout=3)
+            return
+        preview = self.preview
+        view = "effective" if preview.view == "effective" else "spec"
+        saved, _ = load_checks(self.root)
+        same = next((t for t in saved if t.task == preview.task and t.agent == preview.agent and t.view == view), None)
+        if same is not None:
+            self.notify(one_line(f"Already saved as {same.label} in {same.source}: nothing written.", 300), severity="warning", timeout=6)
+            return
+        # the "now" in force is saved with the task, so recency scores the same when the check runs later
+        now = iso_from_ms(preview.now_ms)
+        injected = [c.file.name for c in preview.injected]
+        root = self.root
+
+        def plan(name: str) -> list[PlannedWrite]:
+            return [saved_task_write(root, preview.task, preview.agent, now, injected, name.strip() or default_task_name(preview.task), view)]
+
+        def confirmed(writes: list[PlannedWrite] | None) -> None:
+            if writes is not None:
+                self.apply_plan(writes, "save-task", f"Saved task for {preview.agent}: {preview.task[:60]}")
+
+        name = default_task_name(preview.task)
+        heading = f"Save this task with what it injects now ({len(injected)} memories) as its expectation, measured at {now}?"
+        self.push_screen(ConfirmWrite(heading, plan(name), name_field=("the saved task's name", name), planner=plan), confirmed)
 
     def action_leave_input(self) -> None:
+        """Esc in a text box: from the task or the preview's options on to the ranking, from elsewhere to the memory list."""
         if isinstance(self.focused, (Input, TextArea)):
-            self.main.query_one("#memory-table", DataTable).focus()
+            in_preview = self.main.query_one(PreviewPane) in self.focused.ancestors
+            self.main.query_one("#results" if in_preview else "#memory-table", DataTable).focus()
 
-    def action_help(self) -> None:
-        rows = []
-        seen = set()
-        sources = [("everywhere", self)] + [(w.BORDER_TITLE, w) for w in (self.main.query_one(MemoryList), self.main.query_one(PreviewPane))]
+    def _binding_sources(self) -> list[tuple[str, Binding, str]]:
+        """(where, binding, id) of every key of every screen, in the order help lists them."""
+        from .checks import ChecksScreen
+        from .confirm import ConfirmDiscard, ConfirmWrite
+        from .curation import MergeScreen
+
+        sources = [("main screen", self), (MemoryList.BORDER_TITLE, MemoryList), (PreviewPane.BORDER_TITLE, PreviewPane)]
+        sources += [
+            ("consolidation (c)", ConsolidationScreen),
+            ("sessions (o)", SessionsScreen),
+            ("checks (k)", ChecksScreen),
+            ("editor (n, a)", MemoryEditor),
+            ("merge editor (c, m)", MergeScreen),
+            ("confirmation", ConfirmWrite),
+            ("discard question", ConfirmDiscard),
+            ("commit diff", DiffScreen),
+            ("keys (?)", HelpScreen),
+        ]
+        found, seen = [], set()
         for where, node in sources:
             for binding in node.BINDINGS:
                 if isinstance(binding, Binding) and binding.id and binding.id not in seen:
                     seen.add(binding.id)
-                    key = self._key_for(binding)
-                    rows.append((key, binding.description or binding.action, where, binding.id))
+                    # a letter typed in a text box is text: single-key actions wait until Esc leaves it
+                    single_key = len(binding.key) == 1 or binding.key == "question_mark"
+                    found.append((f"{where}, outside text boxes" if node is self and single_key else where, binding, binding.id))
+        return found
+
+    def action_help(self) -> None:
+        rows = [(self._key_for(binding), binding.description or binding.action, where, binding_id) for where, binding, binding_id in self._binding_sources()]
+        rows.append(("enter", "Show a commit's diff (Tab from the Memory pane reaches its commits)", "2 Memory", "memory-commit-diff"))
         rows.append(("ctrl+p", "Command palette", "everywhere", "command-palette"))
         self.push_screen(HelpScreen(rows))
 

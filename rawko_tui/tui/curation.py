@@ -13,10 +13,41 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Header, Static, TextArea
 from textual.worker import get_current_worker
 
-from ..core.curation import CandidateGroup, consolidation_candidates, dismiss, effective_body, merge_draft, merge_memories, supersede, unused_memories
+from ..core.curation import (
+    DISMISS,
+    NEAR_DUPLICATE,
+    closest_memories,
+    RESTORE,
+    CandidateGroup,
+    consolidation_candidates,
+    decision_write,
+    effective_body,
+    merge_draft,
+    merge_writes,
+    supersede_writes,
+    unused_memories,
+)
 from ..core.lint import lint_text
+from ..core.sessions import promoted_to, title_from
 from ..core.store import Store
+from ..core.writer import PlannedWrite, WriteError, apply_writes, person_name, plan_create
+from .confirm import ConfirmDiscard, ConfirmWrite, Planner
 from .safe import cell, clean, literal
+
+
+def new_memory_planner(root) -> Planner:
+    """A new memory file named after the title in the text."""
+
+    def plan(text: str) -> list[PlannedWrite]:
+        from ..core.store import spec_extract
+
+        try:
+            title = spec_extract(text).attrs.get("title")
+        except (ValueError, AttributeError):
+            title = None
+        return [plan_create(root, str(title or "memory"), text)]
+
+    return plan
 
 
 def after_write(screen: Screen, note: str) -> None:
@@ -39,23 +70,26 @@ def side_by_side(left: str, right: str) -> tuple[Text, Text]:
     return left_text, right_text
 
 
-class MemoryEditor(ModalScreen[str | None]):
+class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
     """A memory file (or an entry to append) to edit before it is written; lint runs as you type.
 
-    With ``prefix`` the text is appended to that file: lint judges the file as it
-    would be.  With ``impact`` the effect on recently previewed tasks is shown.
+    Ctrl+S plans the writes (``planner``) and shows them in ``ConfirmWrite``:
+    the editor closes with the writes the person confirmed.  With ``prefix``
+    the text is appended to that file: lint judges the file as it would be.
+    With ``impact`` the effect on recently previewed tasks is shown.
     """
 
     BINDINGS = [
-        Binding("ctrl+s", "save", "Write and commit", id="editor-save", priority=True),
-        Binding("escape", "dismiss(None)", "Cancel", id="editor-cancel"),
+        Binding("ctrl+s", "save", "Review and write", id="editor-save", priority=True),
+        Binding("escape", "cancel", "Cancel", id="editor-cancel"),
     ]
 
-    def __init__(self, root, draft: str, intro: str, prefix: bytes = b"", name: str = "draft.md", impact=None) -> None:
+    def __init__(self, root, draft: str, intro: str, planner: Planner, prefix: bytes = b"", name: str = "draft.md", impact=None) -> None:
         super().__init__()
         self.root = root
         self.draft = draft
         self.intro = intro
+        self.planner = planner
         self.prefix = prefix
         self.file_name = name
         self.impact = impact
@@ -64,7 +98,8 @@ class MemoryEditor(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="merge-box"):
-            yield Static(Text(self.intro, "bold"))
+            yield Static(id="editor-target")
+            yield Static(Text(self.intro, "dim"))
             yield TextArea(self.draft, id="merge-text", language="markdown", show_line_numbers=True)
             yield Static(id="merge-lint")
             yield Static(id="merge-impact")
@@ -94,6 +129,11 @@ class MemoryEditor(ModalScreen[str | None]):
         return self.prefix + (b"\n\n" if self.prefix else b"") + text.encode("utf-8")
 
     def _lint(self, text: str) -> None:
+        target = Text("Appends to " if self.prefix else "Creates ", "bold")
+        target.append_text(literal(f".rawko/memories/{self._name_for(text)}", "bold cyan"))
+        if not self.prefix:
+            target.append(" (named after its title)", "dim")
+        self.query_one("#editor-target", Static).update(target)
         findings = lint_text(self.root, self.file_name, self._result(text))
         shown = Text()
         if self.prefix:
@@ -131,18 +171,46 @@ class MemoryEditor(ModalScreen[str | None]):
         if self.errors:
             self.notify("Fix the lint errors first.", severity="error")
             return
-        self.dismiss(self.query_one("#merge-text", TextArea).text)
+        text = self.query_one("#merge-text", TextArea).text
+        try:
+            writes = self.planner(text)
+        except WriteError as exc:
+            self.notify(clean(str(exc)), severity="error", timeout=8)
+            return
+        impact = None
+        if self.impact is not None:
+            name, data = self._name_for(text), self._result(text)
+            impact = lambda _writes: self.impact(name, data)  # noqa: E731
+
+        def confirmed(writes: list[PlannedWrite] | None) -> None:
+            if writes is not None:
+                self.dismiss(writes)
+
+        self.app.push_screen(ConfirmWrite("Write this?", writes, impact=impact), confirmed)
+
+    def action_cancel(self) -> None:
+        """Esc: leave, asking first when that would throw away typed text."""
+        if self.query_one("#merge-text", TextArea).text == self.draft:
+            self.dismiss(None)
+            return
+
+        def decided(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(ConfirmDiscard(), decided)
 
 
 class MergeScreen(MemoryEditor):
     BINDINGS = [Binding("ctrl+d", "claude_draft", "Draft with Claude", id="merge-claude", priority=True)]
 
-    def __init__(self, root, draft: str, originals: list[tuple[str, str]] | None = None, impact=None) -> None:
+    def __init__(self, root, draft: str, planner: Planner, originals: list[tuple[str, str]] | None = None, impact=None) -> None:
         super().__init__(
             root,
             draft,
-            "The merged memory. Edit it, then Ctrl+S writes it, marks both originals as superseded by it, and commits all of it at once. "
-            "Ctrl+D asks Claude for a draft (needs ANTHROPIC_API_KEY).",
+            "The merged memory. Edit it, then Ctrl+S shows what is written: the new file and a supersede entry in each original, "
+            "committed all at once. Ctrl+D asks Claude for a draft (needs ANTHROPIC_API_KEY).",
+            planner,
             impact=impact,
         )
         self.originals = originals or []
@@ -177,13 +245,13 @@ class MergeScreen(MemoryEditor):
         elif draft is not None:
             area.text = draft
 
-    def action_dismiss(self, result=None) -> None:  # Esc: cancel a pending draft first
+    def action_cancel(self) -> None:  # Esc: cancel a pending draft first
         if self.query_one("#merge-text", TextArea).loading:
             self.workers.cancel_group(self, "claude")
             self.query_one("#merge-text", TextArea).loading = False
             self.notify("Draft cancelled.", timeout=2)
             return
-        self.dismiss(result)
+        super().action_cancel()
 
 
 class SessionsScreen(Screen[None]):
@@ -195,9 +263,10 @@ class SessionsScreen(Screen[None]):
         Binding("escape", "app.pop_screen", "Back", id="sessions-back"),
     ]
 
-    def __init__(self, root) -> None:
+    def __init__(self, root, store: Store | None = None) -> None:
         super().__init__()
         self.root = root
+        self.store = store  # to mark items already promoted and name the closest existing memory
         self.rows: list = []
 
     def compose(self) -> ComposeResult:
@@ -209,7 +278,8 @@ class SessionsScreen(Screen[None]):
             table.add_column("Id", key="id", width=16)
             table.add_column("Importance", key="importance", width=10)
             table.add_column("Result", key="result", width=8)
-            table.add_column("Summary", key="summary", width=60)
+            table.add_column("Summary", key="summary", width=50)
+            table.add_column("Promoted to", key="promoted", width=24)
             yield table
             with VerticalScroll(id="session-detail-box"):
                 yield Static(id="session-detail")
@@ -227,7 +297,8 @@ class SessionsScreen(Screen[None]):
             for item in session.items:
                 self.rows.append((session, item))
                 style = "bold red" if item.result == "failure" else ""
-                table.add_row(cell(session.id), cell(item.kind), cell(item.id), cell(item.importance), cell(item.result, style), cell(item.summary))
+                promoted = ", ".join(promoted_to(self.store, session, item)) if self.store is not None else ""
+                table.add_row(cell(session.id), cell(item.kind), cell(item.id), cell(item.importance), cell(item.result, style), cell(item.summary), cell(promoted, "green"))
         if not self.rows:
             problems.append("No sessions in .rawko/sessions/.", "dim")
         self.query_one("#session-detail", Static).update(problems)
@@ -242,7 +313,13 @@ class SessionsScreen(Screen[None]):
     def _show_item(self, row: int) -> None:
         if 0 <= row < len(self.rows):
             session, item = self.rows[row]
-            self.query_one("#session-detail", Static).update(literal(f"{item.kind} {item.id} · {item.timestamp}\n\n{item.text}", limit=20000))
+            detail = literal(f"{item.kind} {item.id} · {item.timestamp}\n\n{item.text}\n\n", limit=20000)
+            if self.store is not None:
+                for name, score in closest_memories(self.store, title_from(item.summary), item.text):
+                    near = score >= NEAR_DUPLICATE
+                    detail.append_text(literal(f"Closest existing memory: {name} ({score:g}% alike)", "bold yellow" if near else "dim"))
+                    detail.append(" ← may already hold this lesson: append to it instead of promoting\n" if near else "\n", "bold yellow")
+            self.query_one("#session-detail", Static).update(detail)
 
     def action_promote(self) -> None:
         from ..core.sessions import promotion_draft
@@ -251,13 +328,13 @@ class SessionsScreen(Screen[None]):
         if not 0 <= row < len(self.rows):
             return
         session, item = self.rows[row]
-        intro = f"A long-term memory from session {session.id} ({item.kind} {item.id}). Edit it, then Ctrl+S writes and commits it."
+        intro = f"A long-term memory from session {session.id} ({item.kind} {item.id}). Edit it, then Ctrl+S shows what is written."
 
-        def promoted(text: str | None) -> None:
-            if text is not None:
-                self.write_promotion(text, f"Promoted from session {session.id}, {item.kind} {item.id}.")
+        def promoted(writes: list[PlannedWrite] | None) -> None:
+            if writes is not None:
+                self.write_promotion(writes, f"Promoted from session {session.id}, {item.kind} {item.id}.")
 
-        self.app.push_screen(MemoryEditor(self.root, promotion_draft(session, item), intro), promoted)
+        self.app.push_screen(MemoryEditor(self.root, promotion_draft(session, item), intro, new_memory_planner(self.root)), promoted)
 
     def action_extract(self) -> None:
         row = self.query_one("#session-items", DataTable).cursor_row
@@ -296,23 +373,17 @@ class SessionsScreen(Screen[None]):
             self.notify(clean(error), severity="warning", timeout=6)
             return
 
-        def written(final: str | None) -> None:
-            if final is not None:
-                self.write_promotion(final, f"Extracted by Claude from session {session.id}.")
+        def written(writes: list[PlannedWrite] | None) -> None:
+            if writes is not None:
+                self.write_promotion(writes, f"Extracted by Claude from session {session.id}.")
 
-        intro = f"Claude's proposal from session {session.id}. Edit it, then Ctrl+S writes and commits it; Esc rejects it."
-        self.app.push_screen(MemoryEditor(self.root, text, intro), written)
+        intro = f"Claude's proposal from session {session.id}. Edit it, then Ctrl+S shows what is written; Esc rejects it."
+        self.app.push_screen(MemoryEditor(self.root, text, intro, new_memory_planner(self.root)), written)
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="promote a session item")
-    def write_promotion(self, text: str, summary: str) -> None:
-        from ..core.store import spec_extract
-        from ..core.writer import commit_if_repo, create_memory
-
-        title = spec_extract(text).attrs.get("title") or "memory"
-        path = create_memory(self.root, str(title), text)
-        sha = commit_if_repo(self.root, [path], "promote", summary)
-        note = f"Wrote {path.name}" + (f" (commit {sha[:8]})" if sha else " (not committed: not a git repository)")
-        self.app.call_from_thread(self._written, note)
+    def write_promotion(self, writes: list[PlannedWrite], summary: str) -> None:
+        written = apply_writes(self.root, writes, "promote", summary)
+        self.app.call_from_thread(self._written, written.describe(self.root))
 
     def _written(self, note: str) -> None:
         after_write(self, note)
@@ -325,6 +396,7 @@ class ConsolidationScreen(Screen[None]):
         Binding("m", "merge", "Merge", id="consolidation-merge"),
         Binding("s", "supersede", "Left superseded by right", id="consolidation-supersede"),
         Binding("d", "dismiss_group", "Dismiss", id="consolidation-dismiss"),
+        Binding("u", "undo_dismiss", "Undo dismiss", id="consolidation-undo"),
         Binding("escape", "app.pop_screen", "Back", id="consolidation-back"),
     ]
 
@@ -334,6 +406,7 @@ class ConsolidationScreen(Screen[None]):
         self.now_ms = now_ms
         self.recent_tasks = recent_tasks or []
         self.groups: list[CandidateGroup] = []
+        self.dismissed_here: list[CandidateGroup] = []
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -400,13 +473,15 @@ class ConsolidationScreen(Screen[None]):
         memories = [self.store.file(p) for p in group.paths]
         names = [m.name for m in memories]
         draft = merge_draft(memories)
+        root, store, by = self.store.root, self.store, person_name(self.store.root)
 
-        def merged(text: str | None) -> None:
-            if text is not None:
-                self.run_merge(names, text)
+        def merged(writes: list[PlannedWrite] | None) -> None:
+            if writes is not None:
+                self.run_writes(writes, "merge", f"Merged {', '.join(names)} into {writes[0].name}.")
 
         originals = [(m.name, m.text or "") for m in memories]
-        self.app.push_screen(MergeScreen(self.store.root, draft, originals, impact=self._merge_impact(names)), merged)
+        planner = lambda text: merge_writes(root, store, names, text, by)  # noqa: E731
+        self.app.push_screen(MergeScreen(root, draft, planner, originals, impact=self._merge_impact(names)), merged)
 
     def _merge_impact(self, names: list[str]):
         """The effect of the whole merge (new memory, supersede entries) on the saved and recent tasks."""
@@ -418,31 +493,77 @@ class ConsolidationScreen(Screen[None]):
 
         return impact
 
-    @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="merge memories")
-    def run_merge(self, names: list[str], text: str) -> None:
-        path, sha = merge_memories(self.store.root, names, text)
-        note = f"Merged into {path.name}" + (f" (commit {sha[:8]})" if sha else " (not committed: not a git repository)")
-        self.app.call_from_thread(self._written, note)
+    def _writes_impact(self, writes: list[PlannedWrite]) -> list[str]:
+        """What appending these entries changes in the injections of the saved and recent tasks."""
+        from ..core.curation import impact_of_change
+
+        root = self.store.root
+        changes = {w.name: (root / w.rel_path).read_bytes() + w.data for w in writes if w.rel_path.startswith(".rawko/memories/")}
+        return [i.describe() for i in impact_of_change(self.store, changes, self.app.impact_tasks(), self.now_ms)]
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="write a consolidation decision")
+    def run_writes(self, writes: list[PlannedWrite], action: str, summary: str) -> None:
+        written = apply_writes(self.store.root, writes, action, summary)
+        self.app.call_from_thread(self._written, written.describe(self.store.root))
 
     def action_supersede(self) -> None:
         group = self._current()
         if group is None or len(group.paths) < 2:
             return
         old, new = (self.store.file(p).name for p in group.paths[:2])
-        self.run_supersede(old, new)
+        try:
+            writes = supersede_writes(self.store.root, old, new, None, person_name(self.store.root))
+        except WriteError as exc:
+            self.notify(clean(str(exc)), severity="error", timeout=8)
+            return
 
-    @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="supersede a memory")
-    def run_supersede(self, old: str, new: str) -> None:
-        sha = supersede(self.store.root, old, new)
-        self.app.call_from_thread(self._written, f"{old} superseded by {new}" + (f" (commit {sha[:8]})" if sha else ""))
+        def confirmed(writes: list[PlannedWrite] | None) -> None:
+            if writes is not None:
+                self.run_writes(writes, "supersede", f"{old} superseded by {new}.")
+
+        self.app.push_screen(ConfirmWrite(f"{old} superseded by {new}?", writes, impact=self._writes_impact), confirmed)
 
     def action_dismiss_group(self) -> None:
         group = self._current()
         if group is None:
             return
-        dismiss(self.store.root, group.paths)
-        self.notify(clean("Dismissed: " + " + ".join(group.paths)), timeout=3)
-        self.groups.remove(group)
+        self._decide(DISMISS, group)
+
+    def action_undo_dismiss(self) -> None:
+        """Take back the last dismissal of this visit (another record in the log; nothing is removed)."""
+        if not self.dismissed_here:
+            self.notify("Nothing dismissed here to take back.", timeout=3)
+            return
+        self._decide(RESTORE, self.dismissed_here[-1])
+
+    def _decide(self, decision: str, group: CandidateGroup) -> None:
+        root = self.store.root
+        writes = [decision_write(root, decision, group.paths, group.kind, person_name(root))]
+        verb = "Dismiss" if decision == DISMISS else "Restore"
+        heading = f"{verb} {' + '.join(group.paths)}? " + (
+            "It leaves the queue; no memory changes (u takes it back)." if decision == DISMISS else "It comes back to the queue."
+        )
+
+        def confirmed(writes: list[PlannedWrite] | None) -> None:
+            if writes is not None:
+                self.write_decision(writes, decision, group)
+
+        self.app.push_screen(ConfirmWrite(heading, writes), confirmed)
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="record a consolidation decision")
+    def write_decision(self, writes: list[PlannedWrite], decision: str, group: CandidateGroup) -> None:
+        written = apply_writes(self.store.root, writes, decision, f"{decision}: {' + '.join(group.paths)}")
+        self.app.call_from_thread(self._decided, decision, group, written.describe(self.store.root))
+
+    def _decided(self, decision: str, group: CandidateGroup, note: str) -> None:
+        if decision == DISMISS:
+            self.dismissed_here.append(group)
+            self.groups.remove(group)
+            self.notify(clean(note + " u takes it back."), timeout=5)
+        else:
+            self.dismissed_here.remove(group)
+            self.groups.append(group)
+            self.notify(clean(note), timeout=5)
         self._show_groups(self.groups)
 
     def _written(self, note: str) -> None:

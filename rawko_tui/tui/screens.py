@@ -42,11 +42,22 @@ class HelpScreen(ModalScreen[None]):
 class NoStoreScreen(Screen[None]):
     """Shown instead of a traceback when there is no store, or it holds no memories."""
 
-    BINDINGS = [Binding("q,escape", "app.quit", "Quit", id="no-store-quit")]
+    BINDINGS = [
+        Binding("q,escape", "app.quit", "Quit", id="no-store-quit"),
+        Binding("n", "first_memory", "Write the first memory", id="no-store-new"),
+    ]
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, can_create: bool = False) -> None:
         super().__init__()
         self.message = message
+        self.can_create = can_create  # a store without memories: the first one can be written from here
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        return action != "first_memory" or self.can_create
+
+    def action_first_memory(self) -> None:
+        self.app.pop_screen()
+        self.app.action_new_memory()
 
     def compose(self) -> ComposeResult:
         text = Text()
@@ -55,8 +66,16 @@ class NoStoreScreen(Screen[None]):
         text.append(
             "\n\nrawko-tui reads .rawko/memories/*.md under the folder you give it (or the nearest folder above "
             "the current one that has .rawko/). Agents write memories there as Markdown files with YAML "
-            "frontmatter; see the README for the format.\n\nPress q to quit."
+            "frontmatter; see the README for the format.\n\n"
         )
+        if self.can_create:
+            text.append("Press n to write the first memory, or q to quit.", "bold")
+        else:
+            text.append("Start a store with ", "")
+            text.append("rawko-tui init PATH", "bold")
+            text.append(", then open it with ")
+            text.append("rawko-tui PATH", "bold")
+            text.append(". Press q to quit.")
         yield Static(text, id="no-store")
         yield Footer()
 

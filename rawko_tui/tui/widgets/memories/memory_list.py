@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Input
 from textual.worker import get_current_worker
 
 from ....core.arbiter import IMPORTANCE_ORDER, Preview
+from ....core.curation import status_of
 from ....core.jsvalue import js_new_date, js_to_string
 from ....core.lint import Finding
 from ....core.store import MemoryFile, Store
@@ -36,11 +37,12 @@ class Row:
     age_hours: float
     haystack: str  # what the fuzzy filter searches
     findings: list[Finding]
+    rewritten: bool = False  # the working copy rewrites committed bytes
 
     @property
     def badges(self) -> Text:
         """Made for the rows on screen only (counting entries splits the file)."""
-        return _badges(self.memory, self.findings)
+        return _badges(self.memory, self.findings, self.rewritten)
 
 
 def _age(hours: float) -> str:
@@ -54,7 +56,7 @@ def _age(hours: float) -> str:
     return f"{days:.0f}d" if days < 365 else f"{days / 365:.1f}y"
 
 
-def build_rows(store: Store, findings: list[Finding], now_ms: float) -> list[Row]:
+def build_rows(store: Store, findings: list[Finding], now_ms: float, rewritten: set[str] = frozenset()) -> list[Row]:
     by_path: dict[str, list[Finding]] = {}
     for finding in findings:
         by_path.setdefault(finding.path, []).append(finding)
@@ -70,13 +72,28 @@ def build_rows(store: Store, findings: list[Finding], now_ms: float) -> list[Row
         when = attrs.get("whenToUse")
         patterns = " ".join(js_to_string(p.get("pattern") if isinstance(p, dict) else p) for p in (when if isinstance(when, list) else [when]) if p is not None)
         rows.append(
-            Row(memory, importance, title, tag_text, age_hours, f"{title} {tag_text} {patterns} {memory.name}".lower(), by_path.get(memory.rel_path, []))
+            Row(
+                memory,
+                importance,
+                title,
+                tag_text,
+                age_hours,
+                f"{title} {tag_text} {patterns} {memory.name}".lower(),
+                by_path.get(memory.rel_path, []),
+                memory.rel_path in rewritten,
+            )
         )
     return rows
 
 
-def _badges(memory: MemoryFile, findings: list[Finding]) -> Text:
+def _badges(memory: MemoryFile, findings: list[Finding], rewritten: bool = False) -> Text:
     badges = Text(no_wrap=True)
+    if rewritten:
+        badges.append("REWR ", "bold white on red")  # the append-only rule is broken in the working copy
+    if memory.error is None and memory.spec is not None:
+        status = status_of(memory)
+        if not status.active:
+            badges.append("sup " if status.why.startswith("superseded") else "ret ", "bold magenta")
     errors = sum(1 for f in findings if f.severity == "error")
     warnings = sum(1 for f in findings if f.severity == "warning")
     if memory.symlink:
@@ -118,6 +135,7 @@ class MemoryList(Vertical):
         self._scores_of: Preview | None = None
         self._scores: dict[str, float] = {}
         self._filter_scores: dict[str, float] | None = None
+        self.selected_path: str | None = None  # the app's selection, handed down
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="/ filter: title, tags, patterns, path", id="memory-filter")
@@ -183,6 +201,9 @@ class MemoryList(Vertical):
     def _apply_filter(self, scores: dict[str, float] | None) -> None:
         self._filter_scores = scores
         self._refresh_table()
+        # what the list highlights is the selection: a filter that hides the selected memory selects its first match
+        if self.shown_rows and self.selected_path not in {r.memory.rel_path for r in self.shown_rows}:
+            self.post_message(self.Highlighted(self, self.shown_rows[0].memory.rel_path))
 
     def _sorted(self, rows: list[Row]) -> list[Row]:
         if self._filter_scores is not None:
@@ -201,7 +222,6 @@ class MemoryList(Vertical):
 
     def _refresh_table(self) -> None:
         table = self.query_one(DataTable)
-        current = self.shown_rows[table.cursor_row].memory.rel_path if self.shown_rows and 0 <= table.cursor_row < len(self.shown_rows) else None
         ordered = self._sorted(self.rows)
         # a table of thousands of rows costs the UI thread seconds; the filter finds the rest
         self.shown_rows = ordered[:MAX_LIST_ROWS]
@@ -224,23 +244,46 @@ class MemoryList(Vertical):
             shown = f"{len(self.shown_rows)} of {len(self.rows)}" if self._filter_scores is not None else f"{len(self.rows)}"
         skipped = f" · {self.passed_over} passed over (rawko-tui lint)" if self.passed_over else ""
         self.border_subtitle = f"{shown}{skipped} · sort: {self.sort}"
-        if current is not None:
-            for index, row in enumerate(self.shown_rows):
-                if row.memory.rel_path == current:
-                    table.move_cursor(row=index)
-                    break
+        self.follow(self.selected_path)
+
+    def first_path(self) -> str | None:
+        return self.shown_rows[0].memory.rel_path if self.shown_rows else None
+
+    def follow(self, path: str | None) -> None:
+        """Put the cursor on the selected memory; with the memory not in the list, show no cursor at all.
+
+        A highlighted row that is not the selection would say that actions act on it.
+        """
+        self.selected_path = path
+        table = self.query_one(DataTable)
+        index = next((i for i, row in enumerate(self.shown_rows) if row.memory.rel_path == path), None)
+        table.show_cursor = index is not None
+        if index is not None and table.cursor_row != index:
+            table.move_cursor(row=index, animate=False)
+        if path is not None and index is None and self.rows:
+            self.border_subtitle = f"{self.border_subtitle.split(' · selected')[0]} · selected memory not in this list"
 
     @on(DataTable.RowHighlighted, "#memory-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
-        # only the user's moves select; a rebuilt table moving its cursor does not
+        # the user's moves select (a cursor that follows the selection re-reports it: a no-op)
         if event.data_table.has_focus and 0 <= event.cursor_row < len(self.shown_rows):
             self.post_message(self.Highlighted(self, self.shown_rows[event.cursor_row].memory.rel_path))
 
+    @on(DataTable.RowSelected, "#memory-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter selects the row under the cursor (also the only row a filter left)."""
+        event.stop()
+        if 0 <= event.cursor_row < len(self.shown_rows):
+            self.post_message(self.Highlighted(self, self.shown_rows[event.cursor_row].memory.rel_path))
+
+    def on_descendant_focus(self, event) -> None:
+        """Entering a list whose cursor is hidden (it does not hold the selection) selects the row the cursor appears on."""
+        table = self.query_one("#memory-table", DataTable)
+        if event.widget is table and not table.show_cursor and self.shown_rows:
+            row = min(max(table.cursor_row, 0), len(self.shown_rows) - 1)
+            self.post_message(self.Highlighted(self, self.shown_rows[row].memory.rel_path))
+
     def select_path(self, path: str) -> None:
         """Move to a memory and select it."""
-        for index, row in enumerate(self.shown_rows):
-            if row.memory.rel_path == path:
-                self.query_one(DataTable).move_cursor(row=index)
-                break
         self.post_message(self.Highlighted(self, path))

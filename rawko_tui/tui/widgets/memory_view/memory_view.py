@@ -7,6 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Markdown, Static
 
+from ....core.curation import entry_stamp
 from ....core.history import FileHistory
 from ....core.jsvalue import display_value
 from ....core.lint import Finding
@@ -71,12 +72,17 @@ class MemoryView(VerticalScroll):
     def show_history(self, history: FileHistory | None) -> None:
         """The file's git record: its badge, which commit added each entry, and its commits."""
         self.query_one("#memory-history", Static).update(history_text(history))
+        if self.memory is not None and history is not None:
+            self._show_timeline(self.memory, history)
         table = self.query_one("#memory-commits", DataTable)
         table.clear(columns=True)
         commits = history.commits if history else []
         table.display = bool(commits)
         if not commits:
             return
+        hint = history_text(history)
+        hint.append("\nCommits below: Tab reaches the list, Enter on a commit shows its diff.", "dim")
+        self.query_one("#memory-history", Static).update(hint)
         table.add_column("Commit", key="sha", width=9)
         table.add_column("When (UTC)", key="when", width=17)
         table.add_column("Author", key="author", width=14)
@@ -120,16 +126,20 @@ class MemoryView(VerticalScroll):
             if origin[key] > 0 and key in memory.attrs and attrs_differ(memory.attrs, key, value):
                 table.add_row(cell(""), cell(f"spec view: {display_value(spec_value)}", "dim", limit=300), cell("entry 1", "dim"))
 
-    def _show_timeline(self, memory: MemoryFile) -> None:
+    def _show_timeline(self, memory: MemoryFile, history: FileHistory | None = None) -> None:
+        """Each entry with its date and author: its own fields, else the commit that added it (git's author)."""
         lines = Text()
         if len(memory.entries) > 1:
             lines.append("Entries\n", "bold")
+            commits = history.entry_commits if history is not None else []
             for entry in memory.entries:
                 fm = entry.frontmatter or {}
-                when = display_value(fm["discoveredAt"]) if "discoveredAt" in fm else "no date"
-                who = display_value(fm["discoveredBy"]) if "discoveredBy" in fm else "?"
+                when, who = entry_stamp(fm)
+                commit = commits[entry.index] if entry.index < len(commits) else None
+                when_text = display_value(when) if when is not None else (_when(commit.timestamp) + " (commit)" if commit else "no date")
+                who_text = display_value(who) if who is not None else (f"{commit.author} (commit)" if commit else "author unknown")
                 lines.append(f"  {entry.index + 1}. line {entry.line}  ", "cyan")
-                lines.append_text(literal(f"{when} · {who} · sets {', '.join(fm) or 'nothing'}", limit=300))
+                lines.append_text(literal(f"{when_text} · {who_text} · sets {', '.join(fm) or 'nothing'}", limit=300))
                 lines.append("\n")
         self._set(self.query_one("#memory-timeline", Static), lines)
 

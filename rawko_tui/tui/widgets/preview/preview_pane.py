@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.suggester import SuggestFromList
 from textual.widgets import Checkbox, DataTable, Input, Select, Static, TextArea
 
-from ....core.arbiter import COMPONENT_KEYS, IMPORTANCE_ORDER, Preview, parse_now
+from ....core.arbiter import COMPONENT_KEYS, IMPORTANCE_ORDER, Preview, iso_from_ms, parse_now
 from ....core.checks import prompt_shares
 from ....core.curation import status_of
 from ....core.jsvalue import js_to_string
@@ -47,16 +47,13 @@ class PreviewQuery:
     now_ms: float | None
     recursive: bool | None
     effective: bool = False
+    now_source: str = "the clock"  # typed, pinned in rawko-tui.yaml, or the clock
 
 
 class PreviewPane(Vertical):
     """Type a task; see what the arbiter injects for it."""
 
     BORDER_TITLE = "3 Injection preview"
-    BINDINGS = [
-        Binding("u", "toggle_unmatched", "Unmatched", id="preview-toggle-unmatched"),
-        Binding("ctrl+l", "focus_task", "Task", id="preview-focus-task"),
-    ]
 
     class QueryChanged(Message, bubble=True):
         """The task, agent or an option changed: the ranking must be recomputed."""
@@ -86,6 +83,11 @@ class PreviewPane(Vertical):
         self.hidden_rows = 0
         self.budget: int | None = None
         self.flagged: set[str] = set()  # paths lint flags as possible prompt injection
+        self.selected_path: str | None = None  # the app's selection, handed down
+        self.pinned_now: tuple[str, float] | None = None  # ``now:`` of rawko-tui.yaml, used when none is typed
+        self.now_source = "the clock"  # where the "now" of the inputs comes from
+        self.shown_now_source = "the clock"  # ... and that of the ranking shown
+        self.now_problem = ""  # why the typed "now" is not used
 
     def compose(self) -> ComposeResult:
         yield TextArea(self.initial_task, id="task", soft_wrap=True, show_line_numbers=False, placeholder="Type a task, as the agent receives it…")
@@ -118,15 +120,20 @@ class PreviewPane(Vertical):
         """The query from the inputs, or None (with the input marked) when one is invalid."""
         now_input = self.query_one("#now", Input)
         now_ms = None
+        self.now_problem = ""
         if now_input.value.strip():
             try:
                 now_ms = parse_now(now_input.value.strip())
                 now_input.remove_class("-invalid")
+                self.now_source = "typed"
             except ValueError:
                 now_input.add_class("-invalid")
+                self.now_problem = f"now {now_input.value.strip()!r} is not an ISO 8601 date (e.g. 2026-01-24T12:00:00Z)"
+                self._update_summary()
                 return None
         else:
             now_input.remove_class("-invalid")
+            now_ms, self.now_source = (self.pinned_now[1], "pinned in rawko-tui.yaml") if self.pinned_now else (None, "the clock")
         max_text = self.query_one("#max", Input).value.strip()
         select = self.query_one("#min-importance", Select)
         recursive = self.query_one("#recursive", Checkbox).value
@@ -138,6 +145,7 @@ class PreviewPane(Vertical):
             now_ms=now_ms,
             recursive=True if recursive else None,
             effective=self.query_one("#effective", Checkbox).value,
+            now_source=self.now_source,
         )
 
     def _changed(self) -> None:
@@ -172,8 +180,11 @@ class PreviewPane(Vertical):
         box.value = not box.value
 
     # -- output --------------------------------------------------------------
-    def show(self, preview: Preview) -> None:
+    def show(self, preview: Preview, now_source: str | None = None) -> None:
+        """``now_source``: where the ranking's "now" came from (typed, pinned, the clock)."""
         self.preview = preview
+        if now_source is not None:
+            self.shown_now_source = now_source
         failure = self.query_one("#preview-failure", Static)
         if preview.view == "effective":
             failure.display = True
@@ -184,7 +195,6 @@ class PreviewPane(Vertical):
         else:
             failure.display = False
         table = self.query_one("#results", DataTable)
-        cursor_path = self.rows[table.cursor_row] if self.rows and 0 <= table.cursor_row < len(self.rows) else None
         # every other memory's decision is built only when asked for (u)
         shown = preview.ranked + ([c for c in preview.candidates if c.rank is None] if self.show_unmatched else [])
         # a table of thousands of rows would cost the UI thread on every keystroke
@@ -206,9 +216,17 @@ class PreviewPane(Vertical):
                 for c in shown
             ]
         )
-        if cursor_path in self.rows:
-            table.move_cursor(row=self.rows.index(cursor_path))
+        self.follow(self.selected_path)
         self._update_summary()
+
+    def follow(self, path: str | None) -> None:
+        """Put the cursor on the selected memory, or show none when the ranking does not list it."""
+        self.selected_path = path
+        table = self.query_one("#results", DataTable)
+        index = self.rows.index(path) if path in self.rows else None
+        table.show_cursor = index is not None
+        if index is not None and table.cursor_row != index:
+            table.move_cursor(row=index, animate=False)
 
     def _title_cell(self, candidate) -> Text:
         title = candidate.title or candidate.file.name
@@ -256,17 +274,35 @@ class PreviewPane(Vertical):
         summary.append(f"\nPrompt: {len(preview.prompt):,} chars ≈ {estimate:,} tokens (estimate)")
         if self.budget:
             used = estimate / self.budget
-            summary.append(f" · budget {self.budget:,}: {used:.0%}", "bold red" if used > 1 else "green")
             if used > 1:
-                summary.append(" OVER BUDGET", "bold red")
+                summary.append(f" · OVER BUDGET: {used:.0%} of the {self.budget:,}-token budget", "bold red")
+            else:
+                summary.append(f" · {used:.0%} of the {self.budget:,}-token budget", "green")
         if self.exact_tokens:
             summary.append(f" · {self.exact_tokens}")
         summary.append(f" · max {one_line(js_to_string(preview.max_memories), 40)} · min {one_line(js_to_string(preview.min_importance), 40)}", "dim")
+        summary.append(f"\nNow: {iso_from_ms(preview.now_ms)} ({self.shown_now_source})", "dim")
+        if self.now_problem:
+            summary.append("\n")
+            summary.append_text(literal(f"⚠ {self.now_problem}: the ranking above still uses the now before it.", "bold red", limit=300))
         self.query_one("#preview-summary", Static).update(summary)
 
     @on(DataTable.RowHighlighted, "#results")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
-        # only the user's moves select; a rebuilt table moving its cursor does not
+        # the user's moves select (a cursor that follows the selection re-reports it: a no-op)
         if event.data_table.has_focus and 0 <= event.cursor_row < len(self.rows):
             self.post_message(self.ResultHighlighted(self, self.rows[event.cursor_row]))
+
+    @on(DataTable.RowSelected, "#results")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if 0 <= event.cursor_row < len(self.rows):
+            self.post_message(self.ResultHighlighted(self, self.rows[event.cursor_row]))
+
+    def on_descendant_focus(self, event) -> None:
+        """Entering the ranking while its cursor is hidden selects the row the cursor appears on."""
+        table = self.query_one("#results", DataTable)
+        if event.widget is table and not table.show_cursor and self.rows:
+            row = min(max(table.cursor_row, 0), len(self.rows) - 1)
+            self.post_message(self.ResultHighlighted(self, self.rows[row]))

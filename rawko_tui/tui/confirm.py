@@ -1,0 +1,148 @@
+"""The one confirmation every write goes through: the target, the exact bytes, the impact; asked once."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Callable
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, Static, TextArea
+
+from ..core.writer import PlannedWrite
+from .safe import clean, literal
+
+Planner = Callable[[str], list[PlannedWrite]]
+
+
+def shown_bytes(write: PlannedWrite, before: bytes) -> str:
+    """What a person reads as the bytes of a write: all of them, or for a rewritten file the lines that change."""
+    text = write.data.decode("utf-8", "replace")
+    if write.kind != "replace":
+        # the newlines that separate an appended entry from the file's end are bytes too: make them visible
+        body = text.lstrip("\n")
+        return "⏎\n" * (len(text) - len(body)) + body
+    diff = difflib.unified_diff(
+        before.decode("utf-8", "replace").splitlines(keepends=True), text.splitlines(keepends=True), write.rel_path, write.rel_path + " (after)"
+    )
+    return "".join(diff) or "(no change)"
+
+
+class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
+    """Shows what will be written and where, and asks once: y writes (and commits), n or Esc goes back.
+
+    ``name_field`` adds one input (e.g. a saved task's name) from which
+    ``planner`` re-plans the writes as the person types.  ``impact`` is
+    computed in a worker: what the writes change in the injections people rely on.
+    """
+
+    BINDINGS = [
+        Binding("y", "confirm", "Yes, write and commit", id="confirm-yes"),
+        Binding("n,escape", "cancel", "No, go back", id="confirm-no"),
+    ]
+
+    def __init__(
+        self,
+        heading: str,
+        writes: list[PlannedWrite],
+        impact: Callable[[list[PlannedWrite]], list[str]] | None = None,
+        name_field: tuple[str, str] | None = None,
+        planner: Planner | None = None,
+    ) -> None:
+        super().__init__()
+        self.heading = heading
+        self.writes = writes
+        self.impact = impact
+        self.name_field = name_field
+        self.planner = planner
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box"):
+            yield Static(literal(self.heading, "bold", limit=300), id="confirm-heading")
+            if self.name_field is not None:
+                label, value = self.name_field
+                yield Input(value, placeholder=label, id="confirm-name")
+            with VerticalScroll(id="confirm-writes"):
+                yield Static(id="confirm-bytes")
+            yield Static(id="confirm-impact")
+            yield Static(Text.assemble(("y", "bold"), " writes exactly this and commits it · ", ("n", "bold"), " or ", ("Esc", "bold"), " goes back, nothing written"))
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._show()
+        if self.name_field is not None:
+            self.query_one("#confirm-name", Input).focus()
+
+    def _show(self) -> None:
+        text = Text()
+        for write in self.writes:
+            text.append(clean(write.describe()) + "\n", "bold cyan")
+            before = b""
+            if write.kind == "replace" and self.app is not None:
+                try:
+                    before = (self.app.root / write.rel_path).read_bytes()
+                except (OSError, AttributeError, TypeError):
+                    before = b""
+            text.append_text(literal(shown_bytes(write, before), limit=20_000))
+            text.append("\n")
+        self.query_one("#confirm-bytes", Static).update(text)
+        impact = self.query_one("#confirm-impact", Static)
+        if self.impact is None:
+            impact.display = False
+        else:
+            impact.update(Text("Impact on saved and recent tasks: computing…", "dim"))
+            self.compute_impact(list(self.writes))
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="confirm-impact", description="impact of the write")
+    def compute_impact(self, writes: list[PlannedWrite]) -> None:
+        lines = self.impact(writes)
+        self.app.call_from_thread(self._show_impact, lines)
+
+    def _show_impact(self, lines: list[str]) -> None:
+        text = Text("Impact on saved and recent tasks: ", "bold")
+        if not lines:
+            text.append("none of them changes.", "dim")
+        for line in lines:
+            text.append("\n  ")
+            text.append_text(literal(line, limit=300))
+        self.query_one("#confirm-impact", Static).update(text)
+
+    @on(Input.Changed, "#confirm-name")
+    def _name_changed(self, event: Input.Changed) -> None:
+        if self.planner is not None:
+            self.writes = self.planner(event.value)
+            self._show()
+
+    @on(Input.Submitted, "#confirm-name")
+    def _name_submitted(self) -> None:
+        self.query_one("#confirm-writes").focus()
+
+    def action_confirm(self) -> None:
+        self.dismiss(self.writes)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmDiscard(ModalScreen[bool]):
+    """Asked when Esc would throw away text the person typed."""
+
+    BINDINGS = [
+        Binding("y", "discard", "Yes, discard", id="discard-yes"),
+        Binding("n,escape", "keep", "No, keep editing", id="discard-no"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="discard-box"):
+            yield Static(Text.assemble(("Discard what you typed?", "bold"), "\n\n", ("y", "bold"), " discards it · ", ("n", "bold"), " or ", ("Esc", "bold"), " keeps editing"))
+        yield Footer()
+
+    def action_discard(self) -> None:
+        self.dismiss(True)
+
+    def action_keep(self) -> None:
+        self.dismiss(False)
