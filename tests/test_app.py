@@ -715,6 +715,17 @@ def _memory_pane_path(app):
     return str(app.query_one("#memory-header").render()).splitlines()[1]
 
 
+def assert_one_selection(app):
+    """The Memory pane shows the selection, and a cursor shown in either list is on it, never on another memory."""
+    assert _memory_pane_path(app) == app.selected
+    table = app.query_one("#memory-table", DataTable)
+    if table.show_cursor:
+        assert app.query_one(MemoryList).shown_rows[table.cursor_row].memory.rel_path == app.selected
+    results = app.query_one("#results", DataTable)
+    if results.show_cursor:
+        assert app.query_one(PreviewPane).rows[results.cursor_row] == app.selected
+
+
 async def test_the_memory_pane_shows_exactly_what_every_memory_action_acts_on(tmp_path):
     from rawko_tui.tui.curation import MemoryEditor
 
@@ -727,13 +738,22 @@ async def test_the_memory_pane_shows_exactly_what_every_memory_action_acts_on(tm
         assert _memory_pane_path(app) == app.query_one(MemoryList).shown_rows[table.cursor_row].memory.rel_path == app.selected
 
         # select Password Hashing, then filter to one other memory: that one is selected
-        app.query_one(MemoryList).select_path(".rawko/memories/password-hashing-approach.md")
+        await pilot.press("down", "down", "down", "down")
         await settle(pilot)
         assert _memory_pane_path(app) == ".rawko/memories/password-hashing-approach.md"
+        assert_one_selection(app)
+        app.query_one(MemoryList).select_path(".rawko/memories/express-middleware-pattern.md")  # a script's way: the cursor follows
+        await settle(pilot)
+        assert _memory_pane_path(app) == ".rawko/memories/express-middleware-pattern.md" and table.show_cursor
+        assert_one_selection(app)
+        app.query_one(MemoryList).select_path(".rawko/memories/password-hashing-approach.md")
+        await settle(pilot)
         await pilot.press("1", "slash", *"CI Workflow", "enter")
         await settle(pilot)
         assert [r.memory.name for r in app.query_one(MemoryList).shown_rows] == ["ci-workflow-yaml-layout.md"]
         assert _memory_pane_path(app) == ".rawko/memories/ci-workflow-yaml-layout.md"
+        assert table.show_cursor and table.has_focus
+        assert_one_selection(app)
         await pilot.press("a")
         await settle(pilot)
         assert isinstance(app.screen, MemoryEditor)
@@ -752,8 +772,8 @@ async def test_the_memory_pane_shows_exactly_what_every_memory_action_acts_on(tm
         chosen = app.query_one(PreviewPane).rows[results.cursor_row]
         assert _memory_pane_path(app) == chosen == app.selected
         # the memory list's cursor follows, or shows none when the filter hides it: never another memory
-        listed = app.query_one(MemoryList)
-        assert not table.show_cursor or listed.shown_rows[table.cursor_row].memory.rel_path == chosen
+        assert_one_selection(app)
+        assert not table.show_cursor  # the filter left only the CI memory, which is not the one chosen
         await pilot.press("a")
         await settle(pilot)
         assert str(app.screen.query_one("#editor-target").render()).splitlines()[0] == f"Appends to {chosen}"
@@ -891,3 +911,73 @@ async def test_appended_entries_show_their_date_and_author(tmp_path, monkeypatch
         assert "2026-01-23T10:30:00.000Z · developer" in timeline[1]
         assert "(commit) · Ada (commit)" in timeline[2]  # no fields of its own: the commit that added it says
         assert " · Ada · sets updatedAt, updatedBy, correction" in timeline[3] and "no date" not in timeline[3]
+
+
+async def test_list_badges_for_retired_superseded_and_rewritten_files(tmp_path, monkeypatch):
+    retired = memory(title="Old", when='"old"') + "\n\n---\nstatus: retired\nreason: wrong\n---\n\nRetired.\n"
+    superseded = memory(title="Older", when='"older"') + "\n\n---\nstatus: retired\nsupersededBy: new.md\n---\n\nSee new.md.\n"
+    root = _git_store(tmp_path, monkeypatch, {"old.md": retired, "older.md": superseded, "new.md": memory(title="New"), "plain.md": memory(title="Plain")})
+    (root / ".rawko" / "memories" / "plain.md").write_text(memory(title="Plain", body="rewritten"))  # not an append
+    app = app_for(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        rows = {r.memory.name: r.badges.plain for r in app.query_one(MemoryList).shown_rows}
+        assert rows["old.md"].startswith("ret ") and rows["older.md"].startswith("sup ")
+        assert rows["plain.md"].startswith("REWR ") and "REWR" not in rows["new.md"] and "ret" not in rows["new.md"]
+
+
+async def test_settings_mistakes_are_said_and_the_defaults_used(store):
+    (store / ".rawko" / "rawko-tui.yaml").write_text("theme: no-such-theme\nkeymap:\n  no-such-binding: f5\n  memories-sort: o\nrecursive: maybe\n")
+    app = app_for(store, task="auth")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        notes = " ".join(n.message for n in app._notifications)
+        assert "theme 'no-such-theme' is not a theme here; the default is used" in notes
+        assert "no key binding has the id 'no-such-binding'" in notes
+        assert "recursive is 'maybe', not true or false: ignored, the default (false) is used" in notes
+        assert app.theme != "no-such-theme" and app.preview.recursive is False  # maybe is not true
+        await pilot.press("o")  # the known id is still remapped
+        assert app.query_one(MemoryList).sort == "importance"
+
+
+async def test_the_preview_says_which_now_is_in_force_and_why_a_typed_one_is_not_used(store):
+    (store / ".rawko" / "rawko-tui.yaml").write_text("now: 2026-01-24T12:00:00Z\n")
+    app = create_app(store, task="auth", poll_seconds=None)  # no --now: the pinned one
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        summary = lambda: str(app.query_one("#preview-summary").render())  # noqa: E731
+        assert "Now: 2026-01-24T12:00:00.000Z (pinned in rawko-tui.yaml)" in summary()
+        now = app.query_one("#now", Input)
+        now.value = "tuesday"
+        await settle(pilot)
+        assert "⚠ now 'tuesday' is not an ISO 8601 date (e.g. 2026-01-24T12:00:00Z): the ranking above still uses the now before it." in summary()
+        now.value = "2026-02-01T00:00:00Z"
+        await settle(pilot)
+        assert "Now: 2026-02-01T00:00:00.000Z (typed)" in summary() and "tuesday" not in summary()
+
+
+async def test_the_budget_is_worded_as_a_share_of_it(tmp_path):
+    root = write_store(
+        tmp_path / "store",
+        {"jwt.md": memory(title="JWT tokens", when='"token"', importance="critical")},
+        agents={"developer": "---\nname: developer\nmemory:\n  tokenBudget: 50\n---\n"},
+    )
+    app = app_for(root, task="rotate the token")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        summary = str(app.query_one("#preview-summary").render())
+        assert "OVER BUDGET: " in summary and "% of the 50-token budget" in summary and "budget 50:" not in summary
+
+
+async def test_an_empty_store_offers_to_write_the_first_memory(tmp_path):
+    from rawko_tui.tui.curation import MemoryEditor
+
+    (tmp_path / ".rawko" / "memories").mkdir(parents=True)
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, NoStoreScreen)
+        assert "Press n to write the first memory" in str(app.screen.query_one("#no-store").render())
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, MemoryEditor)

@@ -150,3 +150,18 @@ def test_pattern_plans_are_remembered_between_runs_and_read_back_the_same(tmp_pa
     assert [c.path for c in again.injected] == [c.path for c in fresh.injected] == [c.path for c in reference.injected]
     assert again.prompt == reference.prompt
     assert [(c.path, c.matched, c.score) for c in again.candidates] == [(c.path, c.matched, c.score) for c in reference.candidates]
+
+
+def test_caches_of_stores_that_no_longer_exist_are_pruned(tmp_path):
+    import shutil
+
+    from rawko_tui.core import cache
+
+    kept = write_store(tmp_path / "kept", {"a.md": memory(title="A")})
+    gone = write_store(tmp_path / "gone", {"b.md": memory(title="B")})
+    load_store(gone)
+    assert cache.cache_path(gone).is_file() and cache.cache_path(gone).with_suffix(".root").is_file()
+    shutil.rmtree(gone)
+    load_store(kept)  # writing any store's cache prunes the others'
+    assert not cache.cache_path(gone).exists() and not cache.cache_path(gone).with_suffix(".root").exists()
+    assert cache.cache_path(kept).is_file()

@@ -372,3 +372,19 @@ def test_written_but_not_committed_says_so_with_its_own_exit_code(repo, capsys):
     err = capsys.readouterr().err
     assert "written but not committed: a-memory.md now holds the change" in err and "refused by policy" in err and "do not write it again" in err
     assert mem(repo, "a-memory.md").read_bytes().startswith(before) and b"kept entry" in mem(repo, "a-memory.md").read_bytes()
+
+
+def test_a_write_of_several_files_writes_none_when_one_changed_since_it_was_shown(repo):
+    from rawko_tui.core.writer import apply_writes, plan_append
+
+    writes = [plan_append(repo, "a-memory.md", format_entry({"importance": "low"}, "one")), plan_append(repo, "b-memory.md", format_entry({"importance": "low"}, "two"))]
+    before_a = mem(repo, "a-memory.md").read_bytes()
+    mem(repo, "b-memory.md").write_text("rewritten by someone else\n")  # after the person saw the writes
+    with pytest.raises(WriteError, match="b-memory.md changed on disk since it was shown; nothing was written"):
+        apply_writes(repo, writes, "supersede")
+    assert mem(repo, "a-memory.md").read_bytes() == before_a
+    # as shown, they are written together and committed once
+    mem(repo, "b-memory.md").write_text(git(repo, "show", "HEAD:.rawko/memories/b-memory.md") + "\n")
+    writes = [plan_append(repo, "a-memory.md", format_entry({"importance": "low"}, "one")), plan_append(repo, "b-memory.md", format_entry({"importance": "low"}, "two"))]
+    written = apply_writes(repo, writes, "supersede")
+    assert written.sha and set(git(repo, "show", "--name-only", "--format=", "HEAD").split()) == {".rawko/memories/a-memory.md", ".rawko/memories/b-memory.md"}

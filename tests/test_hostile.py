@@ -248,7 +248,7 @@ def test_broken_agent_definitions_and_settings_are_reported_and_the_memories_sti
     assert said(".rawko/agents/tester.md", "agent", "no frontmatter")
     assert said(".rawko/agents/reviewer.md", "agent", "unknown tag")
     assert said(".rawko/agents/planner.md", "agent-config", "memory is a list, not a mapping of settings")
-    assert said(".rawko/rawko-tui.yaml", "config", "recursive is 'yes', not true or false: read as true")
+    assert said(".rawko/rawko-tui.yaml", "config", "recursive is 'yes', not true or false: ignored, the default (false) is used")
     assert said(".rawko/rawko-tui.yaml", "config", "keymap is a list")
     assert said(".rawko/rawko-tui.yaml", "config", "model is a mapping, not text")
     assert not (root / PWNED).exists()

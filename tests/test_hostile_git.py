@@ -168,7 +168,10 @@ async def test_a_refused_write_in_the_app_is_a_message_not_a_crash(repo):
         assert app.screen is app.main
         assert any("Read-only: HEAD is detached" in n.message for n in app._notifications)
         # a write that is started anyway (the state changed after the editor opened) is refused by the writer
-        app.write_append("auth-session.md", before, "---\nupdatedAt: '2026-11-22T08:00:00Z'\n---\n\nTokens now expire after 12 hours.\n", "update")
+        from rawko_tui.core.writer import plan_append
+
+        entry = "---\nupdatedAt: '2026-11-22T08:00:00Z'\n---\n\nTokens now expire after 12 hours.\n"
+        app.apply_plan([plan_append(repo, "auth-session.md", entry, before)], "append", "")
         for _ in range(100):
             await pilot.pause(0.05)
             if any("nothing was written" in n.message for n in app._notifications):

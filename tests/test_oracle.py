@@ -19,6 +19,7 @@ from storegen import AGENTS, random_store, random_task
 
 NOW_MS = parse_now(FIXED_NOW)
 SEEDS_DIR = Path(__file__).parent.parent.parent / "shared" / "seeds"
+SEED_EXAMPLES = Path(__file__).parent / "data" / "seed_examples"  # the memory files the seeds quote, kept here
 
 
 def _compare(oracle, root: Path, queries: list[tuple[str, str, dict]]) -> int:
@@ -82,10 +83,20 @@ def _seed_blocks() -> list[str]:
     return blocks
 
 
-def test_seed_examples_reproduce_exactly(tmp_path, oracle):
+def _kept_seed_examples() -> list[str]:
+    """The seeds' example memories as kept in tests/data (the seed documents are not part of a checkout)."""
+    return [p.read_text(encoding="utf-8") for p in sorted(SEED_EXAMPLES.glob("seed-*.md"))]
+
+
+def test_the_kept_seed_examples_are_the_seeds_own():
+    """Where the seed documents are at hand (beside the checkout), tests/data still quotes them exactly."""
     if not SEEDS_DIR.is_dir():
-        pytest.skip("the seed documents are not beside this checkout")
-    blocks = _seed_blocks()
+        pytest.skip("the seed documents are not beside this checkout; tests/data/seed_examples keeps their examples")
+    assert _seed_blocks() == _kept_seed_examples()
+
+
+def test_seed_examples_reproduce_exactly(tmp_path, oracle):
+    blocks = _kept_seed_examples()
     assert len(blocks) >= 8, "the seeds quote at least eight memory files"
     plain = [b for b in blocks if "- pattern:" not in b]  # the map form makes the spec throw: tested below
     files = {f"seed-{i:02d}.md": block for i, block in enumerate(plain)}

@@ -55,3 +55,11 @@ def test_the_app_starts_from_the_unpacked_wheel(wheel, tmp_path):
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert f"rawko_tui from {site / 'rawko_tui'}" in proc.stdout
+
+
+def test_no_tracked_file_is_also_ignored():
+    """A file both tracked and ignored (such as .rawko/checks.yaml) would confuse anyone who edits it."""
+    if not (REPO / ".git").exists():
+        pytest.skip("not a git checkout")
+    both = subprocess.run(["git", "ls-files", "-ci", "--exclude-standard"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    assert both == ""

@@ -11,8 +11,9 @@ How each whenToUse pattern is read (its interpretation and regex
 translation, the same for any store) is kept too, in ``plans.pickle``.
 
 The cache lives outside the store (``$XDG_CACHE_HOME/rawko-tui/``, or the
-folder ``RAWKO_TUI_CACHE_DIR`` names), one file per store, written
-atomically; ``RAWKO_TUI_CACHE=off`` turns it off.  A cache written by other
+folder ``RAWKO_TUI_CACHE_DIR`` names), one file per store (and a ``.root``
+file naming the store, so that the caches of stores that no longer exist are
+pruned), written atomically; ``RAWKO_TUI_CACHE=off`` turns it off.  A cache written by other
 code (the parser's source is part of its key), by another user, or that
 cannot be read, is ignored and rewritten.
 """
@@ -94,7 +95,43 @@ def load(root: Path) -> list:
 
 
 def save(root: Path, files: list) -> None:
-    _write(cache_path(root), {"code": code_key(), "root": str(root.resolve()), "files": files})
+    path = cache_path(root)
+    _write(path, {"code": code_key(), "root": str(root.resolve()), "files": files})
+    try:
+        path.with_suffix(".root").write_text(str(root.resolve()), encoding="utf-8", errors="surrogateescape")
+    except OSError:
+        pass
+    prune()
+
+
+UNOWNED_DAYS = 30  # a cache file that names no store (an older format) is removed after this long unused
+
+
+def prune() -> list[Path]:
+    """Remove the caches of stores that no longer exist (their folder, or its .rawko/, is gone); returns what was removed."""
+    import time
+
+    removed = []
+    folder = cache_dir()
+    try:
+        caches = list(folder.glob("store-*.pickle"))
+    except OSError:
+        return removed
+    for pickled in caches:
+        named = pickled.with_suffix(".root")
+        try:
+            if named.is_file():
+                root = Path(named.read_text(encoding="utf-8", errors="surrogateescape"))
+                gone = not (root / ".rawko").is_dir()
+            else:
+                gone = time.time() - pickled.stat().st_mtime > UNOWNED_DAYS * 86_400
+            if gone:
+                pickled.unlink(missing_ok=True)
+                named.unlink(missing_ok=True)
+                removed.append(pickled)
+        except OSError:
+            continue  # another process pruned it, or it cannot be read: left for next time
+    return removed
 
 
 def load_plans() -> dict:

@@ -342,14 +342,14 @@ def _git_reason(exc) -> str:
 
 
 class NotCommitted(WriteError):
-    """The bytes are in the files, but git did not commit them: never write them again."""
+    """The bytes are in the files, but they were not committed: never write them again."""
 
-    def __init__(self, paths: list[Path], reason: str) -> None:
+    def __init__(self, paths: list[Path], reason: str, why: str = "git refused the commit") -> None:
         self.paths = paths
         self.reason = reason
         names = ", ".join(clean_name(p.name) for p in paths)
         super().__init__(
-            f"written but not committed: {names} now hold{'s' if len(paths) == 1 else ''} the change, but git refused the commit ({reason}); "
+            f"written but not committed: {names} now hold{'s' if len(paths) == 1 else ''} the change, but {why} ({reason}); "
             "commit it with git, do not write it again"
         )
 
@@ -498,21 +498,54 @@ def apply_writes(root: Path, writes: list[PlannedWrite], action: str, summary: s
     from .history import repo_root
 
     with write_lock(root):
+        for write in writes:
+            _precheck(root, write)  # every target as the person saw it, before the first byte is written
         paths: list[Path] = []
         for write in writes:
-            if write.kind == "create" and write.rel_path.startswith(f"{RAWKO_DIR}/{MEMORIES_DIR}/"):
-                paths.append(create_memory(root, write.title or write.name, write.data.decode("utf-8"), exact_name=write.rel_path.split("/", 2)[2]))
-            elif write.kind == "append":
-                path = safe_store_path(root, write.rel_path)
-                _append_bytes(root, path, write.name, lambda _current, data=write.data: data, write.seen)
-                paths.append(path)
-            else:
-                paths.append(replace_file(root, write))
+            try:
+                paths.append(_apply_one(root, write))
+            except WriteError as exc:
+                if not paths:
+                    raise
+                raise NotCommitted(paths, f"{write.rel_path}: {exc}", "the next file could not be written, so nothing was committed") from None
         if not and_commit:
             return Written(paths, None, "--no-commit")
         if repo_root(root) is None:
             return Written(paths, None, "not a git repository")
         return Written(paths, commit(root, paths, action, summary))
+
+
+_MEMORIES_PREFIX = f"{RAWKO_DIR}/{MEMORIES_DIR}/"
+
+
+def _target(root: Path, write: PlannedWrite) -> Path:
+    """The file a planned write goes to: a memory through ``safe_memory_path`` (no link anywhere on the way)."""
+    if write.rel_path.startswith(_MEMORIES_PREFIX):
+        return safe_memory_path(root, write.rel_path[len(_MEMORIES_PREFIX) :])
+    return safe_store_path(root, write.rel_path)
+
+
+def _precheck(root: Path, write: PlannedWrite) -> None:
+    path = _target(root, write)
+    if write.kind == "create" and path.exists():
+        raise WriteError(f"{write.rel_path} was created by someone else meanwhile; nothing was written")
+    if write.kind in ("append", "replace") and write.seen is not None:
+        try:
+            head = path.read_bytes()[: write.seen.size]
+        except OSError as exc:
+            raise WriteError(f"{write.rel_path} cannot be read ({exc.strerror or exc}); nothing was written") from None
+        if Seen.of(head) != write.seen or (write.kind == "replace" and path.stat().st_size != write.seen.size):
+            raise WriteError(f"{write.rel_path} changed on disk since it was shown; nothing was written")
+
+
+def _apply_one(root: Path, write: PlannedWrite) -> Path:
+    path = _target(root, write)
+    if write.kind == "create" and write.rel_path.startswith(_MEMORIES_PREFIX):
+        return create_memory(root, write.title or write.name, write.data.decode("utf-8"), exact_name=write.rel_path[len(_MEMORIES_PREFIX) :])
+    if write.kind == "append":
+        _append_bytes(root, path, write.name, lambda _current: write.data, write.seen)
+        return path
+    return replace_file(root, write)
 
 
 def replace_file(root: Path, write: PlannedWrite) -> Path:

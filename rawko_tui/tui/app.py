@@ -410,7 +410,6 @@ class RawkoApp(App[int]):
         if self.selected is None and preview.injected:
             self.select_memory(preview.injected[0].path)
         else:
-            self.main.query_one(PreviewPane).follow(self.selected)
             self._show_selected()
         self._schedule_token_count(preview.prompt)
 
@@ -428,10 +427,7 @@ class RawkoApp(App[int]):
         """
         self.selected = path
         for pane in (self.main.query_one(MemoryList), self.main.query_one(PreviewPane)):
-            if pane is not moved:
-                pane.follow(path)
-            else:
-                pane.selected_path = path
+            pane.follow(path, move=pane is not moved)
         self._show_selected()
 
     def _show_selected(self) -> None:
@@ -702,7 +698,7 @@ class RawkoApp(App[int]):
 
     def _key_for(self, binding: Binding) -> str:
         remapped = self._keymap.get(binding.id, binding.key) if binding.id else binding.key
-        return self.get_key_display(Binding(remapped, binding.action))
+        return " ".join(self.get_key_display(Binding(key.strip(), binding.action)) for key in remapped.split(","))
 
     def set_agent(self, agent: str) -> None:
         self.main.query_one(PreviewPane).set_agent(agent)

@@ -32,6 +32,17 @@ def shown_bytes(write: PlannedWrite, before: bytes) -> str:
     return "".join(diff) or "(no change)"
 
 
+def impact_text(heading: str, lines: list[str]) -> Text:
+    """What a change does to the injections of the tasks people rely on, one line each."""
+    text = Text(heading, "bold")
+    if not lines:
+        text.append("none of them changes.", "dim")
+    for line in lines:
+        text.append("\n  ")
+        text.append_text(literal(line, limit=300))
+    return text
+
+
 class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
     """Shows what will be written and where, and asks once: y writes (and commits), n or Esc goes back.
 
@@ -103,13 +114,7 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
         self.app.call_from_thread(self._show_impact, lines)
 
     def _show_impact(self, lines: list[str]) -> None:
-        text = Text("Impact on saved and recent tasks: ", "bold")
-        if not lines:
-            text.append("none of them changes.", "dim")
-        for line in lines:
-            text.append("\n  ")
-            text.append_text(literal(line, limit=300))
-        self.query_one("#confirm-impact", Static).update(text)
+        self.query_one("#confirm-impact", Static).update(impact_text("Impact on saved and recent tasks: ", lines))
 
     @on(Input.Changed, "#confirm-name")
     def _name_changed(self, event: Input.Changed) -> None:

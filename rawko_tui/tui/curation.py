@@ -31,7 +31,7 @@ from ..core.lint import lint_text
 from ..core.sessions import promoted_to, title_from
 from ..core.store import Store
 from ..core.writer import PlannedWrite, WriteError, apply_writes, person_name, plan_create
-from .confirm import ConfirmDiscard, ConfirmWrite, Planner
+from .confirm import ConfirmDiscard, ConfirmWrite, Planner, impact_text
 from .safe import cell, clean, literal
 
 
@@ -159,13 +159,7 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
         self.app.call_from_thread(self._show_impact, lines)
 
     def _show_impact(self, lines: list[str]) -> None:
-        text = Text("Impact on recently previewed tasks: ", "bold")
-        if not lines:
-            text.append("none of them changes.", "dim")
-        for line in lines:
-            text.append("\n  ")
-            text.append_text(literal(line, limit=300))
-        self.query_one("#merge-impact", Static).update(text)
+        self.query_one("#merge-impact", Static).update(impact_text("Impact on recently previewed tasks: ", lines))
 
     def action_save(self) -> None:
         if self.errors:

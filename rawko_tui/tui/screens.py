@@ -32,7 +32,10 @@ class HelpScreen(ModalScreen[None]):
                 )
             )
             table = DataTable(id="help-table", cursor_type="row")
-            table.add_columns("Key", "Action", "Where", "Binding id")
+            table.add_column("Key", width=8)
+            table.add_column("Action", width=40)
+            table.add_column("Where", width=34)
+            table.add_column("Binding id", width=26)
             for key, description, where, binding_id in self.rows:
                 table.add_row(cell(key, "bold"), cell(description), cell(where, "dim"), cell(binding_id, "dim"))
             yield table

@@ -91,9 +91,9 @@ def _badges(memory: MemoryFile, findings: list[Finding], rewritten: bool = False
     if rewritten:
         badges.append("REWR ", "bold white on red")  # the append-only rule is broken in the working copy
     if memory.error is None and memory.spec is not None:
-        status = status_of(memory)
-        if not status.active:
-            badges.append("sup " if status.why.startswith("superseded") else "ret ", "bold magenta")
+        if not status_of(memory).active:
+            # a supersede entry retires the memory too: supersededBy says which of the two it is
+            badges.append("sup " if memory.effective()[0].get("supersededBy") else "ret ", "bold magenta")
     errors = sum(1 for f in findings if f.severity == "error")
     warnings = sum(1 for f in findings if f.severity == "warning")
     if memory.symlink:
@@ -203,7 +203,7 @@ class MemoryList(Vertical):
         self._refresh_table()
         # what the list highlights is the selection: a filter that hides the selected memory selects its first match
         if self.shown_rows and self.selected_path not in {r.memory.rel_path for r in self.shown_rows}:
-            self.post_message(self.Highlighted(self, self.shown_rows[0].memory.rel_path))
+            self.select_path(self.shown_rows[0].memory.rel_path)
 
     def _sorted(self, rows: list[Row]) -> list[Row]:
         if self._filter_scores is not None:
@@ -249,17 +249,19 @@ class MemoryList(Vertical):
     def first_path(self) -> str | None:
         return self.shown_rows[0].memory.rel_path if self.shown_rows else None
 
-    def follow(self, path: str | None) -> None:
+    def follow(self, path: str | None, move: bool = True) -> None:
         """Put the cursor on the selected memory; with the memory not in the list, show no cursor at all.
 
-        A highlighted row that is not the selection would say that actions act on it.
+        A highlighted row that is not the selection would say that actions act on
+        it. ``move=False`` (the user just moved this cursor, and may have moved it
+        on since): the cursor is shown only where it already is on the selection.
         """
         self.selected_path = path
         table = self.query_one(DataTable)
         index = next((i for i, row in enumerate(self.shown_rows) if row.memory.rel_path == path), None)
-        table.show_cursor = index is not None
-        if index is not None and table.cursor_row != index:
+        if index is not None and move and table.cursor_row != index:
             table.move_cursor(row=index, animate=False)
+        table.show_cursor = index is not None and table.cursor_row == index
         if path is not None and index is None and self.rows:
             self.border_subtitle = f"{self.border_subtitle.split(' · selected')[0]} · selected memory not in this list"
 
@@ -286,4 +288,5 @@ class MemoryList(Vertical):
 
     def select_path(self, path: str) -> None:
         """Move to a memory and select it."""
+        self.follow(path)
         self.post_message(self.Highlighted(self, path))

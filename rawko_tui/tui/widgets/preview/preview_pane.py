@@ -219,14 +219,14 @@ class PreviewPane(Vertical):
         self.follow(self.selected_path)
         self._update_summary()
 
-    def follow(self, path: str | None) -> None:
-        """Put the cursor on the selected memory, or show none when the ranking does not list it."""
+    def follow(self, path: str | None, move: bool = True) -> None:
+        """Put the cursor on the selected memory, or show none when the ranking does not list it (see ``MemoryList.follow``)."""
         self.selected_path = path
         table = self.query_one("#results", DataTable)
         index = self.rows.index(path) if path in self.rows else None
-        table.show_cursor = index is not None
-        if index is not None and table.cursor_row != index:
+        if index is not None and move and table.cursor_row != index:
             table.move_cursor(row=index, animate=False)
+        table.show_cursor = index is not None and table.cursor_row == index
 
     def _title_cell(self, candidate) -> Text:
         title = candidate.title or candidate.file.name
