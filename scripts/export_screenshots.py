@@ -89,6 +89,21 @@ async def matrix(pilot) -> None:
     await settle(pilot)
 
 
+async def confirm_write(pilot) -> None:
+    """An update appended to the selected memory, at the confirmation that asks once."""
+    from textual.widgets import TextArea
+
+    await select(pilot, ".rawko/memories/password-hashing-approach.md")
+    pilot.app.query_one("#memory-table").focus()
+    await pilot.press("a")
+    await settle(pilot)
+    area = pilot.app.screen.query_one("#merge-text", TextArea)
+    area.text = area.text.rstrip("\n") + "\nThe cost factor is now 12: 10 was too fast on the new servers.\n"
+    await settle(pilot)
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+
+
 SHOTS = [
     ("preview", "Add OAuth integration to existing auth system", preview),
     ("memories", "Add OAuth integration to existing auth system", memories),
@@ -98,6 +113,7 @@ SHOTS = [
     ("help", "Add OAuth integration to existing auth system", help_screen),
     ("checks", "Add OAuth integration to existing auth system", checks),
     ("matrix", "Add OAuth integration to existing auth system", matrix),
+    ("confirm", "Implement password reset with bcrypt", confirm_write),
 ]
 
 
@@ -131,6 +147,7 @@ async def shoot(store: Path, name: str, task: str, steps) -> Path:
 
 async def main() -> None:
     OUT.mkdir(exist_ok=True)
+    os.environ["GIT_AUTHOR_NAME"] = "Ada Lovelace"  # entries the pictures show are signed by the same person
     with tempfile.TemporaryDirectory() as folder:
         store = demo_copy(Path(folder))
         for name, task, steps in SHOTS:

@@ -84,6 +84,7 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#confirm-box").border_title = "Nothing is written until you say y"
         self._show()
         if self.name_field is not None:
             self.query_one("#confirm-name", Input).focus()
