@@ -754,6 +754,7 @@ async def test_the_memory_pane_shows_exactly_what_every_memory_action_acts_on(tm
         assert _memory_pane_path(app) == ".rawko/memories/ci-workflow-yaml-layout.md"
         assert table.show_cursor and table.has_focus
         assert_one_selection(app)
+        assert app.query_one(MemoryList).border_subtitle == "1 of 9 · sort: name"  # nothing stale about a hidden selection
         await pilot.press("a")
         await settle(pilot)
         assert isinstance(app.screen, MemoryEditor)
@@ -774,6 +775,7 @@ async def test_the_memory_pane_shows_exactly_what_every_memory_action_acts_on(tm
         # the memory list's cursor follows, or shows none when the filter hides it: never another memory
         assert_one_selection(app)
         assert not table.show_cursor  # the filter left only the CI memory, which is not the one chosen
+        assert app.query_one(MemoryList).border_subtitle == "1 of 9 · sort: name · selected memory not in this list"
         await pilot.press("a")
         await settle(pilot)
         assert str(app.screen.query_one("#editor-target").render()).splitlines()[0] == f"Appends to {chosen}"
@@ -981,3 +983,20 @@ async def test_an_empty_store_offers_to_write_the_first_memory(tmp_path):
         await pilot.press("n")
         await settle(pilot)
         assert isinstance(app.screen, MemoryEditor)
+
+
+async def test_advertised_keys_work_from_start_up(store):
+    app = app_for(store, task="email")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.focused is app.query_one("#memory-table")  # not a text box: single keys are actions
+        await pilot.press("u")  # the summary's "(u to show)" works from here
+        await settle(pilot)
+        assert app.query_one(PreviewPane).show_unmatched
+        await pilot.press("ctrl+l")
+        assert app.focused is app.query_one("#task", TextArea)
+        await pilot.press("escape")  # leaves the task box for the ranking
+        assert app.focused is app.query_one("#results", DataTable)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)

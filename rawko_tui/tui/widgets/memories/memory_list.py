@@ -136,6 +136,7 @@ class MemoryList(Vertical):
         self._scores: dict[str, float] = {}
         self._filter_scores: dict[str, float] | None = None
         self.selected_path: str | None = None  # the app's selection, handed down
+        self._subtitle = ""  # the counts and sort; follow() adds whether the selection is listed
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="/ filter: title, tags, patterns, path", id="memory-filter")
@@ -243,7 +244,7 @@ class MemoryList(Vertical):
         else:
             shown = f"{len(self.shown_rows)} of {len(self.rows)}" if self._filter_scores is not None else f"{len(self.rows)}"
         skipped = f" · {self.passed_over} passed over (rawko-tui lint)" if self.passed_over else ""
-        self.border_subtitle = f"{shown}{skipped} · sort: {self.sort}"
+        self._subtitle = f"{shown}{skipped} · sort: {self.sort}"
         self.follow(self.selected_path)
 
     def first_path(self) -> str | None:
@@ -262,8 +263,8 @@ class MemoryList(Vertical):
         if index is not None and move and table.cursor_row != index:
             table.move_cursor(row=index, animate=False)
         table.show_cursor = index is not None and table.cursor_row == index
-        if path is not None and index is None and self.rows:
-            self.border_subtitle = f"{self.border_subtitle.split(' · selected')[0]} · selected memory not in this list"
+        hidden = path is not None and index is None and bool(self.rows)
+        self.border_subtitle = self._subtitle + (" · selected memory not in this list" if hidden else "")
 
     @on(DataTable.RowHighlighted, "#memory-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
