@@ -635,8 +635,6 @@ def _did_you_mean(store, given: str) -> str:
     """The closest file names and titles, for a name that matches none."""
     from rapidfuzz import fuzz, process
 
-    choices = {m.name: m.name for m in store.files}
-    choices.update({m.name: m.attrs["title"] for m in store.files if isinstance(m.attrs.get("title"), str)})
     by_name = process.extract(given.lower(), {m.name: m.name.lower() for m in store.files}, scorer=fuzz.WRatio, limit=3, score_cutoff=60)
     by_title = process.extract(given.lower(), {m.name: str(m.attrs.get("title", "")).lower() for m in store.files}, scorer=fuzz.WRatio, limit=3, score_cutoff=60)
     best = sorted(by_name + by_title, key=lambda hit: -hit[1])

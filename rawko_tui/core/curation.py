@@ -322,19 +322,6 @@ def merge_changes(store: Store, originals: list[str], merged_text: str) -> dict[
     return changes
 
 
-def merge_memories(root: Path, originals: list[str], merged_text: str, by: str) -> tuple[Path, str | None]:
-    """Write the merged memory and a supersede entry in each original; commit all of it at once.
-
-    Returns the new file and the commit (None outside git). Nothing of the originals is removed.
-    """
-    from .store import load_store
-    from .writer import apply_writes
-
-    writes = merge_writes(root, load_store(root), originals, merged_text, by)
-    written = apply_writes(root, writes, "merge", f"Merged {', '.join(originals)} into {writes[0].name}.")
-    return written.paths[0], written.sha
-
-
 # --------------------------------------------------------------------------
 # Decisions on consolidation candidates: an append-only, committed log
 # --------------------------------------------------------------------------
@@ -364,7 +351,7 @@ def dismissed(root: Path) -> set[tuple[str, ...]]:
     if log.is_file():
         try:
             records = load_with_ruamel(log.read_text(encoding="utf-8"))
-        except Exception:  # noqa: BLE001 - a broken log is reported by lint; nothing is hidden because of it
+        except Exception:  # noqa: BLE001 - ruamel raises many kinds; a log that cannot be read hides no candidate
             records = []
         for record in records if isinstance(records, list) else []:
             if isinstance(record, dict) and isinstance(record.get("paths"), list):

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Static, TextArea
+from textual.widgets import Footer, Input, Static
 
 from ..core.writer import PlannedWrite
 from .safe import clean, literal
