@@ -69,3 +69,11 @@ def test_render_and_dict_round_out():
     assert tree.render().splitlines() == ["   5  root", "     5  part", "     ✗  gate"]
     assert Explanation(0, "note").render() == "   ·  note"
     assert tree.to_dict()["details"][1]["match"] is False
+
+
+def test_the_explanation_of_alternatives_agrees_with_lint_on_what_looks_like_a_regex():
+    from rawko_tui.core.patterns import plan_pattern
+
+    assert plan_pattern("req.user|session").notes == ()  # a dotted name is meant literally
+    (note,) = plan_pattern("handle.*error|oops").notes
+    assert note == "alternatives are plain substrings: 'handle.*error' matches only text that literally contains those characters"

@@ -18,7 +18,7 @@ from .jsregex import JsRegexSyntaxError, JsRegexTimeout, annex_b_notes, compile_
 from .jsvalue import UNDEFINED, JsDate, display_value, js_new_date, js_to_string, js_truthy, type_name
 from .safetext import clean_name
 from .commonwords import COMMON_WORD_RANK, is_common_word, words_containing
-from .patterns import ALTERNATIVES, REGEX, SUBSTRING, WILDCARD, match_pattern
+from .patterns import ALTERNATIVES, REGEX, SUBSTRING, WILDCARD, looks_like_regex, match_pattern
 from .store import MemoryFile, Store, pinned_now
 from .writer import slugify
 
@@ -368,7 +368,7 @@ def lint_pattern(pattern: str) -> list[tuple[str, str, str]]:
             found.append((WARNING, "pattern-size", f"{shown} has {len(alternatives):,} alternatives: too many to review, and any one of them injects the memory"))
         if "" in alternatives:
             found.append((ERROR, "pattern-matches-everything", f"{shown} has an empty alternative, which every task contains: it matches everything"))
-        regexy = [a for a in alternatives if _looks_like_regex(a)]
+        regexy = [a for a in alternatives if looks_like_regex(a)]
         if regexy:
             wildcard = " ('.*' is not a wildcard there)" if any(".*" in a for a in regexy) else " (regex syntax is not read there)"
             verb = "matches only a task" if len(regexy) == 1 else "match only tasks"
@@ -436,14 +436,6 @@ def _common_words(shown: str, alternatives: list[str]) -> list[tuple[str, str, s
     examples = "; ".join(f"{a!r} also matches inside {', '.join(repr(w) for w in words)}" for a, words in inside.items() if words)
     subject = f"{_some(common)} {'is' if len(common) == 1 else 'are'} among the {COMMON_WORD_RANK} most frequent English words"
     return [(WARNING, "pattern-common-word", f"{shown}: {subject}, so the memory is injected for tasks on any subject" + (f" ({examples})" if examples else ""))]
-
-
-_DOTTED_NAME = re.compile(r"(?<=\w)\.(?=\w)")
-
-
-def _looks_like_regex(alternative: str) -> bool:
-    """Regex syntax in a literal alternative; a dot inside a name (``req.user``, ``token.ts``) is meant literally."""
-    return bool(_REGEX_SYNTAX.intersection(_DOTTED_NAME.sub("", alternative)))
 
 
 def _quote(text: str) -> str:

@@ -16,6 +16,7 @@ that applies::
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 
 from .jsregex import JsRegex, JsRegexSyntaxError, JsRegexTimeout, compile_js, nested_quantifier_risk
@@ -128,6 +129,14 @@ _stored_plans: dict | None = None  # pattern -> plan_record, from the cache of e
 _new_plans: dict = {}
 
 
+_DOTTED_NAME = re.compile(r"(?<=\w)\.(?=\w)")
+
+
+def looks_like_regex(alternative: str) -> bool:
+    """Regex syntax in a literal alternative; a dot inside a name (``req.user``, ``token.ts``) is meant literally."""
+    return bool(_REGEX_SYNTAX.intersection(_DOTTED_NAME.sub("", alternative)))
+
+
 @functools.lru_cache(maxsize=65536)
 def plan_pattern(pattern: str) -> PatternPlan:
     """Decide which of SPEC-0007's four interpretations applies to ``pattern`` (remembered between runs)."""
@@ -178,13 +187,10 @@ def _plan(pattern: str) -> PatternPlan:
         notes = []
         if "" in alternatives:
             notes.append("an empty alternative matches every task")
-        regexy = [a for a in alternatives if _REGEX_SYNTAX.intersection(a)]
+        regexy = [a for a in alternatives if looks_like_regex(a)]
         if regexy:
-            notes.append(
-                "alternatives are plain substrings: "
-                + ", ".join(repr(a) for a in regexy)
-                + " only match text that literally contains those characters"
-            )
+            verb = "matches" if len(regexy) == 1 else "match"
+            notes.append(f"alternatives are plain substrings: {', '.join(repr(a) for a in regexy)} {verb} only text that literally contains those characters")
         return PatternPlan(pattern, normalized, ALTERNATIVES, alternatives, notes=tuple(notes))
 
     steps = []
