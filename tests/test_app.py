@@ -1000,3 +1000,14 @@ async def test_advertised_keys_work_from_start_up(store):
         await pilot.press("question_mark")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
+
+
+@pytest.mark.parametrize("attempt", range(5))
+async def test_start_up_with_a_task_selects_its_top_memory_whatever_finishes_first(store, attempt):
+    """The list's rebuilt rows once reported a highlight like a user's move: the selection depended on timing."""
+    app = app_for(store, task="fix the login")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.selected == app.preview.injected[0].path == ".rawko/memories/jwt-authentication.md"
+        assert_one_selection(app)
+        assert app.query_one("#memory-table", DataTable).show_cursor

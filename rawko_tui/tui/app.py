@@ -407,8 +407,8 @@ class RawkoApp(App[int]):
         self.main.query_one(PreviewPane).show(preview, now_source)
         self.main.query_one(MemoryList).set_scores(preview)
         self.main.query_one(Breakdown).show_prompt(preview.prompt)
-        if self.selected is None and preview.injected:
-            self.select_memory(preview.injected[0].path)
+        if self.selected is None:  # start-up with a task: the top memory it injects, else the list's first
+            self.select_memory(preview.injected[0].path if preview.injected else self.main.query_one(MemoryList).first_path())
         else:
             self._show_selected()
         self._schedule_token_count(preview.prompt)

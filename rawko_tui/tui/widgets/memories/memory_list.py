@@ -226,6 +226,9 @@ class MemoryList(Vertical):
         ordered = self._sorted(self.rows)
         # a table of thousands of rows costs the UI thread seconds; the filter finds the rest
         self.shown_rows = ordered[:MAX_LIST_ROWS]
+        # a table whose first row appears under a visible cursor reports it as highlighted, as a
+        # user's move would be: hidden while rebuilding, the cursor is shown again by follow()
+        table.show_cursor = False
         table.clear()
         table.add_rows(
             [
@@ -283,7 +286,8 @@ class MemoryList(Vertical):
     def on_descendant_focus(self, event) -> None:
         """Entering a list whose cursor is hidden (it does not hold the selection) selects the row the cursor appears on."""
         table = self.query_one("#memory-table", DataTable)
-        if event.widget is table and not table.show_cursor and self.shown_rows:
+        # only when the selection is elsewhere: before the first selection (start-up) the app chooses it
+        if event.widget is table and not table.show_cursor and self.shown_rows and self.selected_path is not None:
             row = min(max(table.cursor_row, 0), len(self.shown_rows) - 1)
             self.post_message(self.Highlighted(self, self.shown_rows[row].memory.rel_path))
 

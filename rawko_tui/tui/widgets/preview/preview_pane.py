@@ -199,6 +199,7 @@ class PreviewPane(Vertical):
         # a table of thousands of rows would cost the UI thread on every keystroke
         self.hidden_rows = max(0, len(shown) - MAX_RESULT_ROWS)
         shown = shown[:MAX_RESULT_ROWS]
+        table.show_cursor = False  # see MemoryList._refresh_table: a rebuild must not look like a move
         table.clear()
         self.rows = [c.path for c in shown]
         shares = {f".rawko/memories/{name}": share for name, _, share in prompt_shares(preview)}
@@ -302,6 +303,7 @@ class PreviewPane(Vertical):
     def on_descendant_focus(self, event) -> None:
         """Entering the ranking while its cursor is hidden selects the row the cursor appears on."""
         table = self.query_one("#results", DataTable)
-        if event.widget is table and not table.show_cursor and self.rows:
+        # only when the selection is elsewhere: before the first selection (start-up) the app chooses it
+        if event.widget is table and not table.show_cursor and self.rows and self.selected_path is not None:
             row = min(max(table.cursor_row, 0), len(self.rows) - 1)
             self.post_message(self.ResultHighlighted(self, self.rows[row]))
