@@ -7,7 +7,7 @@ import stat
 import sys
 from pathlib import Path
 
-from .history import GitError, _git_dir, repo_root
+from .gitrepo import GitError, git_dir, repo_root
 
 MARKER = "# installed by rawko-tui: refuses commits that rewrite memory files"
 
@@ -29,7 +29,7 @@ def install_hook(path: Path, force: bool = False) -> Path:
     top = repo_root(path)
     if top is None:
         raise GitError(f"{path} is not in a git repository")
-    hooks = _git_dir(top) / "hooks"
+    hooks = git_dir(top) / "hooks"
     hooks.mkdir(parents=True, exist_ok=True)
     hook = hooks / "pre-commit"
     if hook.exists() and MARKER not in hook.read_text(errors="replace") and not force:

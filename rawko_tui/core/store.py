@@ -682,7 +682,7 @@ def _load_store(root: Path, previous: Store | None) -> Store:
 
 def load_store_at(root: str | os.PathLike, rev: str) -> Store:
     """The store as it was at a git revision (read from blobs, not the working tree)."""
-    from .history import files_at
+    from .gitrepo import files_at
 
     root = Path(root)
     files: list[MemoryFile] = []

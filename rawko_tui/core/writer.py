@@ -166,7 +166,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def refuse_when_busy(root: Path) -> None:
     """Raise WriteError when the repository is mid-rebase, mid-merge, locked or on a detached HEAD."""
-    from .history import locate_repository, repository_state_in
+    from .gitrepo import locate_repository, repository_state_in
 
     located = locate_repository(Path(root))
     deadline = time.monotonic() + INDEX_LOCK_WAIT_SECONDS
@@ -356,7 +356,7 @@ class NotCommitted(WriteError):
 
 def commit_if_repo(root: Path, paths: list[Path], action: str, summary: str = "") -> str | None:
     """Commit when the store is in git (the sha); outside git the write stands uncommitted (None)."""
-    from .history import repo_root
+    from .gitrepo import repo_root
 
     return commit(root, paths, action, summary) if repo_root(root) is not None else None
 
@@ -451,7 +451,7 @@ def write_lock(root: Path):
     Two writers that each append and then commit would otherwise race for git's
     index: one commit takes the other's bytes, and the other is told it failed.
     """
-    from .history import locate_repository
+    from .gitrepo import locate_repository
 
     located = locate_repository(Path(root))
     folder = located[0] if located else Path(root) / RAWKO_DIR / JOURNAL_DIR
@@ -495,7 +495,7 @@ def apply_writes(root: Path, writes: list[PlannedWrite], action: str, summary: s
     before any byte is written is a ``WriteError``; written but not committed is
     a ``NotCommitted`` naming the files.
     """
-    from .history import repo_root
+    from .gitrepo import repo_root
 
     with write_lock(root):
         for write in writes:
@@ -576,7 +576,7 @@ def person_name(root: Path) -> str:
     configured = load_config(Path(root)).get("author")
     if isinstance(configured, str) and configured.strip():
         return configured.strip()
-    from .history import GitError, git
+    from .gitrepo import GitError, git
 
     try:
         # the author git would record ("Name <email> time zone"): GIT_AUTHOR_NAME, then user.name
