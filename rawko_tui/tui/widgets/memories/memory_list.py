@@ -20,6 +20,7 @@ from ....core.lint import Finding
 from ....core.store import MemoryFile, Store
 from ...messages import MemoryHighlighted
 from ...safe import cell
+from ...selection import FollowsSelection
 
 MAX_LIST_ROWS = 500  # rows in the table; sorting and filtering cover every memory
 SORTS = ("name", "importance", "age", "title", "score")
@@ -113,7 +114,7 @@ def _badges(memory: MemoryFile, findings: list[Finding], rewritten: bool = False
     return badges
 
 
-class MemoryList(Vertical):
+class MemoryList(FollowsSelection, Vertical):
     """The memory files of the store as a table, with a fuzzy filter."""
 
     BORDER_TITLE = "1 Memories"
@@ -135,7 +136,6 @@ class MemoryList(Vertical):
         self._scores_of: Preview | None = None
         self._scores: dict[str, float] = {}
         self._filter_scores: dict[str, float] | None = None
-        self.selected_path: str | None = None  # the app's selection, handed down
         self._subtitle = ""  # the counts and sort; follow() adds whether the selection is listed
 
     def compose(self) -> ComposeResult:
@@ -203,7 +203,7 @@ class MemoryList(Vertical):
         self._filter_scores = scores
         self._refresh_table()
         # what the list highlights is the selection: a filter that hides the selected memory selects its first match
-        if self.shown_rows and self.selected_path not in {r.memory.rel_path for r in self.shown_rows}:
+        if self.shown_rows and self.selected_path not in self._listed_paths():
             self.select_path(self.shown_rows[0].memory.rel_path)
 
     def _sorted(self, rows: list[Row]) -> list[Row]:
@@ -226,9 +226,7 @@ class MemoryList(Vertical):
         ordered = self._sorted(self.rows)
         # a table of thousands of rows costs the UI thread seconds; the filter finds the rest
         self.shown_rows = ordered[:MAX_LIST_ROWS]
-        # a table whose first row appears under a visible cursor reports it as highlighted, as a
-        # user's move would be: hidden while rebuilding, the cursor is shown again by follow()
-        table.show_cursor = False
+        self.hide_cursor_for_rebuild()
         table.clear()
         table.add_rows(
             [
@@ -253,43 +251,21 @@ class MemoryList(Vertical):
     def first_path(self) -> str | None:
         return self.shown_rows[0].memory.rel_path if self.shown_rows else None
 
-    def follow(self, path: str | None, move: bool = True) -> None:
-        """Put the cursor on the selected memory; with the memory not in the list, show no cursor at all.
+    def _selection_table(self) -> DataTable:
+        return self.query_one("#memory-table", DataTable)
 
-        A highlighted row that is not the selection would say that actions act on
-        it. ``move=False`` (the user just moved this cursor, and may have moved it
-        on since): the cursor is shown only where it already is on the selection.
-        """
-        self.selected_path = path
-        table = self.query_one(DataTable)
-        index = next((i for i, row in enumerate(self.shown_rows) if row.memory.rel_path == path), None)
-        if index is not None and move and table.cursor_row != index:
-            table.move_cursor(row=index, animate=False)
-        table.show_cursor = index is not None and table.cursor_row == index
-        hidden = path is not None and index is None and bool(self.rows)
+    def _listed_paths(self) -> list[str]:
+        return [row.memory.rel_path for row in self.shown_rows]
+
+    def _announce(self, path: str) -> None:
+        self.post_message(self.Highlighted(self, path))
+
+    def follow(self, path: str | None, move: bool = True) -> bool:
+        """As ``FollowsSelection.follow``; the subtitle says when the selected memory is not in the list."""
+        listed = super().follow(path, move)
+        hidden = path is not None and not listed and bool(self.rows)
         self.border_subtitle = self._subtitle + (" · selected memory not in this list" if hidden else "")
-
-    @on(DataTable.RowHighlighted, "#memory-table")
-    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        event.stop()
-        # the user's moves select (a cursor that follows the selection re-reports it: a no-op)
-        if event.data_table.has_focus and 0 <= event.cursor_row < len(self.shown_rows):
-            self.post_message(self.Highlighted(self, self.shown_rows[event.cursor_row].memory.rel_path))
-
-    @on(DataTable.RowSelected, "#memory-table")
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
-        """Enter selects the row under the cursor (also the only row a filter left)."""
-        event.stop()
-        if 0 <= event.cursor_row < len(self.shown_rows):
-            self.post_message(self.Highlighted(self, self.shown_rows[event.cursor_row].memory.rel_path))
-
-    def on_descendant_focus(self, event) -> None:
-        """Entering a list whose cursor is hidden (it does not hold the selection) selects the row the cursor appears on."""
-        table = self.query_one("#memory-table", DataTable)
-        # only when the selection is elsewhere: before the first selection (start-up) the app chooses it
-        if event.widget is table and not table.show_cursor and self.shown_rows and self.selected_path is not None:
-            row = min(max(table.cursor_row, 0), len(self.shown_rows) - 1)
-            self.post_message(self.Highlighted(self, self.shown_rows[row].memory.rel_path))
+        return listed
 
     def select_path(self, path: str) -> None:
         """Move to a memory and select it."""

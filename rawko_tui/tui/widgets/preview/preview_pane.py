@@ -19,6 +19,7 @@ from ....core.jsvalue import js_to_string
 from ....core.tokens import estimate_tokens
 from ...messages import MemoryHighlighted
 from ...safe import cell, literal, one_line
+from ...selection import FollowsSelection
 
 MAX_RESULT_ROWS = 60  # rebuilt on every ranking: a longer table would slow the typing
 _REASON_TEXT = {
@@ -49,7 +50,7 @@ class PreviewQuery:
     now_source: str = "the clock"  # typed, pinned in rawko-tui.yaml, or the clock
 
 
-class PreviewPane(Vertical):
+class PreviewPane(FollowsSelection, Vertical):
     """Type a task; see what the arbiter injects for it."""
 
     BORDER_TITLE = "3 Injection preview"
@@ -82,7 +83,6 @@ class PreviewPane(Vertical):
         self.hidden_rows = 0
         self.budget: int | None = None
         self.flagged: set[str] = set()  # paths lint flags as possible prompt injection
-        self.selected_path: str | None = None  # the app's selection, handed down
         self.pinned_now: tuple[str, float] | None = None  # ``now:`` of rawko-tui.yaml, used when none is typed
         self.now_source = "the clock"  # where the "now" of the inputs comes from
         self.shown_now_source = "the clock"  # ... and that of the ranking shown
@@ -199,7 +199,7 @@ class PreviewPane(Vertical):
         # a table of thousands of rows would cost the UI thread on every keystroke
         self.hidden_rows = max(0, len(shown) - MAX_RESULT_ROWS)
         shown = shown[:MAX_RESULT_ROWS]
-        table.show_cursor = False  # see MemoryList._refresh_table: a rebuild must not look like a move
+        self.hide_cursor_for_rebuild()
         table.clear()
         self.rows = [c.path for c in shown]
         shares = {f".rawko/memories/{name}": share for name, _, share in prompt_shares(preview)}
@@ -219,14 +219,14 @@ class PreviewPane(Vertical):
         self.follow(self.selected_path)
         self._update_summary()
 
-    def follow(self, path: str | None, move: bool = True) -> None:
-        """Put the cursor on the selected memory, or show none when the ranking does not list it (see ``MemoryList.follow``)."""
-        self.selected_path = path
-        table = self.query_one("#results", DataTable)
-        index = self.rows.index(path) if path in self.rows else None
-        if index is not None and move and table.cursor_row != index:
-            table.move_cursor(row=index, animate=False)
-        table.show_cursor = index is not None and table.cursor_row == index
+    def _selection_table(self) -> DataTable:
+        return self.query_one("#results", DataTable)
+
+    def _listed_paths(self) -> list[str]:
+        return self.rows
+
+    def _announce(self, path: str) -> None:
+        self.post_message(self.ResultHighlighted(self, path))
 
     def _title_cell(self, candidate) -> Text:
         title = candidate.title or candidate.file.name
@@ -286,24 +286,3 @@ class PreviewPane(Vertical):
             summary.append("\n")
             summary.append_text(literal(f"⚠ {self.now_problem}: the ranking above still uses the now before it.", "bold red", limit=300))
         self.query_one("#preview-summary", Static).update(summary)
-
-    @on(DataTable.RowHighlighted, "#results")
-    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        event.stop()
-        # the user's moves select (a cursor that follows the selection re-reports it: a no-op)
-        if event.data_table.has_focus and 0 <= event.cursor_row < len(self.rows):
-            self.post_message(self.ResultHighlighted(self, self.rows[event.cursor_row]))
-
-    @on(DataTable.RowSelected, "#results")
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
-        event.stop()
-        if 0 <= event.cursor_row < len(self.rows):
-            self.post_message(self.ResultHighlighted(self, self.rows[event.cursor_row]))
-
-    def on_descendant_focus(self, event) -> None:
-        """Entering the ranking while its cursor is hidden selects the row the cursor appears on."""
-        table = self.query_one("#results", DataTable)
-        # only when the selection is elsewhere: before the first selection (start-up) the app chooses it
-        if event.widget is table and not table.show_cursor and self.rows and self.selected_path is not None:
-            row = min(max(table.cursor_row, 0), len(self.rows) - 1)
-            self.post_message(self.ResultHighlighted(self, self.rows[row]))
