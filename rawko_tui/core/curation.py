@@ -306,14 +306,11 @@ def merge_writes(root: Path, store: Store, originals: list[str], merged_text: st
 def merge_changes(store: Store, originals: list[str], merged_text: str) -> dict[str, bytes]:
     """The bytes every file would hold after a merge (for its impact, before anything is written)."""
     from .store import spec_extract
-    from .writer import slugify
+    from .writer import plan_create
 
     title = spec_extract(merged_text).attrs.get("title") if merged_text.startswith("---") else None
-    stem = slugify(str(title or "merged"))
-    new_name, attempt = f"{stem}.md", 1
-    while store.file(new_name) is not None:  # as create_memory names it: a taken name gets -2, -3, …
-        attempt += 1
-        new_name = f"{stem}-{attempt}.md"
+    # the name merge_writes gives the new memory
+    new_name = plan_create(store.root, str(title or "merged"), merged_text, {m.name for m in store.files}).name
     changes = {new_name: merged_text.encode("utf-8")}
     for name in originals:
         current = store.file(name)

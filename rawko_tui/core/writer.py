@@ -258,6 +258,13 @@ def _read_fd(fd: int) -> bytes:
         offset += len(chunk)
 
 
+def free_names(stem: str):
+    """The names a new memory may take, in order: ``stem.md``, then ``stem-2.md``, ``stem-3.md``, …"""
+    yield f"{stem}.md"
+    for attempt in range(2, 1000):
+        yield f"{stem}-{attempt}.md"
+
+
 def create_memory(root: Path, title: str, entry: str, exact_name: str | None = None) -> Path:
     """A new memory file named after its title; a taken name gets -2, -3, …; never overwrites.
 
@@ -270,8 +277,7 @@ def create_memory(root: Path, title: str, entry: str, exact_name: str | None = N
     except OSError as exc:
         raise WriteError(f"{directory} cannot be created ({exc.strerror or exc}); nothing was written") from None
     stem = slugify(title)
-    names = [exact_name] if exact_name else [f"{stem}.md" if attempt == 1 else f"{stem}-{attempt}.md" for attempt in range(1, 1000)]
-    for name in names:
+    for name in [exact_name] if exact_name else free_names(stem):
         path = safe_memory_path(root, name)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -415,8 +421,7 @@ def plan_create(root: Path, title: str, text: str, taken: set[str] | None = None
     """A new memory file under the first free kebab-case name for its title (as ``create_memory`` picks it)."""
     directory = memories_dir(root)
     stem = slugify(title)
-    for attempt in range(1, 1000):
-        name = f"{stem}.md" if attempt == 1 else f"{stem}-{attempt}.md"
+    for name in free_names(stem):
         if not (directory / name).exists() and name not in (taken or set()):
             return PlannedWrite(f"{RAWKO_DIR}/{MEMORIES_DIR}/{name}", "create", text.encode("utf-8"), None, title)
     raise WriteError(f"no free file name for {stem!r}")
@@ -448,6 +453,8 @@ def safe_store_path(root: Path, rel_path: str) -> Path:
 def write_lock(root: Path):
     """One rawko-tui write (and its commit) at a time per repository; waits a bounded time for the others.
 
+    Gives the repository it locked (``locate_repository``), None outside git.
+
     Two writers that each append and then commit would otherwise race for git's
     index: one commit takes the other's bytes, and the other is told it failed.
     """
@@ -470,7 +477,7 @@ def write_lock(root: Path):
                 if time.monotonic() > deadline:
                     raise WriteError(f"another rawko-tui write to this repository has not finished in {LOCK_WAIT_SECONDS:g} s; nothing was written") from None
                 time.sleep(0.02)
-        yield
+        yield located
     finally:
         os.close(fd)  # releases the lock
 
@@ -495,9 +502,7 @@ def apply_writes(root: Path, writes: list[PlannedWrite], action: str, summary: s
     before any byte is written is a ``WriteError``; written but not committed is
     a ``NotCommitted`` naming the files.
     """
-    from .gitrepo import repo_root
-
-    with write_lock(root):
+    with write_lock(root) as located:
         for write in writes:
             _precheck(root, write)  # every target as the person saw it, before the first byte is written
         paths: list[Path] = []
@@ -510,7 +515,7 @@ def apply_writes(root: Path, writes: list[PlannedWrite], action: str, summary: s
                 raise NotCommitted(paths, f"{write.rel_path}: {exc}", "the next file could not be written, so nothing was committed") from None
         if not and_commit:
             return Written(paths, None, "--no-commit")
-        if repo_root(root) is None:
+        if located is None:
             return Written(paths, None, "not a git repository")
         return Written(paths, commit(root, paths, action, summary))
 
