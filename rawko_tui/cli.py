@@ -36,7 +36,7 @@ from .core.jsvalue import display_value, parse_js_date_string
 from .core.writer import NotCommitted, WriteError, apply_writes, format_entry, person_name, plan_append, plan_create
 from .core.history import GitError, verify
 from .core.hooks import install_hook
-from .core.sessions import load_sessions, promoted_to, promotion_draft
+from .core.sessions import load_sessions, promoted_to, promotion_draft, promotions
 from .core.store import StoreNotFound, find_store_root, load_store, load_store_at, pinned_now, spec_extract
 
 COMMANDS = ("init", "preview", "explain", "lint", "verify", "hook", "new", "append", "retire", "candidates", "extract", "sessions", "promote", "check", "impact", "matrix")
@@ -736,7 +736,7 @@ def cmd_sessions(args) -> int:
         return EXIT_OK
     if not sessions:
         _write("No sessions in .rawko/sessions/.\n")
-    store = load_store(root) if sessions else None
+    promoted = promotions(load_store(root)) if sessions else {}
     for session in sessions:
         if session.error:
             _write(f"{session.id}: {session.error}\n")
@@ -745,8 +745,8 @@ def cmd_sessions(args) -> int:
         for item in session.items:
             result = f" [{item.result}]" if item.result else ""
             summary = item.summary if len(item.summary) <= 90 else item.summary[:89] + "…"
-            promoted = promoted_to(store, session, item)
-            _write(f"  {item.kind:<9} {item.id:<16} {item.importance:<8}{result} {summary}{'  (promoted: ' + ', '.join(promoted) + ')' if promoted else ''}\n")
+            names = promoted_to(promoted, session, item)
+            _write(f"  {item.kind:<9} {item.id:<16} {item.importance:<8}{result} {summary}{'  (promoted: ' + ', '.join(names) + ')' if names else ''}\n")
     return EXIT_OK
 
 
@@ -761,7 +761,7 @@ def cmd_promote(args) -> int:
     if args.title:
         item.summary = args.title
     store = load_store(root)
-    already = promoted_to(store, session, item)
+    already = promoted_to(promotions(store), session, item)
     if already:
         _write(f"Note: this {item.kind} was promoted before, to {', '.join(already)}.\n")
     text = promotion_draft(session, item, args.when)

@@ -471,7 +471,9 @@ async def test_promote_a_failed_attempt_from_a_session(tmp_path):
         assert kinds.index(("attempt", "failure")) < kinds.index(("attempt", "success"))  # failures first
         table = app.screen.query_one("#session-items", DataTable)
         table.move_cursor(row=[item.id for _, item in app.screen.rows].index("attempt-oauth"))
-        await pilot.pause()
+        await settle(pilot)
+        detail = str(app.screen.query_one("#session-detail").render())
+        assert "attempt attempt-oauth" in detail and "Closest existing memory: jwt-tokens.md (" in detail  # from a worker, for the item shown
         await pilot.press("p")
         await settle(pilot)
         assert isinstance(app.screen, MemoryEditor)

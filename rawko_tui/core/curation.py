@@ -104,20 +104,28 @@ class CandidateGroup:
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 
 
-def consolidation_candidates(store: Store, now_ms: float, stale_days: int = 180) -> list[CandidateGroup]:
-    """Near-duplicates, possible contradictions and stale memories, strongest first (dismissed ones left out)."""
+NEAR_DUPLICATE = 85  # a likeness from which two memories are proposed as near-duplicates
+
+
+def likeness(title_a: str, body_a: str, title_b: str, body_b: str) -> tuple[float, float, float]:
+    """How alike two memories are (0-100), with the title and body scores it comes from."""
     from rapidfuzz import fuzz
 
+    title_score = fuzz.token_set_ratio(title_a.lower(), title_b.lower())
+    body_score = fuzz.token_set_ratio(body_a[:4000].lower(), body_b[:4000].lower())
+    # the same knowledge is often written twice under different titles: bodies decide
+    return round(max(body_score, 0.5 * title_score + 0.5 * body_score), 1), title_score, body_score
+
+
+def consolidation_candidates(store: Store, now_ms: float, stale_days: int = 180) -> list[CandidateGroup]:
+    """Near-duplicates, possible contradictions and stale memories, strongest first (dismissed ones left out)."""
     active = [m for m in store.files if m.error is None and m.spec is not None and isinstance(m.attrs.get("title"), str) and status_of(m).active]
     texts = {m.rel_path: (m.effective()[0].get("title", ""), effective_body(m)) for m in active}
     groups: list[CandidateGroup] = []
     for a, b in _pairs(active, texts):
         title_a, body_a = texts[a.rel_path]
         title_b, body_b = texts[b.rel_path]
-        title_score = fuzz.token_set_ratio(js_to_string(title_a).lower(), js_to_string(title_b).lower())
-        body_score = fuzz.token_set_ratio(body_a[:4000].lower(), body_b[:4000].lower())
-        # the same knowledge is often written twice under different titles: bodies decide
-        score = round(max(body_score, 0.5 * title_score + 0.5 * body_score), 1)
+        score, title_score, body_score = likeness(js_to_string(title_a), body_a, js_to_string(title_b), body_b)
         numbers_a, numbers_b = set(_NUMBER.findall(body_a)), set(_NUMBER.findall(body_b))
         differing = sorted(numbers_a ^ numbers_b) if numbers_a and numbers_b else []
         if score >= NEAR_DUPLICATE:
@@ -158,21 +166,14 @@ def closest_memories(store: Store, title: str, body: str, limit: int = 3) -> lis
     A score at or above ``NEAR_DUPLICATE`` is what the consolidation queue would
     propose merging: the lesson is probably known already.
     """
-    from rapidfuzz import fuzz
-
     scored = []
     for memory in store.files:
         if memory.error is not None or memory.spec is None or not status_of(memory).active:
             continue
         other_title = js_to_string(memory.effective()[0].get("title", ""))
-        title_score = fuzz.token_set_ratio(title.lower(), other_title.lower())
-        body_score = fuzz.token_set_ratio(body[:4000].lower(), effective_body(memory)[:4000].lower())
-        scored.append((memory.name, round(max(body_score, 0.5 * title_score + 0.5 * body_score), 1)))
+        scored.append((memory.name, likeness(title, body, other_title, effective_body(memory))[0]))
     scored.sort(key=lambda item: -item[1])
     return scored[:limit]
-
-
-NEAR_DUPLICATE = 85  # the consolidation queue's threshold (consolidation_candidates)
 _WORD = re.compile(r"[a-z0-9]{4,}")
 ALL_PAIRS_UP_TO = 400
 

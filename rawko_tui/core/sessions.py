@@ -216,10 +216,20 @@ def promotion_source(session: Session, item: SessionItem) -> str:
     return f"{session.path} ({item.kind} {item.id})"
 
 
-def promoted_to(store, session: Session, item: SessionItem) -> list[str]:
-    """The memory files already promoted from this item (by their ``source:``)."""
-    source = promotion_source(session, item)
-    return [m.name for m in store.files if m.error is None and str(m.effective()[0].get("source", "")) == source]
+def promotions(store) -> dict[str, list[str]]:
+    """The memory files promoted from session items, by their ``source:`` (one pass over the store)."""
+    found: dict[str, list[str]] = {}
+    for memory in store.files:
+        if memory.error is None:
+            source = memory.effective()[0].get("source")
+            if source is not None:
+                found.setdefault(str(source), []).append(memory.name)
+    return found
+
+
+def promoted_to(promoted: dict[str, list[str]], session: Session, item: SessionItem) -> list[str]:
+    """The memory files already promoted from this item, in ``promotions(store)``."""
+    return promoted.get(promotion_source(session, item), [])
 
 
 def promotion_draft(session: Session, item: SessionItem, when: list[str] | None = None) -> str:

@@ -28,7 +28,7 @@ from ..core.curation import (
     unused_memories,
 )
 from ..core.lint import lint_text
-from ..core.sessions import promoted_to, title_from
+from ..core.sessions import promoted_to, promotions, title_from
 from ..core.store import Store
 from ..core.writer import PlannedWrite, WriteError, apply_writes, person_name, plan_create
 from .confirm import ConfirmDiscard, ConfirmWrite, Planner, impact_text
@@ -283,6 +283,7 @@ class SessionsScreen(Screen[None]):
         from ..core.sessions import load_sessions
 
         table = self.query_one("#session-items", DataTable)
+        promoted = promotions(self.store) if self.store is not None else {}
         problems = Text()
         for session in load_sessions(self.root):
             if session.error:
@@ -291,8 +292,8 @@ class SessionsScreen(Screen[None]):
             for item in session.items:
                 self.rows.append((session, item))
                 style = "bold red" if item.result == "failure" else ""
-                promoted = ", ".join(promoted_to(self.store, session, item)) if self.store is not None else ""
-                table.add_row(cell(session.id), cell(item.kind), cell(item.id), cell(item.importance), cell(item.result, style), cell(item.summary), cell(promoted, "green"))
+                names = ", ".join(promoted_to(promoted, session, item))
+                table.add_row(cell(session.id), cell(item.kind), cell(item.id), cell(item.importance), cell(item.result, style), cell(item.summary), cell(names, "green"))
         if not self.rows:
             problems.append("No sessions in .rawko/sessions/.", "dim")
         self.query_one("#session-detail", Static).update(problems)
@@ -308,11 +309,26 @@ class SessionsScreen(Screen[None]):
         if 0 <= row < len(self.rows):
             session, item = self.rows[row]
             detail = literal(f"{item.kind} {item.id} · {item.timestamp}\n\n{item.text}\n\n", limit=20000)
+            self.query_one("#session-detail", Static).update(detail)
             if self.store is not None:
-                for name, score in closest_memories(self.store, title_from(item.summary), item.text):
-                    near = score >= NEAR_DUPLICATE
-                    detail.append_text(literal(f"Closest existing memory: {name} ({score:g}% alike)", "bold yellow" if near else "dim"))
-                    detail.append(" ← may already hold this lesson: append to it instead of promoting\n" if near else "\n", "bold yellow")
+                self.find_closest(item, detail)
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="session-closest", description="find the closest existing memories")
+    def find_closest(self, item, detail: Text) -> None:
+        """Compared with every memory's body: off the UI thread, so moving through the items stays instant."""
+        closest = closest_memories(self.store, title_from(item.summary), item.text)
+        if get_current_worker().is_cancelled:
+            return
+        detail = detail.copy()
+        for name, score in closest:
+            near = score >= NEAR_DUPLICATE
+            detail.append_text(literal(f"Closest existing memory: {name} ({score:g}% alike)", "bold yellow" if near else "dim"))
+            detail.append(" ← may already hold this lesson: append to it instead of promoting\n" if near else "\n", "bold yellow")
+        self.app.call_from_thread(self._show_closest, item, detail)
+
+    def _show_closest(self, item, detail: Text) -> None:
+        row = self.query_one("#session-items", DataTable).cursor_row
+        if 0 <= row < len(self.rows) and self.rows[row][1] is item:  # still the item shown
             self.query_one("#session-detail", Static).update(detail)
 
     def action_promote(self) -> None:
