@@ -276,8 +276,7 @@ def _now(args, store=None) -> float | None:
             return parse_now(args.now)
         except ValueError as exc:
             raise UsageError(f"--now: {exc}") from None
-    pinned = pinned_now(store.config) if store is not None else None
-    return pinned[1] if pinned else None
+    return pinned_now(store.config) if store is not None else None
 
 
 def _load(args, rev: str | None = None):
@@ -459,7 +458,7 @@ def render_preview_text(preview: Preview, now_pinned: bool = False) -> str:
 def cmd_explain(args) -> int:
     store, preview = _preview(args)
     wanted = args.memory.replace("\\", "/")
-    candidate = preview.candidate(wanted) or (preview.candidate(wanted + ".md") if not wanted.endswith(".md") else None)
+    candidate = _named(preview.candidate, wanted)
     if candidate is None:
         raise UsageError(f"no memory file {args.memory!r} in {store.root}/.rawko/memories" + _did_you_mean(store, wanted))
     tree = explain_candidate(preview, candidate)
@@ -625,10 +624,15 @@ def cmd_new(args) -> int:
 def _memory_name(root, given: str) -> str:
     store = load_store(root)
     wanted = given.replace("\\", "/")
-    memory = store.file(wanted) or (store.file(wanted + ".md") if not wanted.endswith(".md") else None)
+    memory = _named(store.file, wanted)
     if memory is None:
         raise UsageError(f"no memory file {given!r} in {root}/.rawko/memories" + _did_you_mean(store, wanted))
     return memory.name
+
+
+def _named(lookup, wanted: str):
+    """A memory by the name given, or by that name with ``.md`` added (``explain jwt``)."""
+    return lookup(wanted) or (lookup(wanted + ".md") if not wanted.endswith(".md") else None)
 
 
 def _did_you_mean(store, given: str) -> str:

@@ -180,17 +180,18 @@ def files_at(root: Path, rev: str) -> list[tuple[str, str, bytes]]:
     if sha is None:
         raise GitError(f"{rev!r} is not a commit in this repository")
     prefix = store_prefix(root, top)[: -len("/memories")]
-    out = git(top, "ls-tree", "-r", "-z", "--full-tree", sha, "--", prefix)
-    entries = []
     with BlobReader(top) as blobs:
-        for record in out.split(b"\x00"):
-            if not record:
-                continue
-            meta, _, path = record.partition(b"\t")
+        return [(name[len(prefix) + 1 :], mode, blobs.read(blob)) for name, (mode, blob) in tree_blobs(top, sha, prefix).items()]
+
+
+def tree_blobs(top: Path, rev: str, prefix: str) -> dict[str, tuple[str, str]]:
+    """Every file under ``prefix`` at ``rev``: its path from the top of the repository -> (mode, blob sha); {} when rev has none."""
+    found = {}
+    for record in git(top, "ls-tree", "-r", "-z", "--full-tree", rev, "--", prefix, check=False).split(b"\x00"):
+        meta, _, path = record.partition(b"\t")
+        if meta.count(b" ") == 2:
             mode, kind, blob = meta.decode().split(" ")
-            if kind != "blob":
-                continue
-            name = path.decode("utf-8", "surrogateescape")
-            entries.append((name[len(prefix) + 1 :], mode, blobs.read(blob)))
-    return entries
+            if kind == "blob":
+                found[path.decode("utf-8", "surrogateescape")] = (mode, blob)
+    return found
 

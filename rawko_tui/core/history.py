@@ -31,6 +31,7 @@ from .gitrepo import (  # noqa: F401 - GitError, repository_state and files_at a
     repository_state_in,
     rev_sha,
     store_prefix,
+    tree_blobs,
 )
 
 ZERO = "0" * 40
@@ -400,11 +401,12 @@ def uncommitted_rewrites(root: Path) -> set[str]:
     if not names:
         return found
     store_rel = Path(os.path.relpath(root.resolve(), top.resolve())).as_posix()
+    committed = tree_blobs(top, "HEAD", prefix)  # every memory file in HEAD, in one git call
     with BlobReader(top) as blobs:
         for name in names:
-            sha = git(top, "rev-parse", f"HEAD:{name}", check=False).decode().strip()
-            if not sha or " " in sha:
+            if name not in committed:
                 continue  # new since HEAD: nothing committed to rewrite
+            sha = committed[name][1]
             try:
                 current = (top / name).read_bytes()
             except OSError:

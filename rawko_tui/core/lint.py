@@ -277,7 +277,7 @@ def settings_findings(store: Store) -> list[Finding]:
         found.append(Finding(where, WARNING, "config", f"recursive is {js_to_string(config['recursive'])!r}, not true or false: ignored, the default (false) is used"))
     if "now" in config and pinned_now(config) is None:
         found.append(Finding(where, WARNING, "config", f"now is {display_value(config['now'])!r}, not an ISO 8601 date: ignored, the clock is used"))
-    if isinstance(config.get("author"), str) is False and "author" in config:
+    if "author" in config and not isinstance(config["author"], str):
         found.append(Finding(where, WARNING, "config", f"author is a {type_name(config['author'])}, not text: ignored, git's author is used"))
     if "keymap" in config and not isinstance(config["keymap"], dict):
         found.append(Finding(where, WARNING, "config", f"keymap is a {type_name(config['keymap'])}, not a mapping of binding id to key: ignored"))
@@ -420,8 +420,8 @@ def lint_pattern(pattern: str) -> list[tuple[str, str, str]]:
                 f"it matches only a task that literally contains {_quote(result.normalized)}",
             )
         )
-    elif result.interpretation == SUBSTRING and _common_words(shown, [result.normalized.strip()]):
-        found += _common_words(shown, [result.normalized.strip()])
+    elif result.interpretation == SUBSTRING and (common := _common_words(shown, [result.normalized.strip()])):
+        found += common
     elif result.interpretation == SUBSTRING and len(result.normalized.split()) >= 3:
         found.append((WARNING, "pattern-natural-language", f"{shown} is matched as a literal substring; a task rarely contains that phrase word for word"))
     return found

@@ -593,11 +593,11 @@ def load_config(root: Path) -> dict:
         return {"_error": f"{path.name}: {plain_yaml_error(exc)[0]}"}
 
 
-def pinned_now(config: dict) -> tuple[str, float] | None:
-    """``now:`` of rawko-tui.yaml (a store pinned to one moment, as a demo is), as text and epoch ms; None when unset or invalid."""
-    from .jsvalue import JsDate, js_new_date
-
+def pinned_now(config: dict) -> float | None:
+    """``now:`` of rawko-tui.yaml (a store pinned to one moment, as a demo is) in epoch ms; None when unset or invalid."""
     import datetime as dt
+
+    from .jsvalue import JsDate, js_new_date
 
     value = config.get("now")
     if value is None:
@@ -605,9 +605,7 @@ def pinned_now(config: dict) -> tuple[str, float] | None:
     if isinstance(value, dt.datetime):  # an unquoted YAML timestamp; without a zone it is UTC (YAML 1.1)
         value = (value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)).isoformat()
     date = value if isinstance(value, JsDate) else js_new_date(value) if isinstance(value, str) else None
-    if date is None or not date.valid:
-        return None
-    return date.iso(), date.ms
+    return date.ms if date is not None and date.valid else None
 
 
 def config_from(text: str) -> dict:

@@ -557,7 +557,7 @@ class RawkoApp(App[int]):
             except ValueError:
                 pass
         pinned = pinned_now(self.store.config) if self.store is not None else None
-        return pinned[1] if pinned else time.time() * 1000
+        return pinned if pinned is not None else time.time() * 1000
 
     def _impact(self, name: str, data: bytes) -> list[str]:
         now_ms = self._now_ms()

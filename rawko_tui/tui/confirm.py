@@ -94,11 +94,11 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
         for write in self.writes:
             text.append(clean(write.describe()) + "\n", "bold cyan")
             before = b""
-            if write.kind == "replace" and self.app is not None:
+            if write.kind == "replace":  # the diff is against the file as it is now
                 try:
                     before = (self.app.root / write.rel_path).read_bytes()
-                except (OSError, AttributeError, TypeError):
-                    before = b""
+                except OSError:
+                    pass
             text.append_text(literal(shown_bytes(write, before), limit=20_000))
             text.append("\n")
         self.query_one("#confirm-bytes", Static).update(text)

@@ -71,18 +71,18 @@ class MemoryView(VerticalScroll):
 
     def show_history(self, history: FileHistory | None) -> None:
         """The file's git record: its badge, which commit added each entry, and its commits."""
-        self.query_one("#memory-history", Static).update(history_text(history))
+        text = history_text(history)
+        commits = history.commits if history else []
+        if commits:
+            text.append("\nCommits below: Tab reaches the list, Enter on a commit shows its diff.", "dim")
+        self.query_one("#memory-history", Static).update(text)
         if self.memory is not None and history is not None:
             self._show_timeline(self.memory, history)
         table = self.query_one("#memory-commits", DataTable)
         table.clear(columns=True)
-        commits = history.commits if history else []
         table.display = bool(commits)
         if not commits:
             return
-        hint = history_text(history)
-        hint.append("\nCommits below: Tab reaches the list, Enter on a commit shows its diff.", "dim")
-        self.query_one("#memory-history", Static).update(hint)
         table.add_column("Commit", key="sha", width=9)
         table.add_column("When (UTC)", key="when", width=17)
         table.add_column("Author", key="author", width=14)

@@ -83,7 +83,7 @@ class PreviewPane(FollowsSelection, Vertical):
         self.hidden_rows = 0
         self.budget: int | None = None
         self.flagged: set[str] = set()  # paths lint flags as possible prompt injection
-        self.pinned_now: tuple[str, float] | None = None  # ``now:`` of rawko-tui.yaml, used when none is typed
+        self.pinned_now: float | None = None  # ``now:`` of rawko-tui.yaml (epoch ms), used when none is typed
         self.now_source = "the clock"  # where the "now" of the inputs comes from
         self.shown_now_source = "the clock"  # ... and that of the ranking shown
         self.now_problem = ""  # why the typed "now" is not used
@@ -132,7 +132,7 @@ class PreviewPane(FollowsSelection, Vertical):
                 return None
         else:
             now_input.remove_class("-invalid")
-            now_ms, self.now_source = (self.pinned_now[1], "pinned in rawko-tui.yaml") if self.pinned_now else (None, "the clock")
+            now_ms, self.now_source = (self.pinned_now, "pinned in rawko-tui.yaml") if self.pinned_now is not None else (None, "the clock")
         max_text = self.query_one("#max", Input).value.strip()
         select = self.query_one("#min-importance", Select)
         recursive = self.query_one("#recursive", Checkbox).value
