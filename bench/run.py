@@ -38,7 +38,8 @@ sys.path.insert(0, str(ROOT))
 import teamstore  # noqa: E402
 from verify_speed import git_log_and_blobs  # noqa: E402
 
-from rawko_tui.core.arbiter import parse_now, run_preview  # noqa: E402
+from rawko_tui.core.arbiter import parse_now  # noqa: E402
+from rawko_tui.core.arbiters.ranking import run_preview  # noqa: E402
 from rawko_tui.core.history import verify  # noqa: E402
 from rawko_tui.core.store import load_store  # noqa: E402
 

@@ -23,8 +23,8 @@ from .core.arbiter import (
     iso_from_ms,
     parse_now,
     resolve_options,
-    run_preview,
 )
+from .core.arbiters.ranking import run_preview
 from .core.jsvalue import js_to_string, replace_lone_surrogates
 from .core.safetext import clean, escape_json_controls, plural
 from .core.lint import ERROR, lint_store, lint_text

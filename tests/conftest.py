@@ -54,9 +54,10 @@ class Oracle:
     def __init__(self, node: str):
         self.node = node
 
-    def run(self, requests: list[dict]) -> list[dict]:
+    def run(self, requests: list[dict], script: str = "spec_arbiter.js") -> list[dict]:
+        """Run one of the oracles (spec_arbiter.js, sdk_arbiter.js, spec0005_arbiter.js) on the requests."""
         proc = subprocess.run(
-            [self.node, str(ORACLE_DIR / "spec_arbiter.js")],
+            [self.node, str(ORACLE_DIR / script)],
             input=json.dumps(requests),
             capture_output=True,
             text=True,
@@ -70,7 +71,7 @@ class Oracle:
 @pytest.fixture(scope="session")
 def oracle() -> Oracle:
     node = shutil.which("node")
-    ready = node is not None and (ORACLE_DIR / "node_modules" / "js-yaml").is_dir()
+    ready = node is not None and all((ORACLE_DIR / "node_modules" / package).is_dir() for package in ("js-yaml", "yaml"))
     if not ready:
         if os.environ.get("CI"):
             pytest.fail("the JavaScript oracle needs node and `npm ci` in tests/oracle (CI installs both)")

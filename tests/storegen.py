@@ -175,3 +175,52 @@ def random_task(rng: random.Random) -> str:
     if rng.random() < 0.1:
         task += " implement the auth flow: ID 12 ünïcode"
     return task
+
+
+SDK_TAG_POOL = ["Testing", "QUALITY", "Validation", "architecture", "Development", "tests", "Code-Review", "API", "auth", "Code", "Patterns", "planning"]
+SHORT_WORDS = ["add", "api", "jwt", "fix", "db", "ci", "the", "for", "an", "use", "new"]
+
+
+def sdk_entry(rng: random.Random, now_ms: float, title: str | None = None) -> dict:
+    """One memory as rawko-sdk's extraction produces it (frontmatter values, then formatMemoryFile writes it)."""
+    from datetime import datetime, timezone
+
+    words = WORDS + SHORT_WORDS
+    title = title or " ".join(rng.choice(words) for _ in range(rng.randint(2, 6))).capitalize()
+    hours = rng.choice([0.5, 10, 23.99, 25, 48, 71.9, 80, 24 * 30, -5])
+    stamp = datetime.fromtimestamp(now_ms / 1000 - hours * 3600, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    frontmatter = {
+        "title": title,
+        "whenToUse": [_pattern(rng) for _ in range(rng.randint(1, 3))] if rng.random() < 0.8 else _pattern(rng),
+        "tags": [rng.choice(SDK_TAG_POOL) for _ in range(rng.randint(0, 4))],
+        "importance": rng.choice(["low", "medium", "high", "critical"]),
+        "discoveredAt": stamp,
+        "discoveredBy": rng.choice(AGENTS[:4]),
+    }
+    if rng.random() < 0.3:
+        frontmatter["discoveredIn"] = f"run-{rng.randrange(1000)}"
+    content = _body(rng)
+    if rng.random() < 0.3:
+        content = "  " + content + "\n\n  "  # white space the loader trims
+    return {"frontmatter": frontmatter, "content": content}
+
+
+def sdk_style_files(rng: random.Random, now_ms: float, count: int) -> list[dict]:
+    """Files as rawko-sdk writes them: each one entry, or several joined by appendMemory's separator."""
+    files = []
+    for _ in range(count):
+        first = sdk_entry(rng, now_ms)
+        entries = [first] + [sdk_entry(rng, now_ms, first["frontmatter"]["title"]) for _ in range(rng.choice([0, 0, 0, 1, 2]))]
+        files.append({"entries": entries})
+    return files
+
+
+def sdk_task(rng: random.Random) -> str:
+    """A task with short words (which rawko-sdk never counts) and, at times, white space around it."""
+    words = [rng.choice(WORDS + SHORT_WORDS * 2) for _ in range(rng.randint(0, 8))]
+    task = " ".join(w.capitalize() if rng.random() < 0.2 else w for w in words)
+    if rng.random() < 0.3:
+        task = " " + task
+    if rng.random() < 0.2:
+        task += "  "
+    return task

@@ -9,7 +9,8 @@ from conftest import FIXED_NOW, memory, write_store
 from storegen import random_store
 
 from rawko_tui.core import cache
-from rawko_tui.core.arbiter import parse_now, run_preview
+from rawko_tui.core.arbiter import parse_now
+from rawko_tui.core.arbiters.ranking import run_preview
 from rawko_tui.core.store import load_store
 
 
@@ -130,7 +131,7 @@ def test_the_cache_lives_outside_the_store(tmp_path, settled):
 
 def test_pattern_plans_are_remembered_between_runs_and_read_back_the_same(tmp_path, settled):
     from rawko_tui.core import patterns
-    from rawko_tui.core.arbiter import run_preview_reference
+    from rawko_tui.core.arbiters.ranking import run_preview_reference
 
     root = random_store(tmp_path / "store", seed=9, now_ms=parse_now(FIXED_NOW), size=120)
     store = load_store(root)

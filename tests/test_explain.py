@@ -7,7 +7,8 @@ import random
 import pytest
 
 from conftest import FIXED_NOW, REPO_ROOT, memory, write_store
-from rawko_tui.core.arbiter import ArbiterOptions, explain_candidate, parse_now, run_preview
+from rawko_tui.core.arbiter import ArbiterOptions, explain_candidate, parse_now
+from rawko_tui.core.arbiters.ranking import run_preview
 from rawko_tui.core.explain import COMPONENT, GATE, Explanation
 from rawko_tui.core.store import load_store
 from storegen import AGENTS, random_store, random_task

@@ -10,7 +10,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rawko_tui.core.arbiter import run_preview
+from rawko_tui.core.arbiters.ranking import run_preview
 from rawko_tui.core.curation import effective_store
 from rawko_tui.core.lint import lint_file
 from rawko_tui.core.store import MemoryFile, Store, parse_memory_bytes

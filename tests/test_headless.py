@@ -54,18 +54,27 @@ def _core_imports() -> dict[str, set[str]]:
 
     core = Path(__file__).parent.parent / "rawko_tui" / "core"
     graph = {}
-    for path in core.glob("*.py"):
+    for path in [*core.glob("*.py"), *core.glob("*/*.py")]:
+        package = "" if path.parent == core else path.parent.name + "."
         names = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                names |= {node.module} if node.module else {alias.name for alias in node.names}
-        graph[path.stem] = {n.split(".")[0] for n in names}
+            if not isinstance(node, ast.ImportFrom) or node.level == 0:
+                continue
+            # resolve the relative import to a module of the core ("arbiter", "arbiters.loaders", …)
+            base = package if node.level == 1 else ""
+            if node.module:
+                names.add(base + node.module)
+            else:
+                names |= {base + alias.name for alias in node.names}
+        graph[package + path.stem] = {n if n in {p for p in _module_names(core)} else n.split(".")[0] for n in names}
     return graph
 
 
-# arbiter.run_preview ranks through rankindex, which reuses arbiter's types and scoring;
-# the arbiter package (one module per shared part) is where this one goes away
-KNOWN_CYCLES = {frozenset({"arbiter", "rankindex"})}
+def _module_names(core: Path) -> set[str]:
+    return {path.stem for path in core.glob("*.py")} | {f"{path.parent.name}.{path.stem}" for path in core.glob("*/*.py")}
+
+
+KNOWN_CYCLES: set = set()  # none: the arbiter package made the last one (arbiter <-> rankindex) go away
 
 
 def test_no_two_core_modules_import_each_other():

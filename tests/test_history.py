@@ -14,7 +14,8 @@ import pytest
 
 from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.cli import main
-from rawko_tui.core.arbiter import ArbiterOptions, parse_now, run_preview
+from rawko_tui.core.arbiter import ArbiterOptions, parse_now
+from rawko_tui.core.arbiters.ranking import run_preview
 from rawko_tui.core.history import file_history, verify
 from rawko_tui.core.lint import lint_store
 from rawko_tui.core.store import load_store, load_store_at

@@ -16,7 +16,8 @@ import pytest
 
 from conftest import FIXED_NOW
 from hostile import CASES, GOOD, OUTSIDE_SECRET, PWNED, make_store, no_read_override
-from rawko_tui.core.arbiter import parse_now, resolve_options, run_preview
+from rawko_tui.core.arbiter import parse_now, resolve_options
+from rawko_tui.core.arbiters.ranking import run_preview
 from rawko_tui.core.lint import lint_store
 from rawko_tui.core.store import load_store
 from test_history import git as _git

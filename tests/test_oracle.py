@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXED_NOW, memory, write_store
-from rawko_tui.core.arbiter import COMPONENT_KEYS, ArbiterOptions, parse_now, run_preview
+from rawko_tui.core.arbiter import COMPONENT_KEYS, ArbiterOptions, parse_now
+from rawko_tui.core.arbiters.ranking import run_preview
 from rawko_tui.core.store import load_store
 from storegen import AGENTS, random_store, random_task
 

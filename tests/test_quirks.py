@@ -7,7 +7,8 @@ import time
 import pytest
 
 from conftest import FIXED_NOW, memory, write_store
-from rawko_tui.core.arbiter import ArbiterOptions, content_preview, parse_now, run_preview
+from rawko_tui.core.arbiter import ArbiterOptions, content_preview, parse_now
+from rawko_tui.core.arbiters.ranking import run_preview
 from rawko_tui.core.jsregex import compile_js
 from rawko_tui.core.patterns import match_pattern
 from rawko_tui.core.store import load_store, spec_extract

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from storegen import random_store, random_task
 
 from rawko_tui.core import rankindex
-from rawko_tui.core.arbiter import ArbiterOptions, parse_now, run_preview, run_preview_reference
+from rawko_tui.core.arbiter import ArbiterOptions, parse_now
+from rawko_tui.core.arbiters.ranking import run_preview, run_preview_reference
 from rawko_tui.core.curation import effective_store
 from rawko_tui.core.store import load_store
 from rawko_tui.core.yamljs import _NOT_SIMPLE, YamlError, load_yaml_fully, simple_mapping
@@ -130,7 +131,7 @@ def test_typing_reuses_the_index_and_stays_exact(tmp_path):
     task = "implement the auth middleware for login"
     for end in range(len(task) + 1):
         assert decisions(run_preview(store, task[:end], "developer", None, NOW)) == decisions(run_preview_reference(store, task[:end], "developer", None, NOW))
-    assert len(store._indexes) == 1  # built once, for the one loading mode
+    assert len([key for key in store._indexes if key[0] == "index"]) == 1  # built once, for the one loading mode and profile
 
 
 def test_sets_that_cannot_be_built_fall_back_to_one_test_at_a_time(tmp_path, monkeypatch):

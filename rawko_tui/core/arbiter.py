@@ -25,9 +25,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .arbiters.profiles import DEFAULT as DEFAULT_PROFILE
+from .arbiters.profiles import SPEC_TAGS, Profile, Scorer
 from .explain import COMPONENT, GATE, INFO, PATTERN, SCORE, Explanation
 from .jsvalue import (
     UNDEFINED,
+    utf16_length,
     JsDate,
     from_utf16_units,
     is_prototype_key,
@@ -43,12 +46,7 @@ from .store import MemoryFile, Store
 
 IMPORTANCE_POINTS = {"low": 5, "medium": 15, "high": 25, "critical": 30}
 IMPORTANCE_ORDER = {"low": 0, "medium": 1, "high": 2, "critical": 3}
-AGENT_TAGS = {
-    "planner": ["planning", "structure", "analysis"],
-    "developer": ["implementation", "code", "patterns"],
-    "tester": ["testing", "validation", "quality"],
-    "reviewer": ["review", "quality", "standards"],
-}
+AGENT_TAGS = {agent: list(tags) for agent, tags in SPEC_TAGS.items()}
 SPEC_AGENTS = tuple(AGENT_TAGS)
 DEFAULT_MAX_MEMORIES = 5
 DEFAULT_MIN_IMPORTANCE = "low"
@@ -65,6 +63,9 @@ REASON_EXTENSION = "not-loaded-extension"
 REASON_ERROR = "not-loaded-error"
 REASON_CRASH = "would-crash-arbiter"
 REASON_INACTIVE = "retired-or-superseded"
+REASON_SKIPPED = "skipped-by-loader"  # rawko-sdk: a file its loader passes over with a warning
+REASON_STOPS = "stops-loading"  # spec-0005: the file whose error ends the loading
+REASON_NOT_READ = "not-read"  # spec-0005: a file after the one that ended the loading
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,7 @@ class ArbiterOptions:
     min_importance: object = None  # None/UNDEFINED -> "low"
     recursive: bool = False
     sources: dict = field(default_factory=dict)  # option -> where its value came from
+    profile: Profile = DEFAULT_PROFILE
 
 
 @dataclass(eq=False)
@@ -117,7 +119,8 @@ class Candidate:
     def explanation(self) -> Explanation:
         """The decision as a tree (built on first use; near misses are added by ``explain_candidate``)."""
         if self._explanation is None:
-            self._explanation = _build_explanation(self, self._preview, with_near_miss=False)
+            build = self._preview._explain if self._preview is not None and self._preview._explain is not None else _build_explanation
+            self._explanation = build(self, self._preview, False)
         return self._explanation
 
     @property
@@ -154,13 +157,13 @@ class ArbiterFailure:
     error: str
 
     def to_dict(self) -> dict:
-        return {"stage": self.stage, "path": self.path, "error": self.error}
+        return {"stage": self.stage, "path": self.path, "error": self.error, "profile": self.profile}
+
+    profile: str = "spec-0007"
 
     def describe(self) -> str:
-        return (
-            f"An arbiter running SPEC-0007's code verbatim throws while {self._stage_words()} {self.path}: "
-            f"{self.error}. It injects nothing at all."
-        )
+        who = "An arbiter running SPEC-0007's code verbatim" if self.profile == "spec-0007" else f"{self.profile}"
+        return f"{who} throws while {self._stage_words()} {self.path}: {self.error}. It injects nothing at all."
 
     def _stage_words(self) -> str:
         return {"load": "loading", "score": "scoring", "match": "matching", "format": "formatting"}[self.stage]
@@ -199,6 +202,10 @@ class Preview:
     search_text: str = ""
     view: str = "spec"
     ranked_count: int = 0
+    profile: Profile = DEFAULT_PROFILE
+    order_note: str = ""
+    plan_prompt: str | None = None  # rawko-sdk: the planning prompt's memory section (every loaded memory)
+    _explain: Callable | None = field(default=None, repr=False)  # (candidate, preview, near misses) -> Explanation
     _ranked: list[Candidate] | None = field(default=None, repr=False)
     _build_ranked: Callable[[], list[Candidate]] | None = field(default=None, repr=False)
     _candidates: list[Candidate] | None = field(default=None, repr=False)
@@ -274,10 +281,11 @@ def iso_from_ms(ms: float) -> str:
     return JsDate(ms).iso()
 
 
-def resolve_options(store: Store, agent: str, max_memories=None, min_importance=None, recursive=None) -> ArbiterOptions:
-    """Command-line values over the agent's ``memory:`` config over the spec's defaults."""
+def resolve_options(store: Store, agent: str, max_memories=None, min_importance=None, recursive=None, profile: Profile | None = None) -> ArbiterOptions:
+    """Command-line values over the agent's ``memory:`` config (when the profile reads it) over the profile's defaults."""
+    profile = profile or DEFAULT_PROFILE
     sources: dict[str, str] = {}
-    config = store.agents[agent].memory_config if agent in store.agents else {}
+    config = store.agents[agent].memory_config if agent in store.agents and profile.agent_settings else {}
 
     def pick(option: str, given: object, key: str) -> object:
         if given is not None:
@@ -286,7 +294,7 @@ def resolve_options(store: Store, agent: str, max_memories=None, min_importance=
         if key in config:
             sources[option] = f"{store.agents[agent].path} (memory.{key})"
             return config[key]
-        sources[option] = "spec default"
+        sources[option] = "spec default" if profile.name == "spec-0007" else f"{profile.name} default"
         return UNDEFINED
 
     chosen_max = pick("maxMemories", max_memories, "maxInjected")
@@ -298,7 +306,7 @@ def resolve_options(store: Store, agent: str, max_memories=None, min_importance=
         sources["recursive"] = ".rawko/rawko-tui.yaml" if isinstance(configured, bool) else "spec default"
     else:
         sources["recursive"] = "option"
-    return ArbiterOptions(chosen_max, chosen_min, recursive, sources)
+    return ArbiterOptions(chosen_max, chosen_min, recursive, sources, profile)
 
 
 def _nullish(value: object) -> bool:
@@ -353,7 +361,13 @@ def recency_points(date_ms: float, now_ms: float) -> int:
     return 10 if age_hours < 24 else 5 if age_hours < 72 else 0
 
 
-def keyword_hits(words: list[str], title_lower: str) -> list[str]:
+SPEC_SCORER = DEFAULT_PROFILE.scorer
+
+
+def keyword_hits(words: list[str], title_lower: str, min_length: int = 0) -> list[str]:
+    """The task words the title contains; with ``min_length`` only words longer than it (in UTF-16 units) count."""
+    if min_length:
+        return [w for w in words if utf16_length(w) > min_length and w in title_lower]
     return [w for w in words if w in title_lower]
 
 
@@ -361,15 +375,17 @@ def keyword_points(hits: int) -> int:
     return min(20, hits * 5)
 
 
-def agent_tag_list(agent: str) -> list[str]:
+def agent_tag_list(agent: str, scorer: Scorer = SPEC_SCORER) -> list[str]:
     # {}[agent] for a name like "constructor" finds Object.prototype; treated as no tags
-    return [] if is_prototype_key(agent) else AGENT_TAGS.get(agent, [])
+    return [] if is_prototype_key(agent) else list(scorer.tags_for(agent))
 
 
-def common_tags(tags: list | None, agent: str) -> list[str]:
+def common_tags(tags: list | None, agent: str, scorer: Scorer = SPEC_SCORER) -> list[str]:
     if not tags:
         return []
-    agent_tags = agent_tag_list(agent)
+    agent_tags = agent_tag_list(agent, scorer)
+    if scorer.lower_case_tags:
+        return [t for t in tags if isinstance(t, str) and t.lower() in agent_tags]
     return [t for t in tags if isinstance(t, str) and t in agent_tags]
 
 
@@ -384,8 +400,9 @@ def same_agent_points(discovered_by: object, agent: str) -> int:
 COMPONENT_KEYS = ("importance", "recency", "keyword", "agentTags", "sameAgent")
 
 
-def component_explanations(facts: MemoryFacts, task: str, agent: str, now_ms: float) -> list[Explanation]:
+def component_explanations(facts: MemoryFacts, task: str, agent: str, now_ms: float, profile: Profile = DEFAULT_PROFILE) -> list[Explanation]:
     """The five components with their inputs, using the very functions the ranking adds up."""
+    scorer = profile.scorer
     attrs = facts.attrs
     raw = attrs.get("importance", UNDEFINED)
     points = importance_points(facts.importance_key)
@@ -413,23 +430,30 @@ def component_explanations(facts: MemoryFacts, task: str, agent: str, now_ms: fl
             Explanation(points, f"recency: discovered {iso}, {age:.1f} h before now: {why} (+{points})", kind=COMPONENT, data={"ageHours": age, "discoveredAt": iso})
         )
 
-    hits = keyword_hits(js_split_whitespace(task.lower()), facts.title_lower)
+    words = js_split_whitespace(task.lower())
+    hits = keyword_hits(words, facts.title_lower, scorer.keyword_min_length)
     points = keyword_points(len(hits))
     shown = ", ".join("'' (empty word from leading/trailing white space)" if w == "" else repr(w) for w in hits)
     why = f"keywords: {len(hits)} task word(s) inside the title: {shown} (+{points})" if hits else "keywords: no task word is inside the title (+0)"
     if len(hits) * 5 > 20:
         why += f", capped at 20 from {len(hits) * 5}"
-    nodes.append(Explanation(points, why, kind=COMPONENT, data={"words": hits}))
+    short = [w for w in words if w and utf16_length(w) <= scorer.keyword_min_length and w in facts.title_lower] if scorer.keyword_min_length else []
+    sub = tuple(
+        Explanation(0, f"{w!r} earns nothing under {profile.name}: it counts only words longer than {scorer.keyword_min_length} characters", match=False, kind=INFO)
+        for w in dict.fromkeys(short)
+    )
+    nodes.append(Explanation(points, why, sub, kind=COMPONENT, data={"words": hits}))
 
-    common = common_tags(facts.tags, agent)
+    common = common_tags(facts.tags, agent, scorer)
     points = tag_points(len(common))
-    agent_tags = agent_tag_list(agent)
+    agent_tags = agent_tag_list(agent, scorer)
     if not facts.tags:
         why = "agent tags: the memory has no tags (+0)"
     elif not agent_tags:
-        why = f"agent tags: the spec's tag map has no tags for {agent!r} (+0)"
+        why = f"agent tags: {profile.name}'s tag map has no tags for {agent!r} (+0)"
     elif common:
-        why = f"agent tags: {', '.join(repr(t) for t in common)} shared with {agent}'s {agent_tags} (+{points})"
+        folded = " (compared lower-cased)" if scorer.lower_case_tags and any(t != t.lower() for t in common) else ""
+        why = f"agent tags: {', '.join(repr(t) for t in common)} shared with {agent}'s {agent_tags}{folded} (+{points})"
     else:
         why = f"agent tags: none of {facts.tags!r} is in {agent}'s {agent_tags} (+0)"
     nodes.append(Explanation(points, why, kind=COMPONENT, data={"common": common, "agentTags": agent_tags}))
@@ -485,7 +509,7 @@ def _verbatim_type_error(item: object) -> str:
     return "TypeError: pattern.toLowerCase is not a function"
 
 
-def _verbatim_score_failure(attrs: object, agent: str) -> tuple[str, bool] | None:
+def _verbatim_score_failure(attrs: object, agent: str, scorer: Scorer = SPEC_SCORER) -> tuple[str, bool] | None:
     """The TypeError ``scoreMemoryRelevance`` throws, and whether the memory itself is at fault."""
     if attrs is UNDEFINED or attrs is None:
         return f"TypeError: Cannot read properties of {js_to_string(attrs)} (reading 'importance')", True
@@ -500,6 +524,12 @@ def _verbatim_score_failure(attrs: object, agent: str) -> tuple[str, bool] | Non
     if js_truthy(tags):
         if not isinstance(tags, list):
             return "TypeError: memory.frontmatter.tags.filter is not a function", True
+        if scorer.lower_case_tags:  # t.toLowerCase() runs for every tag, before the agent's list is used
+            odd = next((t for t in tags if not isinstance(t, str)), UNDEFINED)
+            if odd is None:
+                return "TypeError: Cannot read properties of null (reading 'toLowerCase')", True
+            if odd is not UNDEFINED:
+                return "TypeError: t.toLowerCase is not a function", True
         if is_prototype_key(agent) and tags:
             # {}[agent] finds an Object.prototype member, which has no .includes
             return "TypeError: agentTags.includes is not a function", False
@@ -585,18 +615,19 @@ def scored_candidate(memory: MemoryFile, facts: MemoryFacts, components: dict, m
     )
 
 
-def agent_points(facts: MemoryFacts, agent: str) -> tuple[int, int, int]:
+def agent_points(facts: MemoryFacts, agent: str, scorer: Scorer = SPEC_SCORER) -> tuple[int, int, int]:
     """The parts of the score that do not depend on the task: (importance, agent tags, same agent)."""
     return (
         importance_points(facts.importance_key),
-        tag_points(len(common_tags(facts.tags, agent))),
+        tag_points(len(common_tags(facts.tags, agent, scorer))),
         same_agent_points(facts.attrs.get("discoveredBy"), agent),
     )
 
 
-def score_components(facts: MemoryFacts, words: list[str], agent: str, now_ms: float) -> dict:
+def score_components(facts: MemoryFacts, words: list[str], agent: str, now_ms: float, scorer: Scorer = SPEC_SCORER) -> dict:
     """scoreMemoryRelevance's five parts (the explanation's words come from ``component_explanations``)."""
-    return components_dict(agent_points(facts, agent), recency_points(facts.date_ms, now_ms), len(keyword_hits(words, facts.title_lower)))
+    hits = keyword_hits(words, facts.title_lower, scorer.keyword_min_length)
+    return components_dict(agent_points(facts, agent, scorer), recency_points(facts.date_ms, now_ms), len(hits))
 
 
 def components_dict(static: tuple[int, int, int], recency: int, hits: int) -> dict:
@@ -611,81 +642,6 @@ def _not_loaded(memory: MemoryFile, reason: str, why: str) -> Candidate:
     candidate = Candidate(memory, False, reason, title=title)
     candidate._explanation = Explanation(0, f"not injected: {why}", (gate,), match=False, kind=SCORE)
     return candidate
-
-
-def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | None = None, now_ms: float | None = None) -> Preview:
-    """What SPEC-0007's ``buildAgentPrompt`` injects for this task and agent, and why.
-
-    Ranked through the store's index (``rankindex``): the same decisions as
-    ``run_preview_reference``, without redoing per-memory work per keystroke.
-    """
-    from .rankindex import store_index
-
-    options = options or ArbiterOptions()
-    now_ms = float(time.time_ns() // 1_000_000) if now_ms is None else now_ms
-    return store_index(store, options.recursive).rank(task, agent, options, now_ms)
-
-
-def run_preview_reference(store: Store, task: str, agent: str, options: ArbiterOptions | None = None, now_ms: float | None = None) -> Preview:
-    """The arbiter as a straightforward loop over every memory, in the spec's order.
-
-    The definition the fast path (``run_preview``) is tested against.
-    """
-    options = options or ArbiterOptions()
-    now_ms = float(time.time_ns() // 1_000_000) if now_ms is None else now_ms
-    text = build_search_text(task, agent)
-    words = js_split_whitespace(task.lower())
-    min_importance = _effective_limits(options)[1]
-    failure: ArbiterFailure | None = None
-
-    candidates: list[Candidate] = []
-    scored: list[Candidate] = []
-    loaded: list[MemoryFile] = []
-    for memory in store.files:
-        gate = not_loaded_gate(memory, options.recursive)
-        if gate is not None:
-            candidates.append(_not_loaded(memory, *gate))
-        else:
-            loaded.append(memory)
-
-    # loadMemoryFrontmatter reads every file before anything is scored: its error comes first.
-    for memory in loaded:
-        if has_load_error(memory):
-            failure = failure or ArbiterFailure("load", memory.rel_path, _loader_error_text(memory))
-    for memory in loaded:
-        if has_load_error(memory):
-            candidates.append(load_error_candidate(memory))
-            continue
-        # the .map() scores, then matches, each memory in turn; the first throw ends the run
-        score_crash = _verbatim_score_failure(memory.spec.attrs, agent)
-        if score_crash is not None:
-            failure = failure or ArbiterFailure("score", memory.rel_path, score_crash[0])
-            if score_crash[1]:
-                candidates.append(crashed_candidate(memory, score_crash[0]))
-                continue
-        facts = memory_facts(memory)
-        components = score_components(facts, words, agent, now_ms)
-        # "for … of" with an early return: later patterns are not tried, and a
-        # non-string pattern reached before a match makes the spec's code throw
-        matched_index = -1
-        for index, (item, plan) in enumerate(facts.plans):
-            if not isinstance(item, str):
-                failure = failure or ArbiterFailure("match", memory.rel_path, _verbatim_type_error(item))
-            if plan is not None and plan.matches(text):
-                matched_index = index
-                break
-        meets = meets_threshold(facts.attrs.get("importance", UNDEFINED), min_importance)
-        candidate = scored_candidate(memory, facts, components, matched_index, meets, len(scored))
-        scored.append(candidate)
-        candidates.append(candidate)
-
-    for candidate in scored:
-        candidate.reason = _reason(candidate)
-    ranked = sorted((c for c in scored if c.matched and c.meets_threshold), key=lambda c: -c.score)
-    preview = finish_preview(store, task, agent, options, now_ms, len(ranked), lambda n: ranked[:n], lambda: ranked, failure, lambda _preview: candidates)
-    preview.ranked  # noqa: B018 - rank every candidate now
-    preview.candidates  # noqa: B018 - attach every candidate to this preview now
-    return preview
 
 
 def finish_preview(
@@ -707,8 +663,9 @@ def finish_preview(
     ``best(n)`` gives the first n ranked memories; ``build_ranked()`` all of
     them, the same objects first, when someone asks for ``Preview.ranked``.
     """
+    profile = options.profile
     max_memories, min_importance = _effective_limits(options)
-    cut = slice_end(max_memories, ranked_count)
+    cut = ranked_count if max_memories is None else slice_end(max_memories, ranked_count)
     injected = best(cut)
     for position, candidate in enumerate(injected, start=1):
         candidate.rank = position
@@ -716,8 +673,8 @@ def finish_preview(
         candidate.reason = REASON_INJECTED
     for candidate in injected:
         importance = candidate.file.attrs.get("importance")
-        if not isinstance(importance, str) and failure is None:
-            failure = ArbiterFailure("format", candidate.path, "TypeError: memory.frontmatter.importance.toUpperCase is not a function")
+        if profile.formatter == "spec-0007" and not isinstance(importance, str) and failure is None:
+            failure = ArbiterFailure("format", candidate.path, "TypeError: memory.frontmatter.importance.toUpperCase is not a function", profile.name)
     preview = Preview(
         task=task,
         agent=agent,
@@ -726,7 +683,7 @@ def finish_preview(
         min_importance=min_importance,
         recursive=options.recursive,
         injected=injected,
-        prompt=format_memories_for_prompt(injected),
+        prompt=format_memories_for_prompt(injected) if profile.formatter == "spec-0007" else format_whole_memories(injected),
         errors=store.errors,
         arbiter_failure=failure,
         notes=_option_notes(options, max_memories, min_importance, agent, store),
@@ -734,6 +691,7 @@ def finish_preview(
         search_text=build_search_text(task, agent),
         view=store.view,
         ranked_count=ranked_count,
+        profile=profile,
         _build_ranked=build_ranked,
         _build_candidates=build_candidates,
         _lookup=lookup,
@@ -747,9 +705,10 @@ def finish_preview(
 
 
 def _effective_limits(options: ArbiterOptions) -> tuple[object, object]:
-    """maxMemories and minImportance after the spec's ``??`` defaults."""
-    max_memories = DEFAULT_MAX_MEMORIES if _nullish(options.max_memories) else options.max_memories
-    min_importance = DEFAULT_MIN_IMPORTANCE if _nullish(options.min_importance) else options.min_importance
+    """maxMemories and minImportance after the ``??`` defaults (the profile's: None is no cap)."""
+    profile = options.profile
+    max_memories = profile.max_memories if _nullish(options.max_memories) else options.max_memories
+    min_importance = profile.min_importance if _nullish(options.min_importance) else options.min_importance
     return max_memories, min_importance
 
 
@@ -825,7 +784,7 @@ def _pattern_gate(candidate: Candidate, preview: Preview, with_near_miss: bool) 
 
 def _build_explanation(candidate: Candidate, preview: Preview, with_near_miss: bool) -> Explanation:
     facts = candidate.facts
-    components = component_explanations(facts, preview.task, preview.agent, preview.now_ms)
+    components = component_explanations(facts, preview.task, preview.agent, preview.now_ms, preview.profile)
     assert min(100, sum(c.value for c in components)) == candidate.score, "explanation and ranking disagree"
     importance = facts.importance_key
     minimum = js_to_string(preview.min_importance)
@@ -877,12 +836,15 @@ def explain_candidate(preview: Preview, candidate: Candidate) -> Explanation:
 
 def _option_notes(options: ArbiterOptions, max_memories, min_importance, agent: str, store: Store) -> list[str]:
     notes = []
-    if any("memory." in str(v) for v in options.sources.values()):
+    profile = options.profile
+    if not profile.agent_settings and agent in store.agents and store.agents[agent].memory_config:
+        notes.append(f"{agent}'s memory: settings are not applied: {profile.name} never reads them.")
+    if any("memory." in str(v) for v in options.sources.values()) and profile.name == "spec-0007":
         notes.append(
             "Options from the agent's memory config were applied. SPEC-0007's buildAgentPrompt, as written, "
             "calls findRelevantMemories without options (defaults: 5, low)."
         )
-    if agent in store.agents and "scoreBonus" in store.agents[agent].memory_config:
+    if profile.agent_settings and agent in store.agents and "scoreBonus" in store.agents[agent].memory_config:
         notes.append("memory.scoreBonus appears in SPEC-0007's configuration example but not in its code; it is not applied.")
     if js_to_string(min_importance) not in IMPORTANCE_ORDER:
         notes.append(f"minImportance {js_to_string(min_importance)!r} is not a level, so no memory passes the threshold.")
@@ -920,6 +882,22 @@ def format_memories_for_prompt(memories: list[Candidate]) -> str:
         out.append(f"*Importance: {js_to_string(attrs.get('importance', UNDEFINED)).upper()}*\n")
         out.append(f"*Discovered by: {js_to_string(attrs.get('discoveredBy', UNDEFINED))}*\n\n")
         out.append(content_preview(candidate.file.spec.body) + "\n\n")
+    return "".join(out)
+
+
+WHOLE_PROMPT_HEADER = "## Background Knowledge from Previous Runs\n\n"
+
+
+def format_whole_memories(memories: list[Candidate]) -> str:
+    """SPEC-0005's formatMemoriesForPrompt: title, discoverer and the whole body of each memory."""
+    if not memories:
+        return ""
+    out = [WHOLE_PROMPT_HEADER]
+    for candidate in memories:
+        attrs = candidate.file.attrs
+        out.append(f"### {js_to_string(attrs.get('title', UNDEFINED))}\n")
+        out.append(f"*Discovered by: {js_to_string(attrs.get('discoveredBy', UNDEFINED))}*\n\n")
+        out.append(candidate.file.spec.body + "\n\n")
     return "".join(out)
 
 

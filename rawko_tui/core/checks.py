@@ -20,7 +20,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .arbiter import Preview, parse_now, resolve_options, run_preview
+from .arbiter import Preview, parse_now, resolve_options
+from .arbiters.ranking import run_preview
 from .store import LoadError, Store
 from .yamljs import load_with_ruamel, plain_yaml_error
 

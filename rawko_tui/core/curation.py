@@ -408,7 +408,8 @@ class Impact:
 
 def impact_of_change(store: Store, changes: dict[str, bytes], tasks: list[tuple[str, str]], now_ms: float) -> list[Impact]:
     """For each task, what the change (new bytes for one or more files) adds to or removes from the injection, in both views."""
-    from .arbiter import resolve_options, run_preview
+    from .arbiter import resolve_options
+    from .arbiters.ranking import run_preview
 
     after = store_with(store, changes)
     changes = []
@@ -463,7 +464,8 @@ MIN_TASKS_FOR_UNUSED = 3
 
 def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float) -> list[CandidateGroup]:
     """Active memories that none of the given tasks injects (in the effective view)."""
-    from .arbiter import resolve_options, run_preview
+    from .arbiter import resolve_options
+    from .arbiters.ranking import run_preview
 
     if len(tasks) < MIN_TASKS_FOR_UNUSED:  # one or two tasks say little about what is never needed
         return []

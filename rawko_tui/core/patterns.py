@@ -26,6 +26,8 @@ ALTERNATIVES = "alternatives"
 WILDCARD = "wildcard"
 REGEX = "regex"
 SUBSTRING = "substring"
+REAL_REGEX = "real-regex"  # SPEC-0005's matcher: a pattern with '|' or '*' is a regular expression
+BAD_REGEX = "invalid-regex"  # SPEC-0005's matcher skips a pattern that is not a valid regex
 
 _REGEX_SYNTAX = set(".*+?()[]{}\\^$")
 
@@ -56,6 +58,10 @@ class PatternResult:
             return f"glob turned into RegExp /{self.regex_source}/i"
         if self.interpretation == REGEX:
             return f"RegExp /{self.regex_source}/i (has '.' and '{{')"
+        if self.interpretation == REAL_REGEX:
+            return f"RegExp /{self.regex_source}/i (under spec-0005 a pattern with '|' or '*' is a regular expression)"
+        if self.interpretation == BAD_REGEX:
+            return f"/{self.pattern}/i is not a valid regular expression: spec-0005 skips it"
         return f"literal substring {self.normalized!r}"
 
 
@@ -77,6 +83,8 @@ class PatternPlan:
 
     def matches(self, text: str) -> bool:
         """Only whether it matches: the per-keystroke path (a timeout counts as no match)."""
+        if self.interpretation == BAD_REGEX:
+            return False
         if self.interpretation == ALTERNATIVES:
             return any(alt in text for alt in self.alternatives)
         if self.regex is not None:
@@ -87,6 +95,8 @@ class PatternPlan:
         return self.normalized in text
 
     def run(self, text: str) -> PatternResult:
+        if self.interpretation == BAD_REGEX:
+            return PatternResult(self.pattern, self.normalized, BAD_REGEX, False, notes=self.notes)
         if self.interpretation == ALTERNATIVES:
             for alt in self.alternatives:
                 position = text.find(alt)
@@ -213,6 +223,18 @@ def _plan(pattern: str) -> PatternPlan:
 
     notes = ("an empty pattern matches every task",) if normalized == "" else ()
     return PatternPlan(pattern, normalized, SUBSTRING, fell_through=tuple(fell_through), notes=notes)
+
+
+@functools.lru_cache(maxsize=65536)
+def plan_spec0005_pattern(pattern: str) -> PatternPlan:
+    """How SPEC-0005's ``matchWhenToUse`` reads one pattern: '|' or '*' make a real regex (flag i), else a substring."""
+    if "|" in pattern or "*" in pattern:
+        try:
+            compiled = compile_js(pattern)
+        except JsRegexSyntaxError as exc:
+            return PatternPlan(pattern, pattern, BAD_REGEX, notes=(f"not a valid JavaScript regex ({exc})",))
+        return PatternPlan(pattern, pattern, REAL_REGEX, regex=compiled)
+    return PatternPlan(pattern, pattern.lower(), SUBSTRING)
 
 
 def match_pattern(pattern: str, text: str) -> PatternResult:

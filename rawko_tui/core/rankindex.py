@@ -52,12 +52,11 @@ from .arbiter import (
     keyword_points,
     load_error_candidate,
     memory_facts,
-    not_loaded_gate,
     recency_points,
     scored_candidate,
 )
 from .jsregex import JsRegex, JsRegexTimeout, carrier_text, re2_options
-from .jsvalue import is_prototype_key, js_split_whitespace, js_to_string
+from .jsvalue import is_prototype_key, js_split_whitespace, js_to_string, utf16_length
 from .patterns import ALTERNATIVES, build_search_text, save_new_plans
 from .store import MemoryFile, Store
 
@@ -180,21 +179,21 @@ def _escape_literal(needle: str) -> str:
 
 
 class StoreIndex:
-    """A store as the arbiter sees it, prepared once for any task, agent and options."""
+    """A store as one scoring arbiter sees it, prepared once for any task, agent and options.
 
-    def __init__(self, store: Store, recursive: bool):
+    ``view`` is the profile loader's reading of the store (``arbiters.loaders``:
+    which files are never reached, and each loaded file as that loader reads
+    it); ``profile`` gives the scoring rules.
+    """
+
+    def __init__(self, store: Store, view, profile):
         self.store = store
-        self.recursive = recursive
-        self.gated: list[tuple[MemoryFile, str, str]] = []
-        self.loaded: list[MemoryFile] = []
-        for memory in store.files:
-            gate = not_loaded_gate(memory, recursive)
-            if gate is not None:
-                self.gated.append((memory, *gate))
-            else:
-                self.loaded.append(memory)
+        self.profile = profile
+        self.scorer = scorer = profile.scorer
+        self.gated: list[tuple[MemoryFile, str, str]] = list(view.gated)
+        self.loaded: list[MemoryFile] = list(view.loaded)
         first_error = next((m for m in self.loaded if has_load_error(m)), None)
-        self.load_failure = ArbiterFailure("load", first_error.rel_path, _loader_error_text(first_error)) if first_error else None
+        self.load_failure = ArbiterFailure("load", first_error.rel_path, _loader_error_text(first_error), profile.name) if first_error else None
         # Which memories the spec's scoring throws on does not depend on the agent
         # (only the tag lookup does, and that one still scores the memory).
         self.at_fault: dict[int, str] = {}
@@ -202,7 +201,7 @@ class StoreIndex:
         for memory in self.loaded:
             if has_load_error(memory):
                 continue
-            crash = _verbatim_score_failure(memory.spec.attrs, "")
+            crash = _verbatim_score_failure(memory.spec.attrs, "", scorer)
             if crash is not None and crash[1]:
                 self.at_fault[id(memory)] = crash[0]
             else:
@@ -236,7 +235,8 @@ class StoreIndex:
                 self._throws_for_prototype_agents.append(event)
         self._positions = positions
         self._gate_of = {id(memory): (reason, why) for memory, reason, why in self.gated}
-        self._by_path = {key: memory for memory in store.files for key in (memory.rel_path, memory.name)}
+        # the files as this view holds them (a loader may read a file into an object of its own)
+        self._by_path = {key: memory for memory in [m for m, _, _ in self.gated] + self.loaded for key in (memory.rel_path, memory.name)}
         # the reasons of files that never reach the matching, whatever the task
         self._static_counts: dict[str, int] = {}
         for _, reason, _ in self.gated:
@@ -255,6 +255,8 @@ class StoreIndex:
     def rank(self, task: str, agent: str, options: ArbiterOptions, now_ms: float) -> Preview:
         text = build_search_text(task, agent)
         words = js_split_whitespace(task.lower())
+        if self.scorer.keyword_min_length:  # words too short to count never count, whatever the title
+            words = [w for w in words if utf16_length(w) > self.scorer.keyword_min_length]
         min_importance = _effective_limits(options)[1]
         min_order = IMPORTANCE_ORDER.get(js_to_string(min_importance))
         first = self.patterns.first_matches(text)
@@ -315,7 +317,7 @@ class StoreIndex:
         """Per memory, the points that do not depend on the task: (importance, agent tags, same agent)."""
         points = self._agent_cache.get(agent)
         if points is None:
-            points = [agent_points(f, agent) for f in self.facts]
+            points = [agent_points(f, agent, self.scorer) for f in self.facts]
             if len(self._agent_cache) >= 32:
                 self._agent_cache.clear()
             self._agent_cache[agent] = points
@@ -350,15 +352,16 @@ class StoreIndex:
         """The first throw of a verbatim arbiter, in its order: loading, then each memory's score and match."""
         if self.load_failure is not None:
             return self.load_failure
+        name = self.profile.name
         for stage, memory, detail in self._throws_for_prototype_agents if is_prototype_key(agent) else self._throws:
             if stage == "score":
-                return ArbiterFailure("score", memory.rel_path, detail)
+                return ArbiterFailure("score", memory.rel_path, detail, name)
             if stage == "tags":
-                return ArbiterFailure("score", memory.rel_path, _verbatim_score_failure(memory.spec.attrs, agent)[0])
+                return ArbiterFailure("score", memory.rel_path, _verbatim_score_failure(memory.spec.attrs, agent, self.scorer)[0], name)
             position, non_string = detail
             if first.get(position, _NEVER) >= non_string:  # reached before (or at) the pattern that matches
                 item = self.facts[position].plans[non_string][0]
-                return ArbiterFailure("match", memory.rel_path, _verbatim_type_error(item))
+                return ArbiterFailure("match", memory.rel_path, _verbatim_type_error(item), name)
         return None
 
     def _decision(self, memory, ranked_at, first, words, now_ms, min_order, static) -> Candidate:
@@ -379,9 +382,10 @@ class StoreIndex:
         return candidate
 
 
-def store_index(store: Store, recursive: bool) -> StoreIndex:
-    """The store's index for this loading mode, built on first use (a store is never changed in place)."""
-    index = store._indexes.get(recursive)
+def store_index(store: Store, view, profile) -> StoreIndex:
+    """The store's index for this loader view and scorer, built on first use (a store is never changed in place)."""
+    key = ("index", id(view), profile.scorer, profile.name)  # views live as long as the store: their ids stay theirs
+    index = store._indexes.get(key)
     if index is None:
-        index = store._indexes[recursive] = StoreIndex(store, recursive)
+        index = store._indexes[key] = StoreIndex(store, view, profile)
     return index

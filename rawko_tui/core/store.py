@@ -246,7 +246,8 @@ class Store:
     config: dict
     view: str = "spec"  # "effective": the fold of each file's entries (curation.effective_store)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (name in memories/, why) for entries passed over
-    _indexes: dict = field(default_factory=dict, repr=False, compare=False)  # rankindex.store_index, per loading mode
+    _indexes: dict = field(default_factory=dict, repr=False, compare=False)  # rank indexes and profile views, built on first use
+    directory_order: list[str] | None = None  # top-level names as the folder lists them (readdir); None: not known (a git revision)
 
     def __repr__(self) -> str:
         return f"Store({str(self.root)!r}, {len(self.files)} files)"
@@ -675,7 +676,8 @@ def _load_store(root: Path, previous: Store | None) -> Store:
         _store_order(files)
         if use_cache and (fresh or len(files) != len(cached) or any(_cached_differs(f, cached.get(f.name)) for f in files)):
             cache.save(root, [memory.cache_record() for memory in files])
-    return Store(root=root, files=files, agents=load_agents(root), config=load_config(root), skipped=sorted(skipped))
+    listed = [name for name, _, _, _ in scanned if "/" not in name]  # _scan_memories lists the top level first, in readdir order
+    return Store(root=root, files=files, agents=load_agents(root), config=load_config(root), skipped=sorted(skipped), directory_order=listed)
 
 
 def load_store_at(root: str | os.PathLike, rev: str) -> Store:

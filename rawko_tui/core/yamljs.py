@@ -43,7 +43,7 @@ MAX_DEPTH = 100
 _TAG = "tag:yaml.org,2002:"
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)  # not frozen: Python sets __traceback__ on an exception as it travels
 class YamlError(Exception):
     """A YAML document that js-yaml would refuse; ``line`` is 0-based within the document."""
 
@@ -405,8 +405,11 @@ _QUOTED_ESCAPE = re.compile(r"\\(.)")
 _SINGLE_QUOTED = re.compile(r"'([^']*)' *\Z")
 
 
-def simple_mapping(text: str) -> object:
-    """The mapping js-yaml would give for a plain ``key: value`` document, or ``_NOT_SIMPLE``."""
+def simple_mapping(text: str, resolve=resolve_plain_scalar) -> object:
+    """The mapping js-yaml would give for a plain ``key: value`` document, or ``_NOT_SIMPLE``.
+
+    ``resolve`` reads plain scalars (another YAML library's schema reads the same subset).
+    """
     if "\r" in text:
         text = text.replace("\r\n", "\n")  # a CRLF line break is a line break; any other CR is odd
     if not text or _ODD_CHARS.search(text):
@@ -419,7 +422,7 @@ def simple_mapping(text: str) -> object:
         if match is None:
             return _NOT_SIMPLE
         key, raw = match.group(1), match.group(2)
-        if key in mapping or (key in _WORDS or not key[0].isalpha()) and resolve_plain_scalar(key) != key:
+        if key in mapping or (key in _WORDS or not key[0].isalpha()) and resolve(key) != key:
             return _NOT_SIMPLE
         i += 1
         if raw is None or not raw.strip():
@@ -429,21 +432,21 @@ def simple_mapping(text: str) -> object:
                 if item is None or (indent is not None and len(item.group(1)) != indent):
                     break
                 indent = len(item.group(1))
-                value = _scalar(item.group(2), flow=False)
+                value = _scalar(item.group(2), False, resolve)
                 if value is _NOT_SIMPLE:
                     return _NOT_SIMPLE
                 items.append(value)
                 i += 1
             mapping[key] = items if indent is not None else None
             continue
-        value = _flow_list(raw) if raw.startswith("[") else _scalar(raw, flow=False)
+        value = _flow_list(raw, resolve) if raw.startswith("[") else _scalar(raw, False, resolve)
         if value is _NOT_SIMPLE:
             return _NOT_SIMPLE
         mapping[key] = value
     return mapping
 
 
-def _scalar(raw: str, flow: bool) -> object:
+def _scalar(raw: str, flow: bool, resolve=resolve_plain_scalar) -> object:
     raw = raw.rstrip(" ")
     if raw[:1] == '"':
         quoted = _DOUBLE_QUOTED.match(raw)
@@ -456,10 +459,10 @@ def _scalar(raw: str, flow: bool) -> object:
         return quoted.group(1) if quoted else _NOT_SIMPLE
     if not (_PLAIN_FLOW if flow else _PLAIN_BLOCK).match(raw):
         return _NOT_SIMPLE
-    return resolve_plain_scalar(raw)
+    return resolve(raw)
 
 
-def _flow_list(raw: str) -> object:
+def _flow_list(raw: str, resolve=resolve_plain_scalar) -> object:
     raw = raw.rstrip(" ")
     if not raw.endswith("]") or raw.count("[") != 1 or raw.count("]") != 1:
         return _NOT_SIMPLE
@@ -471,7 +474,7 @@ def _flow_list(raw: str) -> object:
         part = part.strip(" ")
         if not part or "'" in part[1:-1] or '"' in part[1:-1]:
             return _NOT_SIMPLE
-        value = _scalar(part, flow=True)
+        value = _scalar(part, True, resolve)
         if value is _NOT_SIMPLE:
             return _NOT_SIMPLE
         items.append(value)

@@ -22,7 +22,8 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Input, Markdown, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from ..core.arbiter import SPEC_AGENTS, Preview, iso_from_ms, parse_now, resolve_options, run_preview
+from ..core.arbiter import SPEC_AGENTS, Preview, iso_from_ms, parse_now, resolve_options
+from ..core.arbiters.ranking import run_preview
 from ..core.checks import budget_for, default_task_name, load_checks, saved_task_write
 from ..core.curation import append_template, effective_store, impact_of_change, new_memory_template, pattern_matches
 from ..core.writer import PlannedWrite, WriteError, apply_writes, person_name, plan_append

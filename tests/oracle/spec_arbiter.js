@@ -1,9 +1,9 @@
 // Test oracle: SPEC-0007's arbiter (004_…), transcribed from its TypeScript to
 // JavaScript and run on V8, as a user's arbiter runs it.  Only three things are
 // added, all outside the spec's logic: Date.now() is pinned to the request's
-// "now", the store root is a parameter, and scoreMemoryRelevance records each
+// "now", the store root is a parameter, the directory order may be replaced by name order, and scoreMemoryRelevance records each
 // `score +=` in `parts` so the components can be compared.
-// Input (stdin): [{root, task, agentName, now, options?}, …]; output: one result each.
+// Input (stdin): [{root, task, agentName, now, options?, order?}, …]; output: one result each.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -24,13 +24,18 @@ function extractFrontmatter(text) {
 function readTextFile(p) { return new TextDecoder().decode(fs.readFileSync(p)); }
 
 let ROOT = ".";
+let ORDER = "name";  // "directory": the order readdir gives, as Deno.readDir does
 function loadMemoryFrontmatter() {
   const memories = [];
   const dir = path.join(ROOT, ".rawko/memories");
-  let entries;
-  try { entries = fs.readdirSync(dir, { withFileTypes: true }); }
-  catch (error) { if (error.code === "ENOENT") return []; throw error; }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  let entries = [];
+  try {
+    // Deno.readDir lists in readdir(3) order; node's readdirSync sorts (libuv's scandir), opendir does not
+    const handle = fs.opendirSync(dir);
+    for (let e = handle.readSync(); e !== null; e = handle.readSync()) entries.push(e);
+    handle.closeSync();
+  } catch (error) { if (error.code === "ENOENT") return []; throw error; }
+  if (ORDER === "name") entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
     if (!entry.isFile() || !entry.name.endsWith(".md")) continue;
     const p = `.rawko/memories/${entry.name}`;
@@ -161,6 +166,7 @@ function formatMemoriesForPrompt(memories) {
 
 function run(request) {
   ROOT = request.root;
+  ORDER = request.order || "name";
   Date.now = () => request.now;
   let stage = "load";
   try {

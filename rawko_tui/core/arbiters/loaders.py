@@ -1,0 +1,188 @@
+"""Each profile's loader: which memory files its arbiter reads, in what order, and as what.
+
+A ``LoadedView`` is the store as one profile's loader sees it: the files it
+never reaches (with the rule that says so, in words) and the files it loads,
+each read the way that loader reads it.  Views are built once per store and
+loader, like the rank index.
+
+* spec-0007 -- Deno std's ``extract`` and js-yaml (the store's own reading);
+  a file that cannot be read makes the whole run throw.
+* rawko-sdk -- its own frontmatter regex, npm ``yaml`` 2.8.2 and a validation
+  gate; a file that fails any of them is skipped with a warning.
+* spec-0005 -- the spec's reading, but the first file that throws silently
+  ends the loading: the files after it are never read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+from ..arbiter import (
+    REASON_ERROR,
+    REASON_NOT_READ,
+    REASON_SKIPPED,
+    REASON_STOPS,
+    has_load_error,
+    not_loaded_gate,
+)
+from ..jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
+from ..store import MemoryFile, SpecView, Store
+from ..yamljs import YamlError
+from .profiles import IMPORTANCE_LEVELS, Loader, Profile
+from .yaml12 import load_yaml12
+
+# rawko-sdk's extractFrontmatter: /^---\n([\s\S]*?)\n---\n?([\s\S]*)$/ (no flags: ^ and $ are the text's ends)
+SDK_FRONTMATTER = re.compile(r"---\n([\s\S]*?)\n---\n?([\s\S]*)\Z")
+
+
+@dataclass
+class LoadedView:
+    loader: Loader
+    gated: list[tuple[MemoryFile, str, str]]  # files the arbiter never scores: (file, reason, why)
+    loaded: list[MemoryFile]  # in the loader's order, each as this loader reads it
+    order_note: str
+
+
+def load_view(store: Store, profile: Profile, recursive: bool) -> LoadedView:
+    """The store as ``profile``'s loader sees it (built on first use; a store never changes in place)."""
+    key = ("view", profile.loader, recursive)
+    view = store._indexes.get(key)
+    if view is None:
+        view = store._indexes[key] = _build_view(store, profile, recursive)
+    return view
+
+
+def _build_view(store: Store, profile: Profile, recursive: bool) -> LoadedView:
+    loader = profile.loader
+    files, order_note = _ordered(store, loader.order)
+    gated: list[tuple[MemoryFile, str, str]] = []
+    candidates: list[MemoryFile] = []
+    for memory in files:
+        gate = not_loaded_gate(memory, recursive)
+        if gate is not None:
+            why = gate[1] if profile.name == "spec-0007" else gate[1].replace("the spec's loader", f"{profile.name}'s loader").replace("a SPEC-0007 arbiter", profile.name)
+            gated.append((memory, gate[0], why))
+        else:
+            candidates.append(memory)
+    loaded: list[MemoryFile] = []
+    if loader.on_error == "stop":
+        stopped_at: MemoryFile | None = None
+        for memory in candidates:
+            if stopped_at is not None:
+                gated.append((memory, REASON_NOT_READ, f"never read: {profile.name} stopped loading at {stopped_at.name}, which comes before it in {loader.order} order"))
+            elif refused(memory):  # the real arbiter reads on; rawko-tui cannot say what it makes of this file
+                gated.append((memory, REASON_ERROR, f"not modelled: {memory.error.reason} by rawko-tui; {profile.name} reads it and goes on loading"))
+            elif has_load_error(memory):
+                stopped_at = memory
+                gated.append((memory, REASON_STOPS, f"{profile.name} stops loading here ({memory.error.reason}): the files after it in {loader.order} order are never read"))
+            else:
+                loaded.append(memory)
+    elif loader.splitter == "sdk-regex" or loader.gate != "none" or loader.on_error == "skip":
+        for memory in candidates:
+            read = sdk_read(memory, profile) if store.view == "spec" else _folded_read(memory, profile)
+            if isinstance(read, str):
+                gated.append((memory, REASON_SKIPPED, read))
+            else:
+                loaded.append(read)
+    else:
+        loaded = candidates
+    return LoadedView(loader, gated, loaded, order_note)
+
+
+def refused(memory: MemoryFile) -> bool:
+    """A file rawko-tui declines to expand (an alias bomb, nesting deeper than 100 levels), which js-yaml would read."""
+    return memory.error is not None and memory.error.stage == "yaml" and memory.error.reason.endswith(REFUSED_SUFFIXES)
+
+
+REFUSED_SUFFIXES = ("(an alias bomb); refused", "(no rawko file nests like that)")
+
+
+def _ordered(store: Store, order: str) -> tuple[list[MemoryFile], str]:
+    """The store's files in the loader's order, and a sentence saying which order that is."""
+    if order == "name":
+        return store.files, "files read in name order (the real loader takes the order the folder lists them)"
+    if store.directory_order is None:
+        return store.files, "files read in name order: the directory order of a git revision is not known"
+    position = {name: i for i, name in enumerate(store.directory_order)}
+    last = len(position)
+    ordered = sorted(store.files, key=lambda f: (position.get(f.name, last), utf16_sort_key(f.name)))
+    return ordered, "files read in directory order (as os.scandir lists the folder on this machine)"
+
+
+def sdk_read(memory: MemoryFile, profile: Profile) -> MemoryFile | str:
+    """The file as rawko-sdk's loader reads it, or why it skips the file (its console warning, in words)."""
+    name = profile.name
+    if memory.text is None:
+        return f"{name} skips this file: it cannot be read ({memory.error.reason if memory.error else 'no text'})"
+    text = ("\ufeff" + memory.text) if memory.bom else memory.text  # Deno.readTextFile keeps the BOM
+    match = SDK_FRONTMATTER.match(text)
+    if match is None:
+        return f"{name} skips this file: {_why_no_match(text)}, so it reads no fields and its validation gate fails"
+    try:
+        attrs = load_yaml12(match.group(1))
+    except YamlError as exc:
+        return f"{name} skips this file: its frontmatter is not valid YAML to npm yaml 2.8.2 ({exc.message}), so it reads no fields"
+    problem = gate_problem(attrs, profile)
+    if problem is not None:
+        return problem
+    body = js_trim(match.group(2)) if profile.loader.trim_body else match.group(2)
+    spec = SpecView(attrs, body, match.group(1), 2)
+    return dataclasses.replace(memory, spec=spec, error=None, _facts=None, _entries=None, _suspects=None)
+
+
+def _folded_read(memory: MemoryFile, profile: Profile) -> MemoryFile | str:
+    """A memory of the effective view (the fold of its entries) through the profile's gate."""
+    attrs = memory.spec.attrs if memory.spec is not None else UNDEFINED
+    problem = gate_problem(attrs, profile)
+    if problem is not None:
+        return problem
+    body = js_trim(memory.spec.body) if profile.loader.trim_body else memory.spec.body
+    return dataclasses.replace(memory, spec=dataclasses.replace(memory.spec, body=body), _facts=None)
+
+
+def _why_no_match(text: str) -> str:
+    if text.startswith("\ufeff"):
+        return "it starts with a byte-order mark, so its frontmatter regex (^---\\n) does not match"
+    if text.startswith("---\r\n"):
+        return "its lines end in CRLF, and its frontmatter regex wants '---\\n'"
+    if not text.startswith("---\n"):
+        return "it does not start with a line '---', so its frontmatter regex does not match"
+    return "no line '---' closes the frontmatter, so its frontmatter regex does not match"
+
+
+def gate_problem(attrs: object, profile: Profile) -> str | None:
+    """rawko-sdk's isValidFrontmatter, the first failing check in its order, in words (None: it passes)."""
+    name = profile.name
+    if attrs is None or attrs is UNDEFINED:
+        return f"{name} skips this file: its frontmatter is empty (the gate throws on it: 'Failed to read memory file')"
+    if not isinstance(attrs, dict):
+        attrs = {}  # a list or a scalar has none of the fields
+
+    def field_problem(key: str, wanted: str) -> str:
+        value = attrs.get(key, UNDEFINED)
+        shown = "is missing" if value is UNDEFINED else f"is {_a(type_name(value))}, not {wanted}"
+        return f"{name} skips this file: `{key}` {shown} (its validation gate)"
+
+    if not isinstance(attrs.get("title"), str):
+        return field_problem("title", "text")
+    when = attrs.get("whenToUse", UNDEFINED)
+    if not isinstance(when, (str, list)):
+        return field_problem("whenToUse", "text or a list")
+    if not isinstance(attrs.get("tags"), list):
+        return field_problem("tags", "a list")
+    importance = attrs.get("importance", UNDEFINED)
+    if not isinstance(importance, str):
+        return field_problem("importance", "one of " + ", ".join(IMPORTANCE_LEVELS))
+    if importance not in IMPORTANCE_LEVELS:
+        return f"{name} skips this file: `importance: {importance}` is not one of {', '.join(IMPORTANCE_LEVELS)} (its validation gate wants lower case)"
+    if not isinstance(attrs.get("discoveredAt"), str):
+        return field_problem("discoveredAt", "text (a YAML timestamp that reads as a date fails)")
+    if not isinstance(attrs.get("discoveredBy"), str):
+        return field_problem("discoveredBy", "text")
+    return None
+
+
+def _a(kind: str) -> str:
+    return ("an " if kind[:1] in "aeiou" else "a ") + kind

@@ -1,0 +1,127 @@
+"""SPEC-0005's own arbiter (seed 000, "Arbiter Integration"): every match, by importance.
+
+``findRelevantMemories`` scores nothing: each memory whose whenToUse matches
+is injected, whole, sorted by importance only (a stable sort whose
+comparator gives NaN for an unknown importance, which V8 treats as "equal").
+There is no cap and no threshold.  A pattern with '|' or '*' is compiled as a
+real regular expression (an invalid one is skipped); a pattern that is not a
+string makes the whole selection throw.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+from ..arbiter import (
+    GATE,
+    IMPORTANCE_ORDER,
+    REASON_CRASH,
+    REASON_INJECTED,
+    REASON_NO_MATCH,
+    SCORE,
+    ArbiterFailure,
+    ArbiterOptions,
+    Candidate,
+    MemoryFacts,
+    Preview,
+    _not_loaded,
+    _pattern_gate,
+    finish_preview,
+)
+from ..explain import Explanation
+from ..jsvalue import UNDEFINED, js_to_string
+from ..patterns import build_search_text, plan_spec0005_pattern
+from ..store import MemoryFile, Store
+from .loaders import LoadedView
+
+
+def _crash_for(item: object) -> str | None:
+    """The TypeError ``pattern.includes(…)`` / ``pattern.toLowerCase()`` throws for a pattern that is not text."""
+    if isinstance(item, str):
+        return None
+    if item is UNDEFINED or item is None:
+        return f"TypeError: Cannot read properties of {js_to_string(item)} (reading 'includes')"
+    if isinstance(item, list):  # arrays have includes(); then toLowerCase() is missing, unless '|' or '*' is an item
+        return None if ("|" in item or "*" in item) else "TypeError: pattern.toLowerCase is not a function"
+    return "TypeError: pattern.includes is not a function"
+
+
+def _facts(memory: MemoryFile) -> tuple[MemoryFacts | None, str | None]:
+    """The memory's patterns as SPEC-0005 reads them, or the TypeError reading its whenToUse throws."""
+    attrs = memory.spec.attrs if memory.spec is not None else UNDEFINED
+    if attrs is None or attrs is UNDEFINED:
+        # const { whenToUse } = memory.frontmatter;
+        return None, f"TypeError: Cannot destructure property 'whenToUse' of 'memory.frontmatter' as it is {js_to_string(attrs)}."
+    fields = attrs if isinstance(attrs, dict) else {}
+    when = fields.get("whenToUse", UNDEFINED)
+    plans = []
+    for item in when if isinstance(when, list) else [when]:
+        pattern = item if isinstance(item, str) else js_to_string(item) if isinstance(item, list) and _crash_for(item) is None else None
+        plans.append((item, plan_spec0005_pattern(pattern) if pattern is not None else None))
+    title = js_to_string(fields.get("title", UNDEFINED))
+    importance = js_to_string(fields.get("importance", UNDEFINED))
+    return MemoryFacts(title, title.lower(), fields, importance, math.nan, None, plans, []), None
+
+
+def _importance_rank(candidate: Candidate) -> int | None:
+    return IMPORTANCE_ORDER.get(candidate.facts.importance_key)
+
+
+def _by_importance(a: Candidate, b: Candidate) -> int:
+    """``importanceOrder[b] - importanceOrder[a]``; NaN (an unknown level) compares as equal."""
+    x, y = _importance_rank(b), _importance_rank(a)
+    return 0 if x is None or y is None else x - y
+
+
+def rank(store: Store, view: LoadedView, task: str, agent: str, options: ArbiterOptions, now_ms: float) -> Preview:
+    profile = options.profile
+    text = build_search_text(task, agent)
+    failure: ArbiterFailure | None = None
+    candidates: list[Candidate] = [_not_loaded(memory, reason, why) for memory, reason, why in view.gated]
+    matched: list[Candidate] = []
+    for load_index, memory in enumerate(view.loaded):
+        facts, crash = _facts(memory)
+        matched_index = -1
+        if facts is not None:
+            for index, (item, plan) in enumerate(facts.plans):
+                crash = _crash_for(item)
+                if crash is not None:
+                    break
+                if plan.matches(text):
+                    matched_index = index
+                    break
+        if crash is not None:
+            failure = failure or ArbiterFailure("match", memory.rel_path, crash, profile.name)
+            skipped = _not_loaded(memory, REASON_CRASH, f"skipped: {profile.name}'s matching throws on it ({crash})")
+            candidates.append(skipped)
+            continue
+        candidate = Candidate(memory, True, REASON_NO_MATCH, title=facts.title, matched=matched_index >= 0, meets_threshold=True, load_index=load_index, facts=facts, matched_index=matched_index)
+        candidates.append(candidate)
+        if candidate.matched:
+            matched.append(candidate)
+    ranked = sorted(matched, key=functools.cmp_to_key(_by_importance))  # Python's sort is the same TimSort as V8's
+    preview = finish_preview(store, task, agent, options, now_ms, len(ranked), lambda n: ranked[:n], lambda: ranked, failure, lambda _preview: candidates)
+    preview._explain = explain
+    preview.ranked  # noqa: B018 - rank every candidate now
+    preview.candidates  # noqa: B018
+    return preview
+
+
+def explain(candidate: Candidate, preview: Preview, with_near_miss: bool) -> Explanation:
+    gates = [_pattern_gate(candidate, preview, with_near_miss)]
+    importance = candidate.facts.importance_key
+    known = importance in IMPORTANCE_ORDER
+    order_words = f"importance {importance}" if known else f"importance {importance!r} is not a level: it compares as equal to every other"
+    if candidate.injected:
+        total = len(preview.injected)
+        gates.append(Explanation(0, f"position {candidate.rank} of {total}: {order_words}", kind=GATE))
+        headline = f"injected at position {candidate.rank} of {total}: {preview.profile.name} injects every match, whole, sorted by importance only"
+    elif candidate.matched:
+        headline = "not injected: cut by the --max option (spec-0005 itself has no cap)"
+        gates.append(Explanation(0, headline, match=False, kind=GATE))
+    else:
+        headline = "not injected: no whenToUse pattern matched"
+    reason = REASON_INJECTED if candidate.injected else candidate.reason
+    del reason
+    return Explanation(0, headline, tuple(gates), match=candidate.injected, kind=SCORE, data={"scored": False})
