@@ -12,6 +12,7 @@ import json
 import math
 from pathlib import Path
 import sys
+import dataclasses
 from typing import Sequence
 
 from . import __version__
@@ -24,6 +25,7 @@ from .core.arbiter import (
     parse_now,
     resolve_options,
 )
+from .core.arbiters.profiles import ProfileError, defined_profiles, resolve_profile
 from .core.arbiters.ranking import run_preview
 from .core.jsvalue import js_to_string, replace_lone_surrogates
 from .core.safetext import clean, escape_json_controls, plural
@@ -39,7 +41,7 @@ from .core.hooks import install_hook
 from .core.sessions import load_sessions, promoted_to, promotion_draft, promotions
 from .core.store import StoreNotFound, find_store_root, load_store, load_store_at, pinned_now, spec_extract
 
-COMMANDS = ("init", "preview", "explain", "lint", "verify", "hook", "new", "append", "retire", "candidates", "extract", "sessions", "promote", "check", "impact", "matrix")
+COMMANDS = ("init", "preview", "compare", "arbiters", "explain", "lint", "verify", "hook", "new", "append", "retire", "candidates", "extract", "sessions", "promote", "check", "impact", "matrix")
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_NOT_COMMITTED = 0, 1, 2, 3
 DEFAULT_AGENT = "developer"  # the app's default too
 
@@ -62,6 +64,20 @@ def _add_context(parser: argparse.ArgumentParser, required: bool) -> None:
     parser.add_argument("--min-importance", choices=list(IMPORTANCE_ORDER), help="lowest importance injected (default: agent config, else low)")
     parser.add_argument("--recursive", action="store_true", default=None, help="also load memories in subfolders (for arbiters that read them)")
     parser.add_argument("--at", metavar="REV", help="the store as it was at this git revision (default: the working tree)")
+    _add_arbiter(parser)
+    parser.add_argument(
+        "--order",
+        choices=("name", "directory"),
+        help="the order files are loaded in: name (the default), or directory (as the folder lists them, which the real loaders use); it decides ties",
+    )
+
+
+def _add_arbiter(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--arbiter",
+        metavar="NAME",
+        help="the arbiter profile: spec-0007, rawko-sdk, spec-0005, or one defined in .rawko/rawko-tui.yaml (default: its `arbiter:`, else spec-0007)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     output = preview.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="machine-readable output")
     output.add_argument("--prompt", action="store_true", help="print exactly the text the arbiter injects")
+    output.add_argument("--plan-prompt", action="store_true", help="rawko-sdk: print exactly the memory section of its planning prompt (every loaded memory)")
     preview.add_argument("--compare", metavar="REV", help="also rank at this revision and show what changed between the two")
     preview.add_argument(
         "--view",
@@ -91,6 +108,19 @@ def build_parser() -> argparse.ArgumentParser:
         default="spec",
         help="spec: what SPEC-0007's arbiter does (first frontmatter only; the default); effective: the fold of every entry, retired and superseded memories left out",
     )
+
+    compare = sub.add_parser("compare", help="where the arbiter profiles disagree for a task: each memory whose fate differs, and why")
+    _add_store_path(compare)
+    compare.add_argument("--task", required=True, help="the task text, as the agent receives it")
+    compare.add_argument("--agent", default=DEFAULT_AGENT, help=f"the agent name (default: {DEFAULT_AGENT})")
+    compare.add_argument("--now", help="the time to score recency against, ISO 8601 (default: now)")
+    compare.add_argument("--arbiters", metavar="A,B,…", help="the profiles to compare (default: every one defined)")
+    compare.add_argument("--recursive", action="store_true", default=None, help="also load memories in subfolders")
+    compare.add_argument("--json", action="store_true", help="machine-readable output")
+
+    arbiters = sub.add_parser("arbiters", help="the arbiter profiles this store can use, and how each one loads, matches, scores and selects")
+    _add_store_path(arbiters)
+    arbiters.add_argument("--json", action="store_true", help="machine-readable output")
 
     explain = sub.add_parser("explain", help="the full score and gate tree for one memory")
     explain.add_argument("memory", metavar="MEMORY_PATH", help="the memory file (path, or name inside .rawko/memories/)")
@@ -173,17 +203,20 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store_path(check)
     check.add_argument("--at", metavar="REV", help="check the store as it was at this git revision")
     check.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_arbiter(check)
 
     impact = sub.add_parser("impact", help="saved tasks whose injection changes between two revisions")
     impact.add_argument("before", metavar="REV1")
     impact.add_argument("after", metavar="REV2", help="a revision, or `worktree` for the files on disk")
     _add_store_path(impact)
     impact.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_arbiter(impact)
 
     matrix_parser = sub.add_parser("matrix", help="which memories each agent gets for the saved tasks; dead and over-broad memories")
     _add_store_path(matrix_parser)
     matrix_parser.add_argument("--now", help="ISO 8601 (default: now)")
     matrix_parser.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_arbiter(matrix_parser)
 
     hook = sub.add_parser("hook", help="git hooks that enforce the append-only rule")
     hook_sub = hook.add_subparsers(dest="hook_command", metavar="ACTION", required=True)
@@ -231,6 +264,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             handlers = {
                 "init": cmd_init,
                 "preview": cmd_preview,
+                "compare": cmd_compare,
+                "arbiters": cmd_arbiters,
                 "explain": cmd_explain,
                 "lint": cmd_lint,
                 "verify": cmd_verify,
@@ -248,6 +283,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             }
             return handlers[args.command](args)
         return cmd_app(build_app_parser().parse_args(argv))
+    except ProfileError as exc:
+        _error(str(exc))
+        return EXIT_USAGE
     except (UsageError, StoreNotFound, GitError, WriteError, ClaudeError) as exc:
         message, code = next(
             (text, code)
@@ -285,11 +323,22 @@ def _load(args, rev: str | None = None):
     return load_store_at(root, rev) if rev else load_store(root)
 
 
+def _profile(args, store):
+    """``--arbiter`` (and ``--order``) over the store's ``arbiter:``. Raises ProfileError for an unknown name."""
+    profile, source = resolve_profile(store.config, getattr(args, "arbiter", None))
+    order = getattr(args, "order", None)
+    if order is not None and order != profile.loader.order:
+        profile = dataclasses.replace(profile, loader=dataclasses.replace(profile.loader, order=order))
+    return profile, source
+
+
 def _preview(args, rev: str | None = None):
     store = _load(args, rev)
     if getattr(args, "view", "spec") == "effective":
         store = effective_store(store)
-    options = resolve_options(store, args.agent, args.max_memories, args.min_importance, args.recursive)
+    profile, source = _profile(args, store)
+    options = resolve_options(store, args.agent, args.max_memories, args.min_importance, args.recursive, profile)
+    options.sources["arbiter"] = source
     return store, run_preview(store, args.task, args.agent, options, _now(args, store))
 
 
@@ -319,6 +368,7 @@ def _json_default(value: object):
 def preview_to_dict(preview: Preview) -> dict:
     from datetime import datetime, timezone
 
+    scored = preview.profile.scored  # spec-0005 scores nothing: its scores are null, not 0
     return {
         "task": preview.task,
         "agent": preview.agent,
@@ -330,15 +380,24 @@ def preview_to_dict(preview: Preview) -> dict:
             "sources": preview.option_sources,
         },
         "injected": [
-            {"rank": c.rank, "path": c.path, "title": c.title, "score": c.score, "components": c.components} for c in preview.injected
+            {"rank": c.rank, "path": c.path, "title": c.title, "score": c.score if scored else None, "components": c.components} for c in preview.injected
         ],
-        "candidates": [{**c.to_dict(), "status": _status(c)} for c in preview.candidates],
+        "candidates": [{**c.to_dict(), "status": _status(c), **({} if scored else {"score": None})} for c in preview.candidates],
         "prompt": preview.prompt,
         "errors": [e.to_dict() for e in preview.errors],
         "arbiterFailure": preview.arbiter_failure.to_dict() if preview.arbiter_failure else None,
         "notes": preview.notes,
         "view": preview.view,
+        "arbiter": {"name": preview.profile.name, "summary": preview.profile.summary, "source": preview.option_sources.get("arbiter", "default"), "order": preview.order_note},
+        "planPrompt": _plan_prompt_dict(preview),
     }
+
+
+def _plan_prompt_dict(preview: Preview) -> dict | None:
+    text = preview.plan_prompt
+    if text is None:
+        return None
+    return {"characters": len(text), "estimatedTokens": (len(text) + 3) // 4, "memories": text.count("\n### "), "text": text}
 
 
 def _status(candidate) -> str:
@@ -364,6 +423,10 @@ def cmd_preview(args) -> int:
         _write(_dumps(data))
     elif args.prompt:
         _write(preview.prompt, exact=not sys.stdout.isatty())
+    elif args.plan_prompt:
+        if preview.plan_prompt is None:
+            raise UsageError(f"{preview.profile.name} has no planning prompt (rawko-sdk's generatePlan is the one arbiter that gives every memory to a planner)")
+        _write(preview.plan_prompt, exact=not sys.stdout.isatty())
     else:
         text = render_preview_text(preview, now_pinned=not args.now and pinned_now(store.config) is not None)
         if budget is not None:
@@ -371,6 +434,73 @@ def cmd_preview(args) -> int:
             text += f"Token budget for {args.agent}: {budget}; the block is about {estimate} tokens: {verdict} budget.\n"
         _write(text)
     return EXIT_OK
+
+
+def cmd_compare(args) -> int:
+    from .core.arbiters.compare import compare_profiles
+
+    store = _load(args)
+    profiles, problems = defined_profiles(store.config)
+    if args.arbiters:
+        names = [n.strip() for n in args.arbiters.split(",") if n.strip()]
+        unknown = [n for n in names if n not in profiles]
+        if unknown:
+            raise UsageError(f"--arbiters: unknown profile {', '.join(repr(n) for n in unknown)}: choose from {', '.join(profiles)}")
+        if len(names) < 2:
+            raise UsageError("--arbiters: name at least two profiles to compare")
+        chosen = [profiles[n] for n in names]
+    else:
+        chosen = list(profiles.values())
+    now_ms = _now(args, store)
+    now_ms = now_ms if now_ms is not None else float(__import__("time").time_ns() // 1_000_000)
+    comparison = compare_profiles(store, args.task, args.agent, chosen, now_ms, args.recursive)
+    if args.json:
+        _write(_dumps({**comparison.to_dict(), "now": iso_from_ms(now_ms), "problems": problems}))
+        return EXIT_OK
+    lines = [f"Task:  {args.task}", f"Agent: {args.agent}", ""]
+    for name, preview in comparison.previews.items():
+        if preview.arbiter_failure is not None:
+            lines.append(f"  {name:<10} injects nothing: {preview.arbiter_failure.describe()}")
+        else:
+            shown = ", ".join(c.file.name for c in preview.injected[:8]) + (", …" if len(preview.injected) > 8 else "")
+            lines.append(f"  {name:<10} {plural(len(preview.injected), 'memory', 'memories')} injected: {shown or '(none)'}")
+    lines.append("")
+    if not comparison.differences:
+        lines.append("Every profile injects the same memories in the same order.")
+    else:
+        lines.append(f"Memories whose fate differs ({len(comparison.differences)}):")
+        width = max(len(n) for n in comparison.previews)
+        for difference in comparison.differences:
+            lines.append(f"  {difference.path.removeprefix('.rawko/memories/')}  {difference.title or ''}")
+            for decision in difference.decisions:
+                lines.append(f"    {decision.profile:<{width}}  {decision.short()}")
+            lines.append(f"    first difference: {difference.rule}")
+    lines += [f"Note: {p}" for p in problems]
+    _write("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+def cmd_arbiters(args) -> int:
+    store = _load(args)
+    profiles, problems = defined_profiles(store.config)
+    try:
+        active = resolve_profile(store.config)[0].name
+    except ProfileError as exc:
+        active, problems = "spec-0007", problems + [f"{exc}; spec-0007 is used"]
+    if args.json:
+        data = [{"name": p.name, "base": p.base, "active": p.name == active, "summary": p.summary, "dimensions": dict(p.describe())} for p in profiles.values()]
+        _write(_dumps({"profiles": data, "problems": problems}))
+        return EXIT_OK
+    lines = []
+    for profile in profiles.values():
+        mark = "  (this store's arbiter)" if profile.name == active else ""
+        lines.append(f"{profile.name}{mark}: {profile.summary}")
+        lines += [f"  {key:<15} {value}" for key, value in profile.describe()]
+        lines.append("")
+    lines += [f"Problem: {p}" for p in problems]
+    lines.append("Choose one with `arbiter: NAME` in .rawko/rawko-tui.yaml, or --arbiter NAME on any command.")
+    _write("\n".join(lines) + "\n")
+    return EXIT_FINDINGS if problems else EXIT_OK
 
 
 def injection_diff(before: Preview, after: Preview) -> dict:
@@ -412,7 +542,11 @@ def render_preview_text(preview: Preview, now_pinned: bool = False) -> str:
     """The preview as text; ``now_pinned``: the now came from rawko-tui.yaml, and the header says so."""
     lines: list[str] = []
     lines.append(f"Task:  {preview.task}")
-    lines.append(f"Agent: {preview.agent}   max {js_to_string(preview.max_memories)}   min importance {js_to_string(preview.min_importance)}" + ("   recursive" if preview.recursive else ""))
+    cap = "no cap" if preview.max_memories is None else f"max {js_to_string(preview.max_memories)}"
+    threshold = f"min importance {js_to_string(preview.min_importance)}" if preview.profile.scored else "no threshold"
+    lines.append(f"Agent: {preview.agent}   {cap}   {threshold}" + ("   recursive" if preview.recursive else ""))
+    source = preview.option_sources.get("arbiter", "default")
+    lines.append(f"Arbiter: {preview.profile.name} ({_ARBITER_SOURCES.get(source, source)}): {preview.profile.summary}; {preview.order_note}")
     if now_pinned:
         lines.append(f"Now:   {iso_from_ms(preview.now_ms)} (pinned by `now:` in .rawko/rawko-tui.yaml; --now overrides it)")
     if preview.view == "effective":
@@ -423,6 +557,9 @@ def render_preview_text(preview: Preview, now_pinned: bool = False) -> str:
     if not preview.injected:
         lines.append("  (none)")
     for c in preview.injected:
+        if not preview.profile.scored:  # spec-0005: every match, by importance only
+            lines.append(f"  {c.rank:>2}. {js_to_string(c.file.attrs.get('importance')):<8}  {c.title}  [{c.path}]")
+            continue
         parts = " ".join(f"{k}={c.components[k]:g}" for k in COMPONENT_KEYS)
         lines.append(f"  {c.rank:>2}. {c.score:>3g}  {c.title}  [{c.path}]")
         lines.append(f"         {parts}")
@@ -452,7 +589,16 @@ def render_preview_text(preview: Preview, now_pinned: bool = False) -> str:
     lines += ["", f"Prompt block: {chars} characters, about {(chars + 3) // 4} tokens (rawko-tui preview --prompt prints it)."]
     for name, block, share in prompt_shares(preview):
         lines.append(f"  {share * 100:5.1f}%  {'█' * max(1, round(share * 30)) if block else ''}  {name} ({block} characters)")
+    plan = _plan_prompt_dict(preview)
+    if plan is not None:
+        lines.append(
+            f"Plan prompt: {preview.profile.name} also gives the planner every loaded memory ({plural(plan['memories'], 'memory', 'memories')}, "
+            f"{plan['characters']} characters, about {plan['estimatedTokens']} tokens; it grows with the store; preview --plan-prompt prints it)."
+        )
     return "\n".join(lines) + "\n"
+
+
+_ARBITER_SOURCES = {"default": "the default", "option": "--arbiter", "rawko-tui.yaml": "from rawko-tui.yaml"}
 
 
 def cmd_explain(args) -> int:
@@ -794,7 +940,8 @@ def cmd_check(args) -> int:
     tasks, errors = _saved_tasks(root)
     if not tasks and not errors:
         raise UsageError(f"no saved tasks: add some to {root}/.rawko/checks.yaml (the app's `t` key saves the current one)")
-    results = run_checks(_load(args), tasks)
+    store = _load(args)
+    results = run_checks(store, tasks, _profile(args, store)[0] if args.arbiter else None)
     failed = [r for r in results if not r.passed]
     if args.json:
         _write(_dumps({"passed": len(results) - len(failed), "failed": len(failed), "results": [r.to_dict() for r in results]}))
@@ -815,7 +962,7 @@ def cmd_impact(args) -> int:
     tasks, _ = _saved_tasks(root)
     before = load_store_at(root, args.before)
     after = load_store(root) if args.after == "worktree" else load_store_at(root, args.after)
-    changes = impact(before, after, tasks)
+    changes = impact(before, after, tasks, _profile(args, after)[0] if args.arbiter else None)
     if args.json:
         _write(_dumps({"before": args.before, "after": args.after, "changed": [c.to_dict() for c in changes]}))
         return EXIT_OK
@@ -833,7 +980,8 @@ def cmd_matrix(args) -> int:
     if not tasks:
         raise UsageError(f"no saved tasks in {root}/.rawko/checks.yaml: the matrix is built from them")
     store = load_store(root)
-    result = matrix(store, [(t.task, t.agent) for t in tasks], _now(args, store) or _time.time() * 1000)
+    profile = _profile(args, store)[0]
+    result = matrix(store, [(t.task, t.agent) for t in tasks], _now(args, store) or _time.time() * 1000, profile)
     if args.json:
         _write(_dumps(result.to_dict()))
         return EXIT_OK

@@ -264,7 +264,9 @@ def test_explanations_name_the_profiles_rule(tmp_path):
     sdk = run_preview(store, "add an api for the login auth", "developer", ArbiterOptions(profile=BUILT_IN["rawko-sdk"]), NOW_MS)
     tree = sdk.candidate("adding.md").explanation
     words = [d.description for node in tree.details for d in node.details]
-    assert "'api' earns nothing under rawko-sdk: it counts only words longer than 3 characters" in words
+    assert "'add', 'an', 'api', 'for', 'the' earn nothing under rawko-sdk: it counts only words longer than 3 characters" in words
+    one = run_preview(store, "api", "developer", ArbiterOptions(profile=BUILT_IN["rawko-sdk"]), NOW_MS).candidate("adding.md")
+    assert "'api' earns nothing under rawko-sdk: it counts only words longer than 3 characters" in [d.description for n in one.explanation.details for d in n.details]
     assert sdk.candidate("no-tags.md").explanation.description == "not injected: rawko-sdk skips this file: `tags` is missing (its validation gate)"
     spec0005 = run_preview(store, "find the config file", "developer", ArbiterOptions(profile=BUILT_IN["spec-0005"]), NOW_MS)
     found = spec0005.candidate("regex.md")
@@ -287,3 +289,123 @@ def test_refused_files_are_reported_under_every_profile(tmp_path):
             assert not decision.injected and not decision.loaded, (name, path)
             assert "refused" in decision.explanation.description or "skips" in decision.explanation.description, (name, path)
         assert [c.path for c in preview.injected] == [".rawko/memories/good-auth.md"], name
+
+
+# --------------------------------------------------------------------------
+# compare: every differing memory, with the first rule that makes it differ
+# --------------------------------------------------------------------------
+
+DISAGREEING = {
+    "adding-api.md": memory(title="Adding an API for the Login handler", when='"login"', tags="[code]", importance="high"),
+    "tester-tags.md": memory(title="Flaky login tests", when='"login"', tags="[Testing, QUALITY, Validation]", importance="medium"),
+    "capital.md": memory(title="Login rate limits", when='"login"', tags="[auth]", importance="High"),
+    "regex.md": memory(title="Finder", when='"find.*login|locate.*module"', tags="[code]", importance="low"),
+    "no-tags.md": memory(title="Login session cookie", when='"login"', tags=None, importance="critical"),
+    "plain.md": memory(title="Plain login note", when='"login"', tags="[auth]", importance="low"),
+    "plain2.md": memory(title="Another login note", when='"login"', tags="[auth]", importance="low"),
+}
+
+
+def test_compare_names_the_deciding_rule_for_every_differing_memory(tmp_path):
+    from rawko_tui.core.arbiters.compare import compare_profiles, summary_line
+
+    write_store(tmp_path, DISAGREEING)
+    comparison = compare_profiles(load_store(tmp_path), "add an api to find the login", "tester", list(BUILT_IN.values()), NOW_MS)
+    rules = {d.path.rsplit("/", 1)[-1]: d.rule for d in comparison.differences}
+    injected = {name: {c.file.name for c in p.injected} for name, p in comparison.previews.items()}
+    every = set().union(*injected.values())
+    assert set(rules) == every  # each of these memories is injected somewhere and its fate differs
+    assert rules["no-tags.md"] == "loading: under rawko-sdk, rawko-sdk skips this file: `tags` is missing (its validation gate)"
+    assert rules["capital.md"].startswith("loading: under rawko-sdk, rawko-sdk skips this file: `importance: High`")
+    assert rules["adding-api.md"].startswith("score: keywords 20 under spec-0007, 5 under rawko-sdk")
+    assert rules["tester-tags.md"].startswith("score: agent tags 0 under spec-0007, 15 under rawko-sdk")
+    assert rules["regex.md"].startswith("matching: a whenToUse pattern matches under spec-0005 but not under spec-0007, rawko-sdk")
+    assert rules["plain.md"].startswith("the cut: the same score (15)")
+    for difference in comparison.differences:
+        assert len(difference.decisions) == 3 and difference.rule
+    line = summary_line(comparison, "spec-0007")
+    assert line == "rawko-sdk: −no-tags · spec-0005: +capital +regex"
+    assert summary_line(comparison, "rawko-sdk") == "spec-0007: +no-tags · spec-0005: +capital +no-tags +regex"
+    assert summary_line(comparison, "rawko-sdk", limit=2) == "spec-0007: +no-tags · spec-0005: 7 injected (+3 −0)"
+
+
+def test_compare_command_text_and_json(tmp_path, capsys):
+    import json
+
+    from rawko_tui.cli import main
+
+    write_store(tmp_path, DISAGREEING)
+    assert main(["compare", str(tmp_path), "--task", "add an api to find the login", "--agent", "tester", "--now", FIXED_NOW, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data["profiles"]) == set(PROFILES)
+    assert {d["path"] for d in data["differences"]} >= {".rawko/memories/no-tags.md", ".rawko/memories/regex.md"}
+    assert all(d["rule"] and len(d["decisions"]) == 3 for d in data["differences"])
+    assert main(["compare", str(tmp_path), "--task", "find the login", "--agent", "tester", "--now", FIXED_NOW, "--arbiters", "spec-0007,rawko-sdk"]) == 0
+    text = capsys.readouterr().out
+    assert "spec-0005" not in text and "first difference: loading: under rawko-sdk" in text
+    assert main(["compare", str(tmp_path), "--task", "x", "--arbiters", "spec-0007,nope"]) == 2
+    assert "unknown profile 'nope'" in capsys.readouterr().err
+
+
+def test_every_command_takes_arbiter_and_the_store_chooses_one(tmp_path, capsys):
+    import json
+
+    from rawko_tui.cli import main
+
+    write_store(tmp_path, DISAGREEING)
+    task = ["--task", "find the login", "--agent", "tester", "--now", FIXED_NOW, "--json"]
+    main(["preview", str(tmp_path), *task, "--arbiter", "rawko-sdk"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["arbiter"]["name"] == "rawko-sdk" and data["arbiter"]["source"] == "option"
+    assert data["planPrompt"]["memories"] == 5 and data["planPrompt"]["text"].startswith("## Relevant Memories\n\n### ")
+    (tmp_path / ".rawko" / "rawko-tui.yaml").write_text("arbiter: spec-0005\n")
+    main(["preview", str(tmp_path), *task])
+    data = json.loads(capsys.readouterr().out)
+    assert data["arbiter"] == {**data["arbiter"], "name": "spec-0005", "source": "rawko-tui.yaml"}
+    assert len(data["injected"]) == 7 and data["planPrompt"] is None  # every match: spec-0005 reads find.*login as a regex
+    assert {item["score"] for item in data["injected"]} == {None}  # spec-0005 does not score
+    (tmp_path / ".rawko" / "checks.yaml").write_text(
+        "tasks:\n"
+        "  - task: find the login\n    agent: tester\n    now: '2026-01-24T12:00:00Z'\n    expect: {inject: [capital.md]}\n"
+        "  - task: find the login\n    agent: tester\n    arbiter: rawko-sdk\n    now: '2026-01-24T12:00:00Z'\n    expect: {not_inject: [capital.md]}\n"
+    )
+    assert main(["check", str(tmp_path)]) == 0  # the first under the store's spec-0005, the second under its own rawko-sdk
+    capsys.readouterr()
+    assert main(["check", str(tmp_path), "--arbiter", "spec-0007"]) == 1  # spec-0007 never injects importance: High
+    assert "capital.md must be injected" in capsys.readouterr().out
+    assert main(["matrix", str(tmp_path), "--arbiter", "rawko-sdk", "--json"]) == 0
+    assert "capital.md" in json.loads(capsys.readouterr().out)["dead"]
+
+
+def test_a_store_defines_its_own_profile_with_clear_errors(tmp_path, capsys):
+    from rawko_tui.cli import main
+    from rawko_tui.core.arbiters.profiles import defined_profiles
+
+    config = {"arbiters": {"ours": {"base": "rawko-sdk", "maxMemories": 2, "keywordMinLength": 0, "agentTags": {"tester": ["flaky"]}}}}
+    profiles, problems = defined_profiles(config)
+    assert problems == [] and profiles["ours"].max_memories == 2 and profiles["ours"].scorer.tags_for("tester") == ("flaky",)
+    bad = {
+        "arbiters": {
+            "a": {"base": "spec-9"},
+            "b": {"base": "spec-0005", "maxMemories": 3},
+            "c": {"base": "rawko-sdk", "maxMemories": -1},
+            "d": {"base": "rawko-sdk", "colour": "red"},
+            "spec-0007": {"base": "rawko-sdk"},
+        }
+    }
+    _, problems = defined_profiles(bad)
+    assert problems == [
+        "rawko-tui.yaml arbiters.a.base: one of spec-0007, rawko-sdk, spec-0005, not 'spec-9'",
+        "rawko-tui.yaml arbiters.b.maxMemories: spec-0005 injects every match (no cap to change)",
+        "rawko-tui.yaml arbiters.c.maxMemories: a whole number of memories (0 or more), not -1",
+        "rawko-tui.yaml arbiters.d: unknown setting 'colour' (a profile may set: maxMemories, minImportance, keywordMinLength, lowerCaseTags, agentTags, order, agentSettings, summary)",
+        "rawko-tui.yaml arbiters.spec-0007: a built-in profile's name; give your own profile another name",
+    ]
+    write_store(tmp_path, DISAGREEING)
+    (tmp_path / ".rawko" / "rawko-tui.yaml").write_text("arbiter: ours\narbiters:\n  ours:\n    base: rawko-sdk\n    maxMemories: 2\n")
+    assert main(["preview", str(tmp_path), "--task", "find the login", "--agent", "tester", "--now", FIXED_NOW]) == 0
+    out = capsys.readouterr().out
+    assert "Arbiter: ours (from rawko-tui.yaml)" in out and "Injected (2)" in out
+    (tmp_path / ".rawko" / "rawko-tui.yaml").write_text("arbiter: ours\narbiters:\n  ours:\n    base: rawko-sdk\n    maxMemories: lots\n")
+    assert main(["preview", str(tmp_path), "--task", "find the login"]) == 2
+    assert "profile 'ours' cannot be used: rawko-tui.yaml arbiters.ours.maxMemories: a whole number of memories (0 or more), not 'lots'" in capsys.readouterr().err

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .arbiters.profiles import DEFAULT as DEFAULT_PROFILE
-from .arbiters.profiles import SPEC_TAGS, Profile, Scorer
+from .arbiters.profiles import SPEC_TAGS, Profile, ProfileError, Scorer, resolve_profile
 from .explain import COMPONENT, GATE, INFO, PATTERN, SCORE, Explanation
 from .jsvalue import (
     UNDEFINED,
@@ -281,9 +281,20 @@ def iso_from_ms(ms: float) -> str:
     return JsDate(ms).iso()
 
 
+def configured_profile(store: Store) -> Profile:
+    """The store's ``arbiter:`` (rawko-tui.yaml), or the default when it is unset or unusable (lint says why)."""
+    try:
+        return resolve_profile(store.config)[0]
+    except ProfileError:
+        return DEFAULT_PROFILE
+
+
 def resolve_options(store: Store, agent: str, max_memories=None, min_importance=None, recursive=None, profile: Profile | None = None) -> ArbiterOptions:
-    """Command-line values over the agent's ``memory:`` config (when the profile reads it) over the profile's defaults."""
-    profile = profile or DEFAULT_PROFILE
+    """Command-line values over the agent's ``memory:`` config (when the profile reads it) over the profile's defaults.
+
+    ``profile`` defaults to the store's own (``arbiter:`` in rawko-tui.yaml).
+    """
+    profile = profile or configured_profile(store)
     sources: dict[str, str] = {}
     config = store.agents[agent].memory_config if agent in store.agents and profile.agent_settings else {}
 
@@ -438,10 +449,10 @@ def component_explanations(facts: MemoryFacts, task: str, agent: str, now_ms: fl
     if len(hits) * 5 > 20:
         why += f", capped at 20 from {len(hits) * 5}"
     short = [w for w in words if w and utf16_length(w) <= scorer.keyword_min_length and w in facts.title_lower] if scorer.keyword_min_length else []
-    sub = tuple(
-        Explanation(0, f"{w!r} earns nothing under {profile.name}: it counts only words longer than {scorer.keyword_min_length} characters", match=False, kind=INFO)
-        for w in dict.fromkeys(short)
-    )
+    short = list(dict.fromkeys(short))
+    verb = "earns" if len(short) == 1 else "earn"
+    rule = f"{', '.join(repr(w) for w in short)} {verb} nothing under {profile.name}: it counts only words longer than {scorer.keyword_min_length} characters"
+    sub = (Explanation(0, rule, match=False, kind=INFO, data={"words": short}),) if short else ()
     nodes.append(Explanation(points, why, sub, kind=COMPONENT, data={"words": hits}))
 
     common = common_tags(facts.tags, agent, scorer)

@@ -20,7 +20,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .arbiter import Preview, parse_now, resolve_options
+from .arbiter import ArbiterOptions, Preview, configured_profile, parse_now, resolve_options
+from .arbiters.profiles import Profile, ProfileError, resolve_profile
 from .arbiters.ranking import run_preview
 from .store import LoadError, Store
 from .yamljs import load_with_ruamel, plain_yaml_error
@@ -37,6 +38,7 @@ class SavedTask:
     name: str = ""
     now: str | None = None
     view: str = "spec"
+    arbiter: str | None = None  # the profile this task's expectations were written for (None: the store's)
     inject: list[str] = field(default_factory=list)
     not_inject: list[str] = field(default_factory=list)
     order: list[tuple[str, str]] = field(default_factory=list)
@@ -109,6 +111,7 @@ def load_checks(root: Path) -> tuple[list[SavedTask], list[LoadError]]:
                     name=str(entry.get("name", "")),
                     now=str(entry["now"]) if entry.get("now") is not None else None,
                     view=str(entry.get("view", "spec")),
+                    arbiter=str(entry["arbiter"]) if entry.get("arbiter") is not None else None,
                     inject=_names(expect.get("inject")),
                     not_inject=_names(expect.get("not_inject")),
                     order=order,
@@ -126,17 +129,29 @@ def _now_ms(saved: SavedTask) -> float:
     return time.time() * 1000
 
 
-def preview_for(store: Store, saved: SavedTask, effective: Store | None = None) -> Preview:
+def profile_for(store: Store, saved: SavedTask, default: Profile | None = None) -> Profile:
+    """The saved task's ``arbiter:``, else ``default`` (``--arbiter``), else the store's. Raises ProfileError."""
+    if saved.arbiter is not None:
+        return resolve_profile(store.config, saved.arbiter)[0]
+    return default or configured_profile(store)
+
+
+def preview_for(store: Store, saved: SavedTask, effective: Store | None = None, profile: Profile | None = None) -> Preview:
     view_store = store
     if saved.view == "effective":
         from .curation import effective_store
 
         view_store = effective if effective is not None else effective_store(store)
-    return run_preview(view_store, saved.task, saved.agent, resolve_options(store, saved.agent), _now_ms(saved))
+    options = resolve_options(store, saved.agent, profile=profile_for(store, saved, profile))
+    return run_preview(view_store, saved.task, saved.agent, options, _now_ms(saved))
 
 
-def run_check(store: Store, saved: SavedTask, effective: Store | None = None) -> CheckResult:
-    preview = preview_for(store, saved, effective)
+def run_check(store: Store, saved: SavedTask, effective: Store | None = None, profile: Profile | None = None) -> CheckResult:
+    try:
+        preview = preview_for(store, saved, effective, profile)
+    except ProfileError as exc:
+        empty = run_preview(Store(store.root, [], {}, store.config), saved.task, saved.agent, ArbiterOptions(), _now_ms(saved))
+        return CheckResult(saved, empty, [f"arbiter: {exc}"])
     injected = [c.file.name for c in preview.injected]
     failures = []
     for name in saved.inject:
@@ -155,13 +170,14 @@ def run_check(store: Store, saved: SavedTask, effective: Store | None = None) ->
     return CheckResult(saved, preview, failures)
 
 
-def run_checks(store: Store, tasks: list[SavedTask]) -> list[CheckResult]:
+def run_checks(store: Store, tasks: list[SavedTask], profile: Profile | None = None) -> list[CheckResult]:
+    """Each saved task's check, under its own ``arbiter:``, else ``profile``, else the store's."""
     effective = None
     if any(t.view == "effective" for t in tasks):
         from .curation import effective_store
 
         effective = effective_store(store)
-    return [run_check(store, saved, effective) for saved in tasks]
+    return [run_check(store, saved, effective, profile) for saved in tasks]
 
 
 def default_task_name(task: str) -> str:
@@ -170,7 +186,7 @@ def default_task_name(task: str) -> str:
     return words if len(words) <= 60 else words[:60].rsplit(" ", 1)[0] + "…"
 
 
-def saved_task_write(root: Path, task: str, agent: str, now: str, injected: list[str], name: str, view: str = "spec"):
+def saved_task_write(root: Path, task: str, agent: str, now: str, injected: list[str], name: str, view: str = "spec", arbiter: str | None = None):
     """``.rawko/checks.yaml`` with one more task, today's injection as its expectation, as a planned write.
 
     The file is read and written round-trip (ruamel), so a person's comments,
@@ -193,6 +209,8 @@ def saved_task_write(root: Path, task: str, agent: str, now: str, injected: list
     entry = {"name": name, "task": task, "agent": agent, "now": now}
     if view != "spec":
         entry["view"] = view
+    if arbiter is not None:  # the expectation holds for this arbiter
+        entry["arbiter"] = arbiter
     entry["expect"] = {"inject": list(injected)}
     data["tasks"].append(entry)
     out = io.StringIO()
@@ -231,12 +249,12 @@ class TaskImpact:
         return f"{self.saved.label}: {' '.join(parts)}"
 
 
-def impact(before: Store, after: Store, tasks: list[SavedTask]) -> list[TaskImpact]:
-    """Saved tasks whose injected set or order differs between two stores."""
+def impact(before: Store, after: Store, tasks: list[SavedTask], profile: Profile | None = None) -> list[TaskImpact]:
+    """Saved tasks whose injected set or order differs between two stores (each task under its arbiter)."""
     changes = []
     for saved in tasks:
-        old = tuple(c.file.name for c in preview_for(before, saved).injected)
-        new = tuple(c.file.name for c in preview_for(after, saved).injected)
+        old = tuple(c.file.name for c in preview_for(before, saved, profile=profile).injected)
+        new = tuple(c.file.name for c in preview_for(after, saved, profile=profile).injected)
         if old != new:
             changes.append(TaskImpact(saved, old, new))
     return changes
@@ -280,14 +298,14 @@ class Matrix:
         }
 
 
-def matrix(store: Store, tasks: list[tuple[str, str]], now_ms: float) -> Matrix:
+def matrix(store: Store, tasks: list[tuple[str, str]], now_ms: float, profile: Profile | None = None) -> Matrix:
     """For each task (and its agent): which memories are injected; who gets what, what nobody gets."""
     agents = sorted({agent for _, agent in tasks})
     memories = [m.name for m in store.files if m.spec_loadable and m.error is None]
     counts: dict[str, dict[str, int]] = {m: {a: 0 for a in agents} for m in memories}
     per_task = []
     for task, agent in tasks:
-        injected = [c.file.name for c in run_preview(store, task, agent, resolve_options(store, agent), now_ms).injected]
+        injected = [c.file.name for c in run_preview(store, task, agent, resolve_options(store, agent, profile=profile), now_ms).injected]
         per_task.append((task, agent, injected))
         for name in injected:
             counts.setdefault(name, {a: 0 for a in agents})[agent] += 1

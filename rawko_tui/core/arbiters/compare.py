@@ -139,7 +139,7 @@ def first_rule(previews: dict[str, Preview], candidates: dict[str, Candidate | N
     if len(set(meets.values())) > 1:
         below = [n for n in names if not meets[n]]
         return f"threshold: under {', '.join(below)} {candidates[below[0]].explanation.description.removeprefix('not injected: ')}"
-    # 5. the score
+    # 5. the score, among the profiles that score
     scored = [n for n in names if previews[n].profile.scored]
     unscored = [n for n in names if not previews[n].profile.scored]
     if len(scored) >= 2:
@@ -148,11 +148,17 @@ def first_rule(previews: dict[str, Preview], candidates: dict[str, Candidate | N
             c = candidates[other]
             for key in COMPONENT_KEYS:
                 if first.components.get(key) != c.components.get(key):
-                    return f"score: {COMPONENT_WORDS[key]} {first.components.get(key):g} under {scored[0]}, {c.components.get(key):g} under {other} ({_component_words(previews[other], c, key)})"
+                    return f"score: {COMPONENT_WORDS[key]} {first.components.get(key):g} under {scored[0]}, {c.components.get(key):g} under {other} ({_component_words(c, key)})"
+        # 6. the cut: the same score, other memories around it
+        if len({_fate(previews[n], candidates[n]) for n in scored}) > 1:
+            return (
+                f"the cut: the same score ({first.score:g}) under {', '.join(scored)}, "
+                "but other memories score differently under each of them and change its rank"
+            )
     if unscored and scored:
-        return f"selection: {', '.join(unscored)} scores nothing and injects every match, sorted by importance only; {', '.join(scored)} keeps the best {previews[scored[0]].profile.max_memories} by score"
-    # 6. the cut: the same score, other memories around it
-    return "the cut: the same decision for this memory, but other memories score differently under each profile and change its rank"
+        verb = "keeps" if len(scored) == 1 else "keep"
+        return f"selection: {', '.join(unscored)} scores nothing and injects every match, sorted by importance only; {', '.join(scored)} {verb} the best by score"
+    return "the cut: other memories are ranked differently around it"
 
 
 def _pattern_words(previews: dict[str, Preview], candidates: dict[str, Candidate | None], name: str) -> str:
@@ -163,7 +169,7 @@ def _pattern_words(previews: dict[str, Preview], candidates: dict[str, Candidate
     return f"under {name} {matched[0].pattern!r} is read as: {matched[0].describe()}"
 
 
-def _component_words(preview: Preview, candidate: Candidate, key: str) -> str:
+def _component_words(candidate: Candidate, key: str) -> str:
     tree = candidate.explanation
     index = COMPONENT_KEYS.index(key)
     node = tree.details[index] if index < len(tree.details) else None
