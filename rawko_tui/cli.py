@@ -133,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--json", action="store_true", help="machine-readable output")
     lint.add_argument("--now", help="the time to judge future dates against, ISO 8601 (default: now)")
     lint.add_argument("--at", metavar="REV", help="lint the store as it was at this git revision")
+    _add_arbiter(lint)
 
     verify = sub.add_parser("verify", help="check that git history only ever appended to memory files; exit 1 on a violation")
     _add_store_path(verify)
@@ -658,7 +659,9 @@ def render_entry_log(memory, entries: list[dict]) -> str:
 
 def cmd_lint(args) -> int:
     store = _load(args)
-    findings = lint_store(store, _now(args, store))
+    if args.arbiter:
+        _profile(args, store)  # an unknown name is a usage error, not a finding
+    findings = lint_store(store, _now(args, store), arbiter=args.arbiter)
     errors = sum(1 for f in findings if f.severity == ERROR)
     if args.json:
         _write(_dumps({"files": len(store.files), "errors": errors, "findings": [f.to_dict() for f in findings]}))

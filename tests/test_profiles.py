@@ -409,3 +409,95 @@ def test_a_store_defines_its_own_profile_with_clear_errors(tmp_path, capsys):
     (tmp_path / ".rawko" / "rawko-tui.yaml").write_text("arbiter: ours\narbiters:\n  ours:\n    base: rawko-sdk\n    maxMemories: lots\n")
     assert main(["preview", str(tmp_path), "--task", "find the login"]) == 2
     assert "profile 'ours' cannot be used: rawko-tui.yaml arbiters.ours.maxMemories: a whole number of memories (0 or more), not 'lots'" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------
+# What rawko-tui writes, every arbiter loads
+# --------------------------------------------------------------------------
+
+
+def test_every_file_rawko_tui_writes_loads_under_all_three_profiles(tmp_path, monkeypatch, capsys):
+    import shutil
+    import subprocess
+
+    from conftest import REPO_ROOT
+    from rawko_tui.cli import main
+    from rawko_tui.core.claude import Extraction, extraction_file
+    from rawko_tui.core.curation import merge_draft, merge_writes
+    from rawko_tui.core.writer import apply_writes, plan_create
+
+    for key, value in {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "a@example.com", "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "a@example.com"}.items():
+        monkeypatch.setenv(key, value)
+    root = write_store(tmp_path, {"jwt-tokens.md": memory(title="JWT tokens", body="Tokens expire after 24 hours. " * 10)})
+    shutil.copytree(REPO_ROOT / ".rawko" / "sessions", root / ".rawko" / "sessions")
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "start"], cwd=root, check=True)
+    body = "Refresh tokens rotate on every use and the old one is revoked at once. " * 6
+    # new: a date-like title, a pattern YAML would read as a boolean, no tags at all
+    assert main(["new", str(root), "--title", "2026-01-23", "--when", "yes", "--when", "refresh|rotate", "--importance", "high", "--by", "developer", "--body", body]) == 0
+    assert main(["new", str(root), "--title", "Token rotation: refresh tokens", "--when", "refresh token", "--importance", "medium", "--tags", "Auth,Security", "--by", "tester", "--body", body]) == 0
+    assert main(["append", "jwt-tokens.md", str(root), "--body", "Checked again: still 24 hours.", "--set", "importance=critical"]) == 0
+    assert main(["promote", "20260123-103000-abc1def2-auth-feature", "decision-001", str(root), "--write"]) == 0
+    extraction = Extraction(True, "Rate limits on login", {"importance": "High", "tags": "auth", "whenToUse": [{"pattern": "login|rate limit"}]}, body)
+    apply_writes(root, [plan_create(root, "Rate limits on login", extraction_file(extraction, "developer", "add rate limits", "2026-01-24T12:00:00.000Z"))], "extract")
+    store = load_store(root)
+    originals = ["2026-01-23.md", "token-rotation-refresh-tokens.md"]
+    apply_writes(root, merge_writes(root, store, originals, merge_draft([store.file(n) for n in originals]), "reviewer"), "merge")
+    assert main(["retire", "jwt-tokens.md", str(root), "--reason", "replaced", "--superseded-by", "rate-limits-on-login.md"]) == 0
+    capsys.readouterr()
+
+    store = load_store(root)
+    written = [f for f in store.files if f.name != "jwt-tokens.md"]  # the one file this test wrote itself (appended to above)
+    assert len(written) == 5
+    for memory_file in written:
+        data = memory_file.path.read_bytes()
+        assert not data.startswith(b"\xef\xbb\xbf") and b"\r" not in data, memory_file.name
+        for name in PROFILES:
+            view = load_view(store, BUILT_IN[name], False)
+            loaded = {m.name: m for m in view.loaded}
+            assert memory_file.name in loaded, (name, memory_file.name, [why for m, _, why in view.gated if m.name == memory_file.name])
+            attrs = loaded[memory_file.name].attrs
+            assert isinstance(attrs["tags"], list) and all(isinstance(t, str) for t in attrs["tags"]), (name, memory_file.name)
+            assert attrs["importance"] in ("low", "medium", "high", "critical"), (name, memory_file.name)
+            assert isinstance(attrs["discoveredAt"], str) and isinstance(attrs["title"], str), (name, memory_file.name)
+            when = attrs["whenToUse"]
+            assert all(isinstance(p, str) for p in (when if isinstance(when, list) else [when])), (name, memory_file.name)
+    for name in PROFILES:
+        preview = run_preview(store, "refresh the login token", "developer", ArbiterOptions(profile=BUILT_IN[name]), NOW_MS)
+        assert preview.arbiter_failure is None, name
+
+
+def test_lint_reports_what_each_profile_does(tmp_path, capsys):
+    import json
+
+    from rawko_tui.cli import main
+
+    write_store(
+        tmp_path,
+        {
+            "a-good.md": memory(title="Good", when='"auth"'),
+            "b-capital.md": memory(title="Capital", when='"auth"', importance="High"),
+            "c-broken.md": "---\ntitle: [unclosed\n---\nbody\n",
+            "d-after.md": memory(title="After the stop", when='"auth"'),
+            "e-odd-tags.md": memory(title="Odd tags", when='"auth"', tags="[auth, 2024]"),
+            "f-no-when.md": memory(title="No patterns", when=None),
+        },
+    )
+    assert main(["lint", str(tmp_path), "--json"]) == 1
+    findings = {(f["path"].rsplit("/", 1)[-1], f["code"], f["severity"]): f["message"] for f in json.loads(capsys.readouterr().out)["findings"] if f["code"].startswith("arbiter-")}
+    assert findings[("b-capital.md", "arbiter-skips", "info")].startswith("rawko-sdk skips this file: `importance: High`")
+    assert findings[("c-broken.md", "arbiter-stops", "info")].startswith("spec-0005 stops loading here (frontmatter is not valid YAML")
+    assert "the files after it in name order are never read (3 file(s) here)" in findings[("c-broken.md", "arbiter-stops", "info")]
+    assert findings[("e-odd-tags.md", "arbiter-throws", "info")] == (
+        "rawko-sdk throws on this file (TypeError: t.toLowerCase is not a function): a run that reaches it injects nothing at all"
+    )
+    # under the store's own arbiter the same findings are warnings; --arbiter keeps to one profile
+    (tmp_path / ".rawko" / "rawko-tui.yaml").write_text("arbiter: rawko-sdk\n")
+    main(["lint", str(tmp_path), "--json"])
+    codes = {(f["path"].rsplit("/", 1)[-1], f["code"], f["severity"]) for f in json.loads(capsys.readouterr().out)["findings"]}
+    assert ("b-capital.md", "arbiter-skips", "warning") in codes and ("c-broken.md", "arbiter-stops", "info") in codes
+    main(["lint", str(tmp_path), "--json", "--arbiter", "spec-0005"])
+    codes = {(f["path"].rsplit("/", 1)[-1], f["code"], f["severity"]) for f in json.loads(capsys.readouterr().out)["findings"] if f["code"].startswith("arbiter-")}
+    assert codes == {("c-broken.md", "arbiter-stops", "warning")}
+    assert main(["lint", str(tmp_path), "--arbiter", "nope"]) == 2

@@ -78,8 +78,11 @@ class Finding:
         return f"{where}: {self.severity}: {self.message} [{self.code}]"
 
 
-def lint_store(store: Store, now_ms: float | None = None, known: dict | None = None) -> list[Finding]:
-    """Every finding in the store.
+def lint_store(store: Store, now_ms: float | None = None, known: dict | None = None, arbiter: str | None = None) -> list[Finding]:
+    """Every finding in the store, and what each arbiter profile does with it.
+
+    ``arbiter`` names the one profile to report on besides spec-0007's own
+    rules (``--arbiter``); by default every profile is, the store's as warnings.
 
     ``known`` (rel_path -> (MemoryFile, its findings)) carries one file's
     findings to the next run while the very same file object is in the store
@@ -111,8 +114,25 @@ def lint_store(store: Store, now_ms: float | None = None, known: dict | None = N
     for name, reason in store.skipped:
         findings.append(Finding(f".rawko/memories/{name}", WARNING, "not-loaded", reason))
     findings.extend(settings_findings(store))
+    findings.extend(_profile_findings(store, arbiter))
     findings.sort(key=lambda f: (f.path, SEVERITY_ORDER[f.severity], f.line or 0))
     return findings
+
+
+def _profile_findings(store: Store, arbiter: str | None) -> list[Finding]:
+    from .arbiters.lintrules import profile_findings
+    from .arbiters.profiles import ProfileError, defined_profiles, resolve_profile
+
+    profiles, problems = defined_profiles(store.config)
+    found = [Finding(".rawko/rawko-tui.yaml", WARNING, "config", f"{problem}: that profile cannot be used") for problem in problems]
+    try:
+        active = resolve_profile(store.config, arbiter)[0]
+    except ProfileError as exc:
+        found.append(Finding(".rawko/rawko-tui.yaml", WARNING, "config", f"{exc}; spec-0007 is used"))
+        active = profiles["spec-0007"]
+    chosen = [active] if arbiter is not None else list(profiles.values())
+    found += [Finding(path, severity, code, message) for path, severity, code, message in profile_findings(store, chosen, active.name)]
+    return found
 
 
 def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
@@ -341,9 +361,17 @@ def lint_text(root, name: str, data: bytes) -> list[Finding]:
 
     from .store import MemoryFile, parse_memory_bytes
 
+    from .arbiters.loaders import sdk_read
+    from .arbiters.profiles import RAWKO_SDK
+
     memory = MemoryFile(location=Path(root) / ".rawko" / "memories" / name, rel_path=f".rawko/memories/{name}", name=name, top_level="/" not in name, size=len(data))
     parse_memory_bytes(memory, data)
-    return lint_file(memory)
+    found = lint_file(memory)
+    # a file written now should load under every arbiter: rawko-sdk's loader is the strictest
+    skipped = sdk_read(memory, RAWKO_SDK) if memory.text is not None else None
+    if isinstance(skipped, str):
+        found.append(Finding(memory.rel_path, WARNING, "arbiter-skips", skipped))
+    return found
 
 
 def count_words(texts, stop: int) -> int:

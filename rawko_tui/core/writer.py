@@ -87,8 +87,44 @@ def safe_memory_path(root: Path, name: str) -> Path:
     return candidate
 
 
+def loadable_fields(frontmatter: dict) -> dict:
+    """The fields in the shapes every arbiter profile loads (rawko-sdk's validation gate is the strictest).
+
+    ``tags`` a list of text, ``importance`` lower case, ``whenToUse`` text or a
+    list of text (a ``{pattern: …}`` map becomes its pattern), dates as ISO
+    text (which both YAML dialects read as text, quoted by the dumper).
+    Only the fields present are touched: an appended entry keeps its few.
+    """
+    import datetime as dt
+
+    from .jsvalue import JsDate
+
+    fields = dict(frontmatter)
+    if "tags" in fields:
+        tags = fields["tags"]
+        tags = [] if tags is None else tags if isinstance(tags, list) else [tags]
+        fields["tags"] = [str(t) for t in tags if t is not None]
+    if isinstance(fields.get("importance"), str):
+        fields["importance"] = fields["importance"].strip().lower()
+    if "whenToUse" in fields:
+        when = fields["whenToUse"]
+        items = when if isinstance(when, list) else [when]
+        patterns = [str(i.get("pattern")) if isinstance(i, dict) and i.get("pattern") is not None else i for i in items]
+        patterns = [str(p) for p in patterns if p is not None and not isinstance(p, dict)]
+        fields["whenToUse"] = patterns if isinstance(when, list) or len(patterns) != 1 else patterns[0]
+    for key, value in fields.items():
+        if isinstance(value, JsDate):
+            fields[key] = value.iso()
+        elif isinstance(value, dt.datetime):
+            fields[key] = (value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)).isoformat().replace("+00:00", "Z")
+        elif isinstance(value, dt.date):
+            fields[key] = value.isoformat()
+    return fields
+
+
 def format_entry(frontmatter: dict, body: str) -> str:
-    """One entry as SPEC-0005's formatMemoryFile writes it: ``---\\n{yaml}---\\n\\n{body}``."""
+    """One entry as SPEC-0005's formatMemoryFile writes it: ``---\\n{yaml}---\\n\\n{body}``, loadable by every profile."""
+    frontmatter = loadable_fields(frontmatter)
     text = _dump_yaml(frontmatter)
     if any(c in text for c in _YAML11_BREAKS):
         # ruamel folds NEL, LS and PS as YAML 1.1 line breaks, which js-yaml (YAML 1.2)
