@@ -139,3 +139,38 @@ def test_checks_screen(snap_compare, store):
         "  - task: send an email\n    agent: developer\n    now: 2026-01-24T12:00:00Z\n    expect:\n      inject: [jwt-authentication.md]\n"
     )
     assert snap_compare(_app(store), terminal_size=SIZE, run_before=_press_in_memory_list("k"))
+
+
+DISAGREEING = {
+    "adding-api.md": memory(title="Adding an API for the Login handler", when='"login"', tags="[code]", importance="high"),
+    "tester-tags.md": memory(title="Flaky login tests", when='"login"', tags="[Testing, QUALITY, Validation]", importance="medium"),
+    "capital.md": memory(title="Login rate limits", when='"login"', tags="[auth]", importance="High"),
+    "regex.md": memory(title="Finder", when='"find.*login|locate.*module"', tags="[code]", importance="low"),
+    "no-tags.md": memory(title="Login session cookie", when='"login"', tags=None, importance="critical"),
+}
+
+
+def test_preview_under_rawko_sdk_with_the_other_arbiters_line(snap_compare, tmp_path):
+    root = write_store(tmp_path / "store", DISAGREEING)
+
+    async def run_before(pilot):
+        await _settle(pilot)
+        pilot.app.query_one("#memory-table").focus()
+        await pilot.press("b")
+        await _settle(pilot)
+
+    app = create_app(root, task="add an api to find the login", agent="tester", now=FIXED_NOW, poll_seconds=None)
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_arbiters_side_by_side(snap_compare, tmp_path):
+    root = write_store(tmp_path / "store", DISAGREEING)
+
+    async def run_before(pilot):
+        await _settle(pilot)
+        pilot.app.query_one("#memory-table").focus()
+        await pilot.press("v")
+        await _settle(pilot)
+
+    app = create_app(root, task="add an api to find the login", agent="tester", now=FIXED_NOW, poll_seconds=None)
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -841,7 +841,8 @@ def explain_candidate(preview: Preview, candidate: Candidate) -> Explanation:
     """The full tree for one memory, including near misses for unmatched patterns."""
     if not candidate.loaded:
         return candidate.explanation
-    candidate._explanation = _build_explanation(candidate, preview, with_near_miss=True)
+    build = preview._explain or _build_explanation  # an unscored profile explains itself (spec-0005)
+    candidate._explanation = build(candidate, preview, True)
     return candidate._explanation
 
 

@@ -69,6 +69,8 @@ class RawkoApp(App[int]):
         Binding("n", "new_memory", "New", id="new-memory"),
         Binding("k", "checks", "Checks", id="checks"),
         Binding("t", "save_task", "Save task", id="save-task"),
+        Binding("b", "next_arbiter", "Arbiter", id="next-arbiter"),
+        Binding("v", "compare_arbiters", "Side by side", id="compare-arbiters", show=False),
         Binding("a", "append('update')", "Append", id="append-update"),
         Binding("ctrl+r", "reload", "Reload", id="reload"),
         Binding("question_mark", "help", "Keys", id="help"),
@@ -123,6 +125,7 @@ class RawkoApp(App[int]):
         self._settings_said: list[Finding] = []  # the settings findings last notified
         self._repository: tuple[Path, bool] | None = None  # locate_repository(root), refreshed by each load
         self._rewritten: set[str] = set()  # memory files whose working copy rewrites committed bytes
+        self.comparison = None  # the other profiles' rankings of the shown task (arbiters.compare.Comparison)
         if root is not None:
             self.sub_title = one_line(root.name, 80) + (f" at {one_line(at, 80)} (read-only)" if at else "")
 
@@ -139,6 +142,8 @@ class RawkoApp(App[int]):
             "append",
             "checks",
             "save_task",
+            "next_arbiter",
+            "compare_arbiters",
             "leave_input",
             "help",
         }
@@ -331,7 +336,9 @@ class RawkoApp(App[int]):
                 started = time.perf_counter()
                 if query.effective:
                     store = self._effective(store)
-                options = resolve_options(store, query.agent, query.max_memories, query.min_importance, query.recursive)
+                profile, source = _chosen_profile(store, query.arbiter)
+                options = resolve_options(store, query.agent, query.max_memories, query.min_importance, query.recursive, profile)
+                options.sources["arbiter"] = source
                 preview = run_preview(store, query.task, query.agent, options, query.now_ms)
                 # what the panes show is built here, not on the UI thread
                 preview.ranked  # noqa: B018
@@ -339,8 +346,22 @@ class RawkoApp(App[int]):
                     preview.candidates  # noqa: B018
                 if not worker.is_cancelled and self._pending is None:
                     self.call_from_thread(self._preview_ready, preview, time.perf_counter() - started, query.now_source)
+                # then, unless another key came meanwhile, what the other profiles inject for the same task
+                if not worker.is_cancelled and self._pending is None and not self._rank_wanted.is_set():
+                    comparison = _compare_with_others(store, preview, query)
+                    if not worker.is_cancelled and self._pending is None:
+                        self.call_from_thread(self._comparison_ready, comparison)
             finally:
                 self._rank_busy = False
+
+    def _comparison_ready(self, comparison) -> None:
+        from ..core.arbiters.compare import summary_line
+
+        preview = self.preview if self._unshown_ranking is None else self._unshown_ranking[0]
+        if preview is None or comparison.previews.get(preview.profile.name) is not preview:
+            return  # a newer ranking arrived: its own comparison follows
+        self.comparison = comparison
+        self.main.query_one(PreviewPane).show_others(summary_line(comparison, preview.profile.name))
 
     def _wants_every_candidate(self) -> bool:
         """Whether a pane shows every memory's decision (unmatched rows, or the list sorted by score).
@@ -405,6 +426,7 @@ class RawkoApp(App[int]):
             recent = (preview.task, preview.agent)
             self.recent_tasks = [recent] + [t for t in self.recent_tasks if t != recent and not recent[0].startswith(t[0])][:7]
         self.last_preview_seconds = seconds
+        self.title = f"rawko-tui · {preview.profile.name}"  # the arbiter whose decisions are shown, always named
         self.main.query_one(PreviewPane).show(preview, now_source)
         self.main.query_one(MemoryList).set_scores(preview)
         self.main.query_one(Breakdown).show_prompt(preview.prompt)
@@ -628,6 +650,34 @@ class RawkoApp(App[int]):
         now_ms = self._now_ms()
         self.push_screen(ChecksScreen(self.store, now_ms, self.recent_tasks[:8]))
 
+    def action_next_arbiter(self) -> None:
+        """Rank under the next arbiter profile (the store's own first, then the others, round)."""
+        if self.store is None:
+            return
+        from ..core.arbiters.profiles import defined_profiles
+
+        names = list(defined_profiles(self.store.config)[0])
+        pane = self.main.query_one(PreviewPane)
+        current = self.preview.profile.name if self.preview is not None else _chosen_profile(self.store, pane.arbiter)[0].name
+        following = names[(names.index(current) + 1) % len(names)] if current in names else names[0]
+        pane.set_arbiter(following)
+        profile = defined_profiles(self.store.config)[0][following]
+        self.notify(one_line(f"Arbiter: {following} — {profile.summary}", 300), timeout=4)
+
+    def action_compare_arbiters(self) -> None:
+        """The profiles side by side for the task shown: each memory whose fate differs, and why."""
+        from .arbiters import CompareScreen
+
+        preview = self.preview
+        comparison = self.comparison
+        if preview is None or not preview.task.strip():
+            self.notify("Type a task first: the side-by-side view compares what each arbiter injects for it.", timeout=3)
+            return
+        if comparison is None or comparison.previews.get(preview.profile.name) is not preview:
+            self.notify("The other arbiters are still ranking this task; try again in a moment.", timeout=3)
+            return
+        self.push_screen(CompareScreen(comparison, preview.profile.name))
+
     def action_save_task(self) -> None:
         if self._refuse_at_revision():
             return
@@ -637,7 +687,8 @@ class RawkoApp(App[int]):
         preview = self.preview
         view = "effective" if preview.view == "effective" else "spec"
         saved, _ = load_checks(self.root)
-        same = next((t for t in saved if t.task == preview.task and t.agent == preview.agent and t.view == view), None)
+        arbiter = preview.profile.name
+        same = next((t for t in saved if t.task == preview.task and t.agent == preview.agent and t.view == view and (t.arbiter or _chosen_profile(self.store, None)[0].name) == arbiter), None)
         if same is not None:
             self.notify(one_line(f"Already saved as {same.label} in {same.source}: nothing written.", 300), severity="warning", timeout=6)
             return
@@ -647,7 +698,7 @@ class RawkoApp(App[int]):
         root = self.root
 
         def plan(name: str) -> list[PlannedWrite]:
-            return [saved_task_write(root, preview.task, preview.agent, now, injected, name.strip() or default_task_name(preview.task), view)]
+            return [saved_task_write(root, preview.task, preview.agent, now, injected, name.strip() or default_task_name(preview.task), view, arbiter)]
 
         def confirmed(writes: list[PlannedWrite] | None) -> None:
             if writes is not None:
@@ -731,3 +782,29 @@ def run_app(
     app = create_app(root, task=task, agent=agent, now=now, problem=problem, at=at)
     result = app.run()
     return result or 0
+
+
+def _chosen_profile(store: Store, name: str | None):
+    """The profile chosen in the app, else the store's (``arbiter:``), else the default; and where it came from."""
+    from ..core.arbiters.profiles import ProfileError, resolve_profile
+
+    try:
+        profile, source = resolve_profile(store.config, name)
+    except ProfileError:
+        profile, source = resolve_profile({}, None)
+    return profile, {"option": "chosen with b", "rawko-tui.yaml": "from rawko-tui.yaml", "default": "the default"}[source]
+
+
+def _compare_with_others(store: Store, preview: Preview, query):
+    """The shown ranking beside every other profile's for the same task (each with its own settings)."""
+    from ..core.arbiters.compare import compare_previews
+    from ..core.arbiters.profiles import defined_profiles
+
+    previews = {}
+    for name, profile in defined_profiles(store.config)[0].items():
+        if name == preview.profile.name:
+            previews[name] = preview
+        else:
+            options = resolve_options(store, query.agent, recursive=query.recursive, profile=profile)
+            previews[name] = run_preview(store, query.task, query.agent, options, preview.now_ms)
+    return compare_previews(preview.task, preview.agent, previews)

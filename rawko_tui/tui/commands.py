@@ -29,6 +29,8 @@ class RawkoCommands(Provider):
             ("Change importance", "Append a new importance for the selected memory", partial(app.action_append, "importance")),
             ("Retire memory", "Append status: retired, with a reason", partial(app.action_append, "retire")),
             ("Run saved tasks", "Checks and the agent x memory matrix", app.action_checks),
+            ("Next arbiter", "Rank under the next arbiter profile: spec-0007, rawko-sdk, spec-0005, the store's own", app.action_next_arbiter),
+            ("Arbiters side by side", "Each memory whose fate differs between the arbiter profiles for this task, and why", app.action_compare_arbiters),
             ("Save this task", "Save the preview's task with what it injects now as its expectation", app.action_save_task),
             ("Reload store", "Read every file again", app.action_reload),
             ("Show keys", "Every key binding and its id", app.action_help),

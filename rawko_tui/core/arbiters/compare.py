@@ -73,10 +73,16 @@ class Comparison:
 
 
 def compare_profiles(store: Store, task: str, agent: str, profiles: list[Profile], now_ms: float, recursive: bool | None = None) -> Comparison:
+    """Rank the task under each profile (each with its own settings) and find where they part."""
     previews = {}
     for profile in profiles:
         options = resolve_options(store, agent, recursive=recursive, profile=profile)
         previews[profile.name] = run_preview(store, task, agent, options, now_ms)
+    return compare_previews(task, agent, previews)
+
+
+def compare_previews(task: str, agent: str, previews: dict[str, Preview]) -> Comparison:
+    """Rankings already made (one per profile) compared."""
     return Comparison(task, agent, previews, differences(previews))
 
 

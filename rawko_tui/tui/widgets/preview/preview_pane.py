@@ -33,6 +33,9 @@ _REASON_TEXT = {
     "not-loaded-error": ("not loaded: error", "red"),
     "would-crash-arbiter": ("spec's code throws", "red"),
     "retired-or-superseded": ("retired/superseded", "magenta"),
+    "skipped-by-loader": ("skipped by its loader", "magenta"),
+    "stops-loading": ("loading stops here", "red"),
+    "not-read": ("never read", "magenta"),
 }
 
 
@@ -48,6 +51,7 @@ class PreviewQuery:
     recursive: bool | None
     effective: bool = False
     now_source: str = "the clock"  # typed, pinned in rawko-tui.yaml, or the clock
+    arbiter: str | None = None  # the profile chosen in the app (None: the store's own)
 
 
 class PreviewPane(FollowsSelection, Vertical):
@@ -87,6 +91,8 @@ class PreviewPane(FollowsSelection, Vertical):
         self.now_source = "the clock"  # where the "now" of the inputs comes from
         self.shown_now_source = "the clock"  # ... and that of the ranking shown
         self.now_problem = ""  # why the typed "now" is not used
+        self.arbiter: str | None = None  # the profile switched to with b (None: the store's own)
+        self.others = ""  # one line on what the other profiles inject for this task
 
     def compose(self) -> ComposeResult:
         yield TextArea(self.initial_task, id="task", soft_wrap=True, show_line_numbers=False, placeholder="Type a task, as the agent receives it…")
@@ -98,6 +104,7 @@ class PreviewPane(FollowsSelection, Vertical):
             yield Input(self.initial_now, id="now", placeholder="now (ISO 8601)")
             yield Checkbox("subdirs", id="recursive")
             yield Checkbox("effective", id="effective", tooltip="rank the fold of every entry (retired and superseded left out) instead of SPEC-0007's first-frontmatter view")
+        yield Static(id="preview-arbiter")
         yield Static(id="preview-failure")
         results = DataTable(id="results", cursor_type="row", zebra_stripes=True)
         results.add_column("#", key="rank", width=3)
@@ -145,6 +152,7 @@ class PreviewPane(FollowsSelection, Vertical):
             recursive=True if recursive else None,
             effective=self.query_one("#effective", Checkbox).value,
             now_source=self.now_source,
+            arbiter=self.arbiter,
         )
 
     def _changed(self) -> None:
@@ -165,6 +173,31 @@ class PreviewPane(FollowsSelection, Vertical):
 
     def set_task(self, task: str) -> None:
         self.query_one("#task", TextArea).text = task
+
+    def set_arbiter(self, name: str | None) -> None:
+        """Rank under another profile (None: the store's own); the line on the others waits for their rankings."""
+        self.arbiter = name
+        self.others = ""
+        self._changed()
+
+    def show_others(self, line: str) -> None:
+        self.others = line
+        self._update_arbiter()
+
+    def _update_arbiter(self) -> None:
+        preview = self.preview
+        if preview is None:
+            return
+        text = Text()
+        text.append("Arbiter: ", "dim")
+        text.append(preview.profile.name, "bold cyan")
+        source = preview.option_sources.get("arbiter", "")
+        text.append(f" ({source})" if source else "", "dim")
+        text.append("  b: next · v: side by side", "dim")
+        if self.others:
+            text.append("\nOthers: ", "dim")
+            text.append_text(literal(self.others, limit=400))
+        self.query_one("#preview-arbiter", Static).update(text)
 
     def action_toggle_unmatched(self) -> None:
         self.show_unmatched = not self.show_unmatched
@@ -203,13 +236,14 @@ class PreviewPane(FollowsSelection, Vertical):
         table.clear()
         self.rows = [c.path for c in shown]
         shares = {f".rawko/memories/{name}": share for name, _, share in prompt_shares(preview)}
+        scored = preview.profile.scored  # spec-0005 scores nothing
         table.add_rows(
             [
                 (
                     cell(str(c.rank) if c.rank is not None else "", "bold" if c.injected else ""),
-                    cell(f"{c.score:g}" if c.loaded else "—", "bold green" if c.injected else ""),
+                    cell(f"{c.score:g}" if c.loaded and scored else "—", "bold green" if c.injected else ""),
                     self._title_cell(c),
-                    cell(" ".join(f"{c.components[k]:>3g}" for k in COMPONENT_KEYS) if c.loaded else "", "dim"),
+                    cell(" ".join(f"{c.components[k]:>3g}" for k in COMPONENT_KEYS) if c.loaded and scored else "", "dim"),
                     cell(*self._why(c, preview)),
                     cell(("█" * max(1, round(shares[c.path] * 8)) + f" {shares[c.path]:.0%}") if c.path in shares else "", "cyan"),
                 )
@@ -217,6 +251,7 @@ class PreviewPane(FollowsSelection, Vertical):
             ]
         )
         self.follow(self.selected_path)
+        self._update_arbiter()
         self._update_summary()
 
     def _selection_table(self) -> DataTable:
@@ -265,7 +300,7 @@ class PreviewPane(FollowsSelection, Vertical):
         summary.append(f" · {counts.get('cut-by-top-n', 0)} cut · {counts.get('below-importance-threshold', 0)} below min · ")
         unmatched = counts.get("no-pattern-matched", 0)
         summary.append(f"{unmatched} unmatched{' (u to show)' if not self.show_unmatched and unmatched else ''}")
-        not_loaded = sum(v for k, v in counts.items() if k.startswith("not-loaded") or k == "would-crash-arbiter")
+        not_loaded = sum(v for k, v in counts.items() if k.startswith("not-loaded") or k in ("would-crash-arbiter", "skipped-by-loader", "stops-loading", "not-read"))
         if not_loaded:
             summary.append(f" · {not_loaded} not loaded", "magenta")
         if self.hidden_rows:
@@ -280,7 +315,10 @@ class PreviewPane(FollowsSelection, Vertical):
                 summary.append(f" · {used:.0%} of the {self.budget:,}-token budget", "green")
         if self.exact_tokens:
             summary.append(f" · {self.exact_tokens}")
-        summary.append(f" · max {one_line(js_to_string(preview.max_memories), 40)} · min {one_line(js_to_string(preview.min_importance), 40)}", "dim")
+        cap = "no cap" if preview.max_memories is None else f"max {one_line(js_to_string(preview.max_memories), 40)}"
+        summary.append(f" · {cap} · min {one_line(js_to_string(preview.min_importance), 40)}", "dim")
+        if preview.plan_prompt is not None:
+            summary.append(f"\nPlan prompt ({preview.profile.name} gives the planner every loaded memory): {len(preview.plan_prompt):,} chars ≈ {estimate_tokens(preview.plan_prompt):,} tokens", "dim")
         summary.append(f"\nNow: {iso_from_ms(preview.now_ms)} ({self.shown_now_source})", "dim")
         if self.now_problem:
             summary.append("\n")

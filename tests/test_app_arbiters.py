@@ -1,0 +1,101 @@
+"""The arbiter profiles in the app: always named, switched with one key, compared side by side."""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable, Static
+
+from conftest import FIXED_NOW, memory, write_store
+from rawko_tui.tui.app import create_app
+from rawko_tui.tui.arbiters import CompareScreen
+from rawko_tui.tui.widgets.preview.preview_pane import PreviewPane
+
+SIZE = (150, 46)
+DISAGREEING = {
+    "adding-api.md": memory(title="Adding an API for the Login handler", when='"login"', tags="[code]", importance="high"),
+    "tester-tags.md": memory(title="Flaky login tests", when='"login"', tags="[Testing, QUALITY, Validation]", importance="medium"),
+    "capital.md": memory(title="Login rate limits", when='"login"', tags="[auth]", importance="High"),
+    "regex.md": memory(title="Finder", when='"find.*login|locate.*module"', tags="[code]", importance="low"),
+    "no-tags.md": memory(title="Login session cookie", when='"login"', tags=None, importance="critical"),
+}
+
+
+async def settle(pilot):
+    await pilot.pause()
+    await pilot.app.settled()
+    await pilot.pause()
+
+
+def app_for(root, task="add an api to find the login", agent="tester"):
+    return create_app(root, task=task, agent=agent, now=FIXED_NOW, poll_seconds=None)
+
+
+def header(app) -> str:
+    return str(app.query_one("#preview-arbiter", Static).render())
+
+
+async def test_the_profile_is_named_switched_with_b_and_the_others_summed_up(tmp_path):
+    root = write_store(tmp_path, DISAGREEING)
+    app = app_for(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.title == "rawko-tui · spec-0007"
+        assert "Arbiter: spec-0007 (the default)" in header(app)
+        assert "Others: rawko-sdk: −no-tags · spec-0005: +capital +regex" in header(app)
+        app.query_one("#memory-table").focus()
+        await pilot.press("b")
+        await settle(pilot)
+        assert app.title == "rawko-tui · rawko-sdk"
+        assert app.preview.profile.name == "rawko-sdk"
+        assert [c.file.name for c in app.preview.injected] == ["tester-tags.md", "adding-api.md", "regex.md"][:2] + [c.file.name for c in app.preview.injected][2:]
+        assert "Arbiter: rawko-sdk (chosen with b)" in header(app)
+        assert "Others: spec-0007: +no-tags · spec-0005: +capital +no-tags +regex" in header(app)
+        await pilot.press("b")
+        await settle(pilot)
+        assert app.preview.profile.name == "spec-0005" and len(app.preview.injected) == 5
+        table = app.query_one(PreviewPane).query_one("#results", DataTable)
+        assert str(table.get_row_at(0)[1]) == "—"  # spec-0005 scores nothing
+        await pilot.press("b")
+        await settle(pilot)
+        assert app.preview.profile.name == "spec-0007"
+
+
+async def test_v_opens_the_side_by_side_view_with_the_deciding_rule(tmp_path):
+    root = write_store(tmp_path, DISAGREEING)
+    app = app_for(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one("#memory-table").focus()
+        await pilot.press("v")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        table = screen.query_one("#compare-table", DataTable)
+        rows = {str(table.get_row_at(i)[0]): [str(c) for c in table.get_row_at(i)] for i in range(table.row_count)}
+        assert set(rows) == {"adding-api.md", "tester-tags.md", "capital.md", "regex.md", "no-tags.md"}
+        assert rows["no-tags.md"][-1] == "loading: under rawko-sdk, rawko-sdk skips this file: `tags` is missing (its validation gate)"
+        assert rows["no-tags.md"][2].startswith("not injected: rawko-sdk skips this file")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, CompareScreen)
+
+
+async def test_the_store_chooses_the_profile_and_a_saved_task_records_it(tmp_path):
+    from rawko_tui.core.checks import load_checks
+
+    root = write_store(tmp_path, DISAGREEING)
+    (root / ".rawko" / "rawko-tui.yaml").write_text("arbiter: rawko-sdk\n")
+    app = app_for(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.title == "rawko-tui · rawko-sdk"
+        assert "Arbiter: rawko-sdk (from rawko-tui.yaml)" in header(app)
+        assert "Plan prompt (rawko-sdk gives the planner every loaded memory)" in str(app.query_one("#preview-summary", Static).render())
+        app.query_one("#memory-table").focus()
+        await pilot.press("t")
+        await settle(pilot)
+        await pilot.press("enter")  # the suggested name
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+    saved, _ = load_checks(root)
+    assert [(t.task, t.arbiter) for t in saved] == [("add an api to find the login", "rawko-sdk")]
