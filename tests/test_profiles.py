@@ -501,3 +501,22 @@ def test_lint_reports_what_each_profile_does(tmp_path, capsys):
     codes = {(f["path"].rsplit("/", 1)[-1], f["code"], f["severity"]) for f in json.loads(capsys.readouterr().out)["findings"] if f["code"].startswith("arbiter-")}
     assert codes == {("c-broken.md", "arbiter-stops", "warning")}
     assert main(["lint", str(tmp_path), "--arbiter", "nope"]) == 2
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_fast_path_makes_the_reference_decisions_under_every_profile(tmp_path, seed):
+    """Every memory's decision, the counts, the failure and the prompt: the indexes against the plain loops."""
+    root = random_store(tmp_path, 500 + seed, NOW_MS, size=60)
+    store = load_store(root)
+    rng = random.Random(seed)
+    for name in PROFILES:
+        options = ArbiterOptions(profile=BUILT_IN[name])
+        for task in [random_task(rng) for _ in range(8)] + ["", "auth"]:
+            agent = rng.choice(AGENTS)
+            fast = run_preview(store, task, agent, options, NOW_MS)
+            slow = run_preview_reference(store, task, agent, options, NOW_MS)
+            where = (name, task, agent)
+            assert [(c.path, c.reason, c.rank, c.score) for c in fast.candidates] == [(c.path, c.reason, c.rank, c.score) for c in slow.candidates], where
+            assert fast.reason_counts == slow.reason_counts, where
+            assert (fast.arbiter_failure and fast.arbiter_failure.to_dict()) == (slow.arbiter_failure and slow.arbiter_failure.to_dict()), where
+            assert fast.prompt == slow.prompt and fast.plan_prompt == slow.plan_prompt, where

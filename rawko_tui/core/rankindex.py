@@ -57,7 +57,7 @@ from .arbiter import (
 )
 from .jsregex import JsRegex, JsRegexTimeout, carrier_text, re2_options
 from .jsvalue import is_prototype_key, js_split_whitespace, js_to_string, utf16_length
-from .patterns import ALTERNATIVES, build_search_text, save_new_plans
+from .patterns import ALTERNATIVES, BAD_REGEX, build_search_text, save_new_plans
 from .store import MemoryFile, Store
 
 # Tests are spread over a fixed number of sets by a hash of their text, so a
@@ -100,7 +100,7 @@ class PatternIndex:
         self.backtracking: list[tuple[int, int, JsRegex]] = []
         for position, memory in enumerate(facts):
             for plan_index, (_, plan) in enumerate(memory.plans):
-                if plan is None:
+                if plan is None or plan.interpretation == BAD_REGEX:  # a skipped pattern never matches
                     continue
                 if plan.interpretation == ALTERNATIVES:
                     tests = [("literal", needle, needle) for needle in dict.fromkeys(plan.alternatives)]

@@ -49,7 +49,7 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
     profile = options.profile
     view = load_view(store, profile, options.recursive)
     if profile.selector == "all-by-importance":
-        preview = spec0005.rank(store, view, task, agent, options, now_ms)
+        preview = spec0005.spec0005_index(store, view).rank(store, task, agent, options, now_ms)
     else:
         preview = store_index(store, view, profile).rank(task, agent, options, now_ms)
     return _finish(preview, view)

@@ -17,7 +17,6 @@ from ..arbiter import (
     GATE,
     IMPORTANCE_ORDER,
     REASON_CRASH,
-    REASON_INJECTED,
     REASON_NO_MATCH,
     SCORE,
     ArbiterFailure,
@@ -32,6 +31,7 @@ from ..arbiter import (
 from ..explain import Explanation
 from ..jsvalue import UNDEFINED, js_to_string
 from ..patterns import build_search_text, plan_spec0005_pattern
+from ..rankindex import PatternIndex
 from ..store import MemoryFile, Store
 from .loaders import LoadedView
 
@@ -108,6 +108,100 @@ def rank(store: Store, view: LoadedView, task: str, agent: str, options: Arbiter
     return preview
 
 
+_NEVER = 1 << 30
+_NO_FACTS = MemoryFacts("", "", {}, "undefined", math.nan, None, [], [])
+
+
+class Spec0005Index:
+    """A store as spec-0005 sees it, prepared once: per keystroke only the pattern sets run (``rankindex``).
+
+    The same decisions as ``rank`` (the loop), which the tests compare it with.
+    """
+
+    def __init__(self, view: LoadedView):
+        self.view = view
+        self.facts: list[MemoryFacts | None] = []
+        self.whole_crash: dict[int, str] = {}  # position -> what reading its whenToUse throws
+        self.item_crash: dict[int, tuple[int, str]] = {}  # position -> (first pattern that is not text, what it throws)
+        for position, memory in enumerate(view.loaded):
+            facts, crash = _facts(memory)
+            self.facts.append(facts)
+            if crash is not None:
+                self.whole_crash[position] = crash
+                continue
+            for index, (item, _) in enumerate(facts.plans):
+                crash = _crash_for(item)
+                if crash is not None:
+                    self.item_crash[position] = (index, crash)
+                    break
+        self.patterns = PatternIndex([f if f is not None else _NO_FACTS for f in self.facts])
+        self._position = {id(m): i for i, m in enumerate(view.loaded)}
+        self._by_path = {key: m for m in [m for m, _, _ in view.gated] + view.loaded for key in (m.rel_path, m.name)}
+        self._gate_of = {id(m): (reason, why) for m, reason, why in view.gated}
+        self._static_counts: dict[str, int] = {}
+        for _, reason, _ in view.gated:
+            self._static_counts[reason] = self._static_counts.get(reason, 0) + 1
+
+    def rank(self, store: Store, task: str, agent: str, options: ArbiterOptions, now_ms: float) -> Preview:
+        profile = options.profile
+        text = build_search_text(task, agent)
+        first = self.patterns.first_matches(text)
+        failure: ArbiterFailure | None = None
+        crashed: dict[int, str] = {}
+        for position in sorted({*self.whole_crash, *self.item_crash}):  # the loop's order: the first throw is reported
+            if position in self.whole_crash:
+                crashed[position] = self.whole_crash[position]
+            else:
+                index, crash = self.item_crash[position]
+                if first.get(position, _NEVER) < index:
+                    continue  # an earlier pattern matched: the loop returned before reaching it
+                crashed[position] = crash
+            if failure is None:
+                failure = ArbiterFailure("match", self.view.loaded[position].rel_path, crashed[position], profile.name)
+        made: dict[int, Candidate] = {}
+
+        def decision(position: int) -> Candidate:
+            if position not in made:
+                memory = self.view.loaded[position]
+                if position in crashed:
+                    made[position] = _not_loaded(memory, REASON_CRASH, f"skipped: {profile.name}'s matching throws on it ({crashed[position]})")
+                else:
+                    facts = self.facts[position]
+                    index = first.get(position, -1)
+                    made[position] = Candidate(memory, True, REASON_NO_MATCH, title=facts.title, matched=index >= 0, meets_threshold=True, load_index=position, facts=facts, matched_index=index)
+            return made[position]
+
+        matched = [decision(p) for p in sorted(first) if p not in crashed]
+        ranked = sorted(matched, key=functools.cmp_to_key(_by_importance))
+
+        def build_candidates(preview: Preview) -> list[Candidate]:
+            gated = [_not_loaded(memory, reason, why) for memory, reason, why in self.view.gated]
+            return gated + [decision(p) for p in range(len(self.view.loaded))]
+
+        def lookup(preview: Preview, path: str) -> Candidate | None:
+            memory = self._by_path.get(path)
+            if memory is None:
+                return None
+            gate = self._gate_of.get(id(memory))
+            return _not_loaded(memory, *gate) if gate is not None else decision(self._position[id(memory)])
+
+        counts = dict(self._static_counts)
+        counts[REASON_CRASH] = counts.get(REASON_CRASH, 0) + len(crashed)
+        counts[REASON_NO_MATCH] = len(self.view.loaded) - len(crashed) - len(matched)
+        preview = finish_preview(store, task, agent, options, now_ms, len(ranked), lambda n: ranked[:n], lambda: ranked, failure, build_candidates, counts, lookup)
+        preview._explain = explain
+        return preview
+
+
+def spec0005_index(store: Store, view: LoadedView) -> Spec0005Index:
+    """The store's spec-0005 index for this view, built on first use."""
+    key = ("spec-0005 index", id(view))
+    index = store._indexes.get(key)
+    if index is None:
+        index = store._indexes[key] = Spec0005Index(view)
+    return index
+
+
 def explain(candidate: Candidate, preview: Preview, with_near_miss: bool) -> Explanation:
     gates = [_pattern_gate(candidate, preview, with_near_miss)]
     importance = candidate.facts.importance_key
@@ -122,6 +216,4 @@ def explain(candidate: Candidate, preview: Preview, with_near_miss: bool) -> Exp
         gates.append(Explanation(0, headline, match=False, kind=GATE))
     else:
         headline = "not injected: no whenToUse pattern matched"
-    reason = REASON_INJECTED if candidate.injected else candidate.reason
-    del reason
     return Explanation(0, headline, tuple(gates), match=candidate.injected, kind=SCORE, data={"scored": False})
