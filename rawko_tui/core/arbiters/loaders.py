@@ -43,6 +43,15 @@ class LoadedView:
     gated: list[tuple[MemoryFile, str, str]]  # files the arbiter never scores: (file, reason, why)
     loaded: list[MemoryFile]  # in the loader's order, each as this loader reads it
     order_note: str
+    _plan_prompt: str | None = None
+
+    def plan_prompt(self) -> str:
+        """rawko-sdk's planning prompt section: every loaded memory, whatever the task (made once per view)."""
+        if self._plan_prompt is None:
+            from .planprompt import plan_prompt
+
+            self._plan_prompt = plan_prompt(self.loaded)
+        return self._plan_prompt
 
 
 def load_view(store: Store, profile: Profile, recursive: bool) -> LoadedView:

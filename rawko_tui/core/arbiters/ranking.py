@@ -35,7 +35,6 @@ from ..rankindex import store_index
 from ..store import MemoryFile, Store
 from . import spec0005
 from .loaders import LoadedView, load_view
-from .planprompt import plan_prompt
 
 
 def _now(now_ms: float | None) -> float:
@@ -58,7 +57,7 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
 def _finish(preview: Preview, view: LoadedView) -> Preview:
     preview.order_note = view.order_note
     if preview.profile.plan_prompt:
-        preview.plan_prompt = plan_prompt(view.loaded)
+        preview.plan_prompt = view.plan_prompt()
     return preview
 
 
