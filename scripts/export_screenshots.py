@@ -104,6 +104,29 @@ async def confirm_write(pilot) -> None:
     await settle(pilot)
 
 
+async def as_tester(pilot) -> None:
+    from rawko_tui.tui.widgets.preview.preview_pane import PreviewPane
+
+    await settle(pilot)
+    pilot.app.query_one(PreviewPane).set_agent("tester")
+    await settle(pilot)
+    pilot.app.query_one("#memory-table").focus()
+
+
+async def arbiters(pilot) -> None:
+    """The preview switched to rawko-sdk with b, the other arbiters summed up in one line."""
+    await as_tester(pilot)
+    await pilot.press("b")
+    await settle(pilot)
+
+
+async def compare(pilot) -> None:
+    """v: the arbiters side by side, with the first rule that parts them."""
+    await as_tester(pilot)
+    await pilot.press("v")
+    await settle(pilot)
+
+
 SHOTS = [
     ("preview", "Add OAuth integration to existing auth system", preview),
     ("memories", "Add OAuth integration to existing auth system", memories),
@@ -114,6 +137,8 @@ SHOTS = [
     ("checks", "Add OAuth integration to existing auth system", checks),
     ("matrix", "Add OAuth integration to existing auth system", matrix),
     ("confirm", "Implement password reset with bcrypt", confirm_write),
+    ("arbiters", "fix the flaky login test for jwt expiry", arbiters),
+    ("compare", "fix the flaky login test for jwt expiry", compare),
 ]
 
 

@@ -26,3 +26,19 @@ def test_the_benchmark_runs_and_reports_every_figure_with_its_baseline():
     assert result["commits"] >= 20
     app = result["app"]
     assert 0 < app["first_frame_s"] <= app["ranked_s"] <= app["settled_s"] and app["peak_mb"] > 0
+
+
+def test_the_profiles_benchmark_runs_for_every_profile():
+    proc = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "bench" / "profiles.py"), "--memories", "30", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO_ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert set(result["profiles"]) == {"spec-0007", "rawko-sdk", "spec-0005"}
+    for figures in result["profiles"].values():
+        assert figures["ranking"]["keystrokes"] > 50 and figures["ranking"]["p95_ms"] > 0
+        assert figures["typing"]["key_to_text_ms"]["p95"] > 0 and figures["typing"]["key_to_screen_ms"]["p95"] > 0

@@ -48,6 +48,7 @@ TOKEN_DEBOUNCE_SECONDS = 1.0
 
 
 PREVIEW_REFRESH_SECONDS = 0.25  # while typing, the panes show a new ranking at most this often
+OTHERS_AFTER_SECONDS = 0.3  # the other arbiters rank the task once typing has paused this long
 
 
 class RawkoApp(App[int]):
@@ -346,8 +347,9 @@ class RawkoApp(App[int]):
                     preview.candidates  # noqa: B018
                 if not worker.is_cancelled and self._pending is None:
                     self.call_from_thread(self._preview_ready, preview, time.perf_counter() - started, query.now_source)
-                # then, unless another key came meanwhile, what the other profiles inject for the same task
-                if not worker.is_cancelled and self._pending is None and not self._rank_wanted.is_set():
+                # then, once typing pauses, what the other profiles inject for the same task: ranking
+                # them after every key would take the interpreter from the UI thread while keys arrive
+                if not worker.is_cancelled and self._pending is None and not self._rank_wanted.wait(OTHERS_AFTER_SECONDS):
                     comparison = _compare_with_others(store, preview, query)
                     if not worker.is_cancelled and self._pending is None:
                         self.call_from_thread(self._comparison_ready, comparison)
