@@ -170,6 +170,8 @@ YAML_ROWS = [
     "# only a comment",
     "- a\n- b",
     "title: x\ntags: [Testing, QUALITY]\nwhenToUse:\n  - auth|login\n  - pattern: x",
+    "a: !!set {x, y}",
+    "a: !!omap [{a: 1}, {b: 2}]",
 ]
 
 
@@ -185,6 +187,10 @@ def _typed(value: object) -> object:
         return int(value)
     if isinstance(value, list):
         return [_typed(v) for v in value]
+    if isinstance(value, dict) and set(value) == {"__set__"}:  # a JavaScript Set
+        return {"$set": [_typed(v) for v in value["__set__"]]}
+    if isinstance(value, dict) and set(value) == {"__map__"}:  # a JavaScript Map (!!omap, !!pairs)
+        return {"$map": [[k, _typed(v)] for item in value["__map__"] for k, v in item.items()]}
     if isinstance(value, dict):
         return {k: _typed(v) for k, v in value.items()}
     return {"$undefined": True} if value is UNDEFINED else value
@@ -520,3 +526,44 @@ def test_the_fast_path_makes_the_reference_decisions_under_every_profile(tmp_pat
             assert fast.reason_counts == slow.reason_counts, where
             assert (fast.arbiter_failure and fast.arbiter_failure.to_dict()) == (slow.arbiter_failure and slow.arbiter_failure.to_dict()), where
             assert fast.prompt == slow.prompt and fast.plan_prompt == slow.plan_prompt, where
+
+
+def test_an_agents_memory_settings_apply_under_spec_0007_only(tmp_path, oracle):
+    """ARBITERS.md's last row: rawko-sdk calls findRelevantMemories with fixed options (5, low)."""
+    files = {f"m{i}.md": memory(title=f"Auth note {i}", when='"auth"', importance="high") for i in range(4)}
+    write_store(tmp_path, files, agents={"developer": "---\nname: developer\nmemory:\n  maxInjected: 1\n  minImportance: critical\n---\n"})
+    store = load_store(tmp_path)
+    from rawko_tui.core.arbiter import resolve_options
+
+    spec = run_preview(store, "auth", "developer", resolve_options(store, "developer", profile=BUILT_IN["spec-0007"]), NOW_MS)
+    sdk = run_preview(store, "auth", "developer", resolve_options(store, "developer", profile=BUILT_IN["rawko-sdk"]), NOW_MS)
+    assert spec.injected == [] and spec.min_importance == "critical"  # the agent's settings: nothing is critical
+    assert len(sdk.injected) == 4 and "developer's memory: settings are not applied: rawko-sdk never reads them." in sdk.notes
+    want = oracle.run([{"root": str(tmp_path), "task": "auth", "agentName": "developer", "now": NOW_MS}], "sdk_arbiter.js")[0]
+    assert [c.path for c in sdk.injected] == [i["path"] for i in want["injected"]]
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_preview_json_equals_the_oracle(tmp_path, oracle, capsys, name):
+    """The command a user runs, `preview --arbiter NAME --json`, against the arbiter's own code."""
+    import json
+
+    from rawko_tui.cli import main
+
+    root = random_store(tmp_path, 77, NOW_MS, size=25)
+    task = "implement the auth middleware for login"
+    assert main(["preview", str(root), "--task", task, "--agent", "tester", "--now", FIXED_NOW, "--arbiter", name, "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    want = oracle.run([{"root": str(root), "task": task, "agentName": "tester", "now": NOW_MS}], SCRIPTS[name])[0]
+    assert got["arbiter"]["name"] == name
+    if want["error"]:
+        assert got["arbiterFailure"] is not None and got["arbiterFailure"]["profile"] == name
+        return
+    assert got["arbiterFailure"] is None
+    assert [i["path"] for i in got["injected"]] == [i["path"] for i in want["injected"]]
+    assert got["prompt"] == want["prompt"]
+    if name != "spec-0005":
+        assert [(i["score"], i["components"]) for i in got["injected"]] == [(i["score"], i["components"]) for i in want["injected"]]
+    if name == "rawko-sdk":
+        assert sorted(c["path"] for c in got["candidates"] if c["reason"] == REASON_SKIPPED) == sorted(want["skipped"])
+        assert got["planPrompt"]["text"] == want["planPrompt"]
