@@ -740,7 +740,7 @@ async def test_the_memory_pane_shows_exactly_what_every_memory_action_acts_on(tm
         assert _memory_pane_path(app) == app.query_one(MemoryList).shown_rows[table.cursor_row].memory.rel_path == app.selected
 
         # select Password Hashing, then filter to one other memory: that one is selected
-        await pilot.press("down", "down", "down", "down")
+        await pilot.press(*["down"] * 6)
         await settle(pilot)
         assert _memory_pane_path(app) == ".rawko/memories/password-hashing-approach.md"
         assert_one_selection(app)
@@ -756,7 +756,7 @@ async def test_the_memory_pane_shows_exactly_what_every_memory_action_acts_on(tm
         assert _memory_pane_path(app) == ".rawko/memories/ci-workflow-yaml-layout.md"
         assert table.show_cursor and table.has_focus
         assert_one_selection(app)
-        assert app.query_one(MemoryList).border_subtitle == "1 of 9 · sort: name"  # nothing stale about a hidden selection
+        assert app.query_one(MemoryList).border_subtitle == "1 of 11 · sort: name"  # nothing stale about a hidden selection
         await pilot.press("a")
         await settle(pilot)
         assert isinstance(app.screen, MemoryEditor)
@@ -777,7 +777,7 @@ async def test_the_memory_pane_shows_exactly_what_every_memory_action_acts_on(tm
         # the memory list's cursor follows, or shows none when the filter hides it: never another memory
         assert_one_selection(app)
         assert not table.show_cursor  # the filter left only the CI memory, which is not the one chosen
-        assert app.query_one(MemoryList).border_subtitle == "1 of 9 · sort: name · selected memory not in this list"
+        assert app.query_one(MemoryList).border_subtitle == "1 of 11 · sort: name · selected memory not in this list"
         await pilot.press("a")
         await settle(pilot)
         assert str(app.screen.query_one("#editor-target").render()).splitlines()[0] == f"Appends to {chosen}"

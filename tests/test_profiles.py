@@ -412,6 +412,9 @@ def test_a_store_defines_its_own_profile_with_clear_errors(tmp_path, capsys):
     assert main(["preview", str(tmp_path), "--task", "find the login", "--agent", "tester", "--now", FIXED_NOW]) == 0
     out = capsys.readouterr().out
     assert "Arbiter: ours (from rawko-tui.yaml)" in out and "Injected (2)" in out
+    assert "ours skips this file: `tags` is missing" in out  # its own name, not the built-in's (their views are apart)
+    main(["preview", str(tmp_path), "--task", "find the login", "--agent", "tester", "--now", FIXED_NOW, "--arbiter", "rawko-sdk"])
+    assert "rawko-sdk skips this file: `tags` is missing" in capsys.readouterr().out
     (tmp_path / ".rawko" / "rawko-tui.yaml").write_text("arbiter: ours\narbiters:\n  ours:\n    base: rawko-sdk\n    maxMemories: lots\n")
     assert main(["preview", str(tmp_path), "--task", "find the login"]) == 2
     assert "profile 'ours' cannot be used: rawko-tui.yaml arbiters.ours.maxMemories: a whole number of memories (0 or more), not 'lots'" in capsys.readouterr().err

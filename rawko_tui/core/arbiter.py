@@ -30,7 +30,6 @@ from .arbiters.profiles import SPEC_TAGS, Profile, ProfileError, Scorer, resolve
 from .explain import COMPONENT, GATE, INFO, PATTERN, SCORE, Explanation
 from .jsvalue import (
     UNDEFINED,
-    utf16_length,
     JsDate,
     from_utf16_units,
     is_prototype_key,
@@ -39,6 +38,7 @@ from .jsvalue import (
     js_to_string,
     js_truthy,
     parse_js_date_string,
+    utf16_length,
     utf16_units,
 )
 from .patterns import PatternResult, build_search_text, near_miss, plan_pattern
@@ -48,8 +48,6 @@ IMPORTANCE_POINTS = {"low": 5, "medium": 15, "high": 25, "critical": 30}
 IMPORTANCE_ORDER = {"low": 0, "medium": 1, "high": 2, "critical": 3}
 AGENT_TAGS = {agent: list(tags) for agent, tags in SPEC_TAGS.items()}
 SPEC_AGENTS = tuple(AGENT_TAGS)
-DEFAULT_MAX_MEMORIES = 5
-DEFAULT_MIN_IMPORTANCE = "low"
 PREVIEW_CHARS = 500
 
 # Reasons a candidate is not injected (stable strings for --json consumers)
@@ -150,16 +148,15 @@ class Candidate:
 
 @dataclass(frozen=True)
 class ArbiterFailure:
-    """Where a verbatim SPEC-0007 arbiter would throw, and what it would say."""
+    """Where an arbiter running its code verbatim would throw, and what it would say."""
 
     stage: str  # load | score | match | format
     path: str
     error: str
+    profile: str = "spec-0007"  # whose code throws
 
     def to_dict(self) -> dict:
         return {"stage": self.stage, "path": self.path, "error": self.error, "profile": self.profile}
-
-    profile: str = "spec-0007"
 
     def describe(self) -> str:
         who = "An arbiter running SPEC-0007's code verbatim" if self.profile == "spec-0007" else f"{self.profile}"

@@ -56,7 +56,7 @@ class LoadedView:
 
 def load_view(store: Store, profile: Profile, recursive: bool) -> LoadedView:
     """The store as ``profile``'s loader sees it (built on first use; a store never changes in place)."""
-    key = ("view", profile.loader, recursive)
+    key = ("view", profile.name, profile.loader, recursive)  # the reasons name the profile
     view = store._indexes.get(key)
     if view is None:
         view = store._indexes[key] = _build_view(store, profile, recursive)
