@@ -224,3 +224,16 @@ def sdk_task(rng: random.Random) -> str:
     if rng.random() < 0.2:
         task += "  "
     return task
+
+
+def disagreeing_memories() -> dict[str, str]:
+    """Five memories on which the three arbiter profiles disagree for "add an api to find the login" (tester)."""
+    from conftest import memory
+
+    return {
+        "adding-api.md": memory(title="Adding an API for the Login handler", when='"login"', tags="[code]", importance="high"),
+        "tester-tags.md": memory(title="Flaky login tests", when='"login"', tags="[Testing, QUALITY, Validation]", importance="medium"),
+        "capital.md": memory(title="Login rate limits", when='"login"', tags="[auth]", importance="High"),
+        "regex.md": memory(title="Finder", when='"find.*login|locate.*module"', tags="[code]", importance="low"),
+        "no-tags.md": memory(title="Login session cookie", when='"login"', tags=None, importance="critical"),
+    }

@@ -4,19 +4,14 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Static
 
-from conftest import FIXED_NOW, memory, write_store
+from conftest import FIXED_NOW, write_store
+from storegen import disagreeing_memories
 from rawko_tui.tui.app import create_app
 from rawko_tui.tui.arbiters import CompareScreen
 from rawko_tui.tui.widgets.preview.preview_pane import PreviewPane
 
 SIZE = (150, 46)
-DISAGREEING = {
-    "adding-api.md": memory(title="Adding an API for the Login handler", when='"login"', tags="[code]", importance="high"),
-    "tester-tags.md": memory(title="Flaky login tests", when='"login"', tags="[Testing, QUALITY, Validation]", importance="medium"),
-    "capital.md": memory(title="Login rate limits", when='"login"', tags="[auth]", importance="High"),
-    "regex.md": memory(title="Finder", when='"find.*login|locate.*module"', tags="[code]", importance="low"),
-    "no-tags.md": memory(title="Login session cookie", when='"login"', tags=None, importance="critical"),
-}
+DISAGREEING = disagreeing_memories()
 
 
 async def settle(pilot):

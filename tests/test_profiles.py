@@ -29,7 +29,7 @@ from rawko_tui.core.arbiters.yaml12 import load_yaml12
 from rawko_tui.core.jsvalue import UNDEFINED, JsDate
 from rawko_tui.core.store import load_store
 from rawko_tui.core.yamljs import YamlError
-from storegen import AGENTS, random_store, random_task, sdk_style_files, sdk_task
+from storegen import AGENTS, disagreeing_memories, random_store, random_task, sdk_style_files, sdk_task
 
 NOW_MS = parse_now(FIXED_NOW)
 SEED_EXAMPLES = Path(__file__).parent / "data" / "seed_examples"
@@ -302,11 +302,7 @@ def test_refused_files_are_reported_under_every_profile(tmp_path):
 # --------------------------------------------------------------------------
 
 DISAGREEING = {
-    "adding-api.md": memory(title="Adding an API for the Login handler", when='"login"', tags="[code]", importance="high"),
-    "tester-tags.md": memory(title="Flaky login tests", when='"login"', tags="[Testing, QUALITY, Validation]", importance="medium"),
-    "capital.md": memory(title="Login rate limits", when='"login"', tags="[auth]", importance="High"),
-    "regex.md": memory(title="Finder", when='"find.*login|locate.*module"', tags="[code]", importance="low"),
-    "no-tags.md": memory(title="Login session cookie", when='"login"', tags=None, importance="critical"),
+    **disagreeing_memories(),
     "plain.md": memory(title="Plain login note", when='"login"', tags="[auth]", importance="low"),
     "plain2.md": memory(title="Another login note", when='"login"', tags="[auth]", importance="low"),
 }
@@ -370,6 +366,8 @@ def test_every_command_takes_arbiter_and_the_store_chooses_one(tmp_path, capsys)
     assert data["arbiter"] == {**data["arbiter"], "name": "spec-0005", "source": "rawko-tui.yaml"}
     assert len(data["injected"]) == 7 and data["planPrompt"] is None  # every match: spec-0005 reads find.*login as a regex
     assert {item["score"] for item in data["injected"]} == {None}  # spec-0005 does not score
+    shares = data["budget"]["shares"]  # each whole memory's part of the prompt, and the header, make all of it
+    assert sum(share["characters"] for share in shares) + len("## Background Knowledge from Previous Runs\n\n") == len(data["prompt"])
     (tmp_path / ".rawko" / "checks.yaml").write_text(
         "tasks:\n"
         "  - task: find the login\n    agent: tester\n    now: '2026-01-24T12:00:00Z'\n    expect: {inject: [capital.md]}\n"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import FIXED_NOW, memory, write_store
+from storegen import disagreeing_memories
 from rawko_tui.tui.app import create_app
 from rawko_tui.tui.widgets.memories.memory_list import MemoryList
 from rawko_tui.tui.widgets.preview.preview_pane import PreviewPane
@@ -141,13 +142,7 @@ def test_checks_screen(snap_compare, store):
     assert snap_compare(_app(store), terminal_size=SIZE, run_before=_press_in_memory_list("k"))
 
 
-DISAGREEING = {
-    "adding-api.md": memory(title="Adding an API for the Login handler", when='"login"', tags="[code]", importance="high"),
-    "tester-tags.md": memory(title="Flaky login tests", when='"login"', tags="[Testing, QUALITY, Validation]", importance="medium"),
-    "capital.md": memory(title="Login rate limits", when='"login"', tags="[auth]", importance="High"),
-    "regex.md": memory(title="Finder", when='"find.*login|locate.*module"', tags="[code]", importance="low"),
-    "no-tags.md": memory(title="Login session cookie", when='"login"', tags=None, importance="critical"),
-}
+DISAGREEING = disagreeing_memories()
 
 
 def test_preview_under_rawko_sdk_with_the_other_arbiters_line(snap_compare, tmp_path):

@@ -691,7 +691,7 @@ def finish_preview(
         min_importance=min_importance,
         recursive=options.recursive,
         injected=injected,
-        prompt=format_memories_for_prompt(injected) if profile.formatter == "spec-0007" else format_whole_memories(injected),
+        prompt=format_memories_for_prompt(injected, profile.formatter),
         errors=store.errors,
         arbiter_failure=failure,
         notes=_option_notes(options, max_memories, min_importance, agent, store),
@@ -878,35 +878,29 @@ def content_preview(body: str) -> str:
     return body
 
 
-PROMPT_HEADER = "## Background Knowledge from Previous Runs\n\nThe following information was learned from prior runs and may be relevant:\n\n"
-
-
-def format_memories_for_prompt(memories: list[Candidate]) -> str:
-    if not memories:
-        return ""
-    out = [PROMPT_HEADER]
-    for candidate in memories:
-        attrs = candidate.file.attrs
-        out.append(f"### {js_to_string(attrs.get('title', UNDEFINED))}\n")
-        out.append(f"*Importance: {js_to_string(attrs.get('importance', UNDEFINED)).upper()}*\n")
-        out.append(f"*Discovered by: {js_to_string(attrs.get('discoveredBy', UNDEFINED))}*\n\n")
-        out.append(content_preview(candidate.file.spec.body) + "\n\n")
-    return "".join(out)
-
-
 WHOLE_PROMPT_HEADER = "## Background Knowledge from Previous Runs\n\n"
+PROMPT_HEADER = WHOLE_PROMPT_HEADER + "The following information was learned from prior runs and may be relevant:\n\n"
 
 
-def format_whole_memories(memories: list[Candidate]) -> str:
-    """SPEC-0005's formatMemoriesForPrompt: title, discoverer and the whole body of each memory."""
+def prompt_header(formatter: str) -> str:
+    return WHOLE_PROMPT_HEADER if formatter == "spec-0005" else PROMPT_HEADER
+
+
+def format_memories_for_prompt(memories: list[Candidate], formatter: str = "spec-0007") -> str:
+    """formatMemoriesForPrompt: SPEC-0007's (and rawko-sdk's) importance line and 500-character
+    previews, or SPEC-0005's (``formatter="spec-0005"``) title, discoverer and whole body."""
     if not memories:
         return ""
-    out = [WHOLE_PROMPT_HEADER]
+    whole = formatter == "spec-0005"
+    out = [prompt_header(formatter)]
     for candidate in memories:
         attrs = candidate.file.attrs
         out.append(f"### {js_to_string(attrs.get('title', UNDEFINED))}\n")
+        if not whole:
+            out.append(f"*Importance: {js_to_string(attrs.get('importance', UNDEFINED)).upper()}*\n")
         out.append(f"*Discovered by: {js_to_string(attrs.get('discoveredBy', UNDEFINED))}*\n\n")
-        out.append(candidate.file.spec.body + "\n\n")
+        body = candidate.file.spec.body
+        out.append((body if whole else content_preview(body)) + "\n\n")
     return "".join(out)
 
 

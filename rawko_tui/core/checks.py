@@ -330,11 +330,9 @@ def budget_for(store: Store, agent: str) -> int | None:
 
 def prompt_shares(preview: Preview) -> list[tuple[str, int, float]]:
     """Each injected memory's block in the prompt: (file, characters, share of the whole prompt)."""
-    from .arbiter import PROMPT_HEADER, format_memories_for_prompt
+    from .arbiter import format_memories_for_prompt, prompt_header
 
     total = len(preview.prompt) or 1
-    return [
-        (c.file.name, block, block / total)
-        for c in preview.injected
-        for block in [len(format_memories_for_prompt([c])) - len(PROMPT_HEADER)]
-    ]
+    formatter = preview.profile.formatter
+    header = len(prompt_header(formatter))
+    return [(c.file.name, block, block / total) for c in preview.injected for block in [len(format_memories_for_prompt([c], formatter)) - header]]

@@ -295,24 +295,31 @@ _Constructor.add_constructor("!", SafeConstructor.construct_yaml_str)
 _Constructor.add_constructor(None, _Constructor.construct_undefined)
 
 
-if _Reader is None:
+def make_loader(constructor: type, resolver: type) -> type:
+    """A loader class: libyaml's parser (PyYAML's own when libyaml is missing) with this resolution and construction."""
+    if _Reader is None:
 
-    class _Loader(_Parser, _Constructor, _Resolver):  # type: ignore[misc]
-        def __init__(self, stream):
-            _Parser.__init__(self, stream)
-            _Constructor.__init__(self)
-            _Resolver.__init__(self)
+        class Loader(_Parser, constructor, resolver):  # type: ignore[misc,valid-type]
+            def __init__(self, stream):
+                _Parser.__init__(self, stream)
+                constructor.__init__(self)
+                resolver.__init__(self)
 
-else:  # pragma: no cover - pure-Python PyYAML
+    else:  # pragma: no cover - pure-Python PyYAML
 
-    class _Loader(_Reader, _Scanner, _Parser, _Composer, _Constructor, _Resolver):  # type: ignore[misc,no-redef]
-        def __init__(self, stream):
-            _Reader.__init__(self, stream)
-            _Scanner.__init__(self)
-            _Parser.__init__(self)
-            _Composer.__init__(self)
-            _Constructor.__init__(self)
-            _Resolver.__init__(self)
+        class Loader(_Reader, _Scanner, _Parser, _Composer, constructor, resolver):  # type: ignore[misc,valid-type]
+            def __init__(self, stream):
+                _Reader.__init__(self, stream)
+                _Scanner.__init__(self)
+                _Parser.__init__(self)
+                _Composer.__init__(self)
+                constructor.__init__(self)
+                resolver.__init__(self)
+
+    return Loader
+
+
+_Loader = make_loader(_Constructor, _Resolver)
 
 
 def _expanded_size(node, limit: int) -> int:
@@ -551,23 +558,36 @@ def _refuse_deep_nesting(text: str) -> None:
 
 def load_yaml_fully(text: str) -> object:
     """``load_yaml`` through libyaml, for any document (the fast path's reference)."""
+    return parse_document(_Loader, text, UNDEFINED, _refuse_alias_bomb)
+
+
+def _refuse_alias_bomb(node) -> None:
+    if _expanded_size(node, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
+        raise YamlError(f"aliases expand to more than {MAX_EXPANDED_NODES:,} nodes (an alias bomb); refused", node.start_mark.line)
+
+
+def parse_document(loader_class, text: str, empty: object, check_aliases) -> object:
+    """One YAML document through libyaml with ``loader_class``'s resolution and construction.
+
+    The safety rules are the same for every dialect: NEL, LS and PS are
+    ordinary characters (YAML 1.2), nesting past MAX_DEPTH is refused before
+    composing, and ``check_aliases(node)`` judges a document that uses a node
+    twice. ``empty`` is what a document with no content gives. Raises YamlError.
+    """
     text, hidden = _hide_yaml11_breaks(text)
     if sum(map(text.count, _NESTING_CHARS)) > MAX_DEPTH:  # every level needs one of them
         _refuse_deep_nesting(text)
-    loader = _Loader(text)
+    loader = loader_class(text)
     loader.restore_breaks = hidden
     try:
         node = loader.get_single_node()
         if node is None:
-            return UNDEFINED
+            return empty
         reused, depth = _shape(node)
         if depth > MAX_DEPTH:
             raise _too_deep(node.start_mark.line)
-        if reused and _expanded_size(node, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
-            raise YamlError(
-                f"aliases expand to more than {MAX_EXPANDED_NODES:,} nodes (an alias bomb); refused",
-                node.start_mark.line,
-            )
+        if reused:
+            check_aliases(node)
         return loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark

@@ -25,26 +25,12 @@ import base64
 import math
 import re
 
-import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from yaml.resolver import BaseResolver
 
 from ..jsvalue import JsDate, js_number_to_string, js_to_string
-from ..yamljs import (
-    _NESTING_CHARS,
-    _NOT_SIMPLE,
-    MAX_DEPTH,
-    YamlError,
-    _hide_yaml11_breaks,
-    _parse_timestamp,
-    _Parser,
-    _refuse_deep_nesting,
-    _RESTORE_BREAKS,
-    _shape,
-    _too_deep,
-    simple_mapping,
-)
+from ..yamljs import _NOT_SIMPLE, _RESTORE_BREAKS, YamlError, _parse_timestamp, make_loader, parse_document, simple_mapping
 
 MAX_ALIAS_COUNT = 100  # the library's default maxAliasCount
 _TAG = "tag:yaml.org,2002:"
@@ -203,11 +189,7 @@ _Constructor.add_constructor("!", SafeConstructor.construct_yaml_str)
 _Constructor.add_constructor(None, _Constructor.construct_tagged)
 
 
-class _Loader(_Parser, _Constructor, _Resolver):  # type: ignore[misc]
-    def __init__(self, stream):
-        _Parser.__init__(self, stream)
-        _Constructor.__init__(self)
-        _Resolver.__init__(self)
+_Loader = make_loader(_Constructor, _Resolver)
 
 
 def _check_alias_count(root) -> None:
@@ -280,28 +262,4 @@ def load_yaml12(text: str) -> object:
 
 def load_yaml12_fully(text: str) -> object:
     """``load_yaml12`` through libyaml, for any document (the fast path's reference)."""
-    text, hidden = _hide_yaml11_breaks(text)
-    if sum(map(text.count, _NESTING_CHARS)) > MAX_DEPTH:
-        _refuse_deep_nesting(text)
-    loader = _Loader(text)
-    loader.restore_breaks = hidden
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        reused, depth = _shape(node)
-        if depth > MAX_DEPTH:
-            raise _too_deep(node.start_mark.line)
-        if reused:
-            _check_alias_count(node)
-        return loader.construct_document(node)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise YamlError(problem, mark.line if mark else None, mark.column if mark else None) from None
-    except yaml.YAMLError as exc:
-        raise YamlError(str(exc).splitlines()[0] if str(exc) else "invalid YAML") from None
-    except RecursionError:
-        raise YamlError("nesting is too deep to read") from None
-    finally:
-        loader.dispose()
+    return parse_document(_Loader, text, None, _check_alias_count)
