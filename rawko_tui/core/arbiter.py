@@ -1,54 +1,71 @@
-"""SPEC-0007's arbiter, exactly: load, match, score, select, format -- and why.
+"""The arbiters' decision model, and the decision for each memory -- and why.
 
-Everything here follows the TypeScript in SPEC-0007 (``004_…``) as V8 would
-run it, quirks included.  Each score component is one small function that
-returns its points *and* the words explaining them; the ranking pass adds up
-the points, and an explanation built later calls the same functions, so the
-two cannot disagree.
+``Preview`` is one ranking (what is injected, in what order, every memory's
+``Candidate`` decision on demand); ``finish_preview`` makes the cut and the
+prompt for any profile. The rules where the arbiters differ live in
+``arbiters/`` (scoring, formatters, loaders, spec0005); this module follows
+SPEC-0007's TypeScript as V8 would run it, quirks included, wherever the
+profiles agree.
 
 Per keystroke only task-dependent work is done: everything that depends on
 the file alone (lower-cased title, importance, parsed date, compiled
 patterns) is computed once per file as ``MemoryFacts``.
 
-Where the spec's code would throw (a memory without a title, tags that are
+Where an arbiter's code would throw (a memory without a title, tags that are
 not a list, a ``{pattern: …}`` map in whenToUse, one unparseable file at the
-top level), a verbatim arbiter injects nothing at all.  The preview then
-reports that failure in ``Preview.arbiter_failure`` and, beside it, ranks the
-rest as a tolerant arbiter would, so the user sees both.
+top level), it injects nothing at all. The preview then reports that failure
+in ``Preview.arbiter_failure`` and, beside it, ranks the rest as a tolerant
+arbiter would, so the user sees both.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .arbiters.profiles import DEFAULT as DEFAULT_PROFILE
-from .arbiters.profiles import SPEC_TAGS, Profile, ProfileError, Scorer, resolve_profile
-from .explain import COMPONENT, GATE, INFO, PATTERN, SCORE, Explanation
-from .jsvalue import (
-    UNDEFINED,
-    JsDate,
-    from_utf16_units,
-    is_prototype_key,
-    js_new_date,
-    js_split_whitespace,
-    js_to_string,
-    js_truthy,
-    parse_js_date_string,
-    utf16_length,
-    utf16_units,
+from .arbiters.formatters import (  # noqa: F401 - re-exported: the arbiter's public names
+    PREVIEW_CHARS,
+    PROMPT_HEADER,
+    WHOLE_PROMPT_HEADER,
+    content_preview,
+    format_memories_for_prompt,
+    prompt_header,
 )
-from .patterns import PatternResult, build_search_text, near_miss, plan_pattern
+from .arbiters.profiles import DEFAULT as DEFAULT_PROFILE
+from .arbiters.profiles import Profile, ProfileError, resolve_profile
+from .arbiters.scoring import (  # noqa: F401 - re-exported: the arbiter's public names
+    AGENT_TAGS,
+    COMPONENT_KEYS,
+    IMPORTANCE_ORDER,
+    IMPORTANCE_POINTS,
+    SPEC_AGENTS,
+    SPEC_SCORER,
+    MemoryFacts,
+    _verbatim_score_failure,
+    _verbatim_type_error,
+    agent_points,
+    agent_tag_list,
+    common_tags,
+    component_explanations,
+    components_dict,
+    importance_points,
+    keyword_hits,
+    keyword_points,
+    meets_threshold,
+    memory_facts,
+    pattern_strings,
+    recency_points,
+    same_agent_points,
+    score_components,
+    tag_points,
+)
+from .explain import GATE, INFO, PATTERN, SCORE, Explanation
+from .jsvalue import UNDEFINED, JsDate, js_to_string, parse_js_date_string
+from .patterns import PatternResult, build_search_text, near_miss
 from .store import MemoryFile, Store
 
-IMPORTANCE_POINTS = {"low": 5, "medium": 15, "high": 25, "critical": 30}
-IMPORTANCE_ORDER = {"low": 0, "medium": 1, "high": 2, "critical": 3}
-AGENT_TAGS = {agent: list(tags) for agent, tags in SPEC_TAGS.items()}
-SPEC_AGENTS = tuple(AGENT_TAGS)
-PREVIEW_CHARS = 500
 
 # Reasons a candidate is not injected (stable strings for --json consumers)
 REASON_INJECTED = "injected"
@@ -75,20 +92,6 @@ class ArbiterOptions:
     recursive: bool = False
     sources: dict = field(default_factory=dict)  # option -> where its value came from
     profile: Profile = DEFAULT_PROFILE
-
-
-@dataclass(eq=False)
-class MemoryFacts:
-    """Everything about a memory that does not depend on the task (computed once per file)."""
-
-    title: str
-    title_lower: str
-    attrs: dict
-    importance_key: str
-    date_ms: float  # NaN when discoveredAt is not a date
-    tags: list | None  # None when falsy; a list otherwise (truthy non-lists never get here)
-    plans: list  # (raw item, PatternPlan or None) in whenToUse order
-    pattern_notes: list[str]
 
 
 @dataclass(eq=False)
@@ -354,223 +357,6 @@ def slice_end(max_memories: object, length: int) -> int:
 
 
 # --------------------------------------------------------------------------
-# Scoring (scoreMemoryRelevance): each component's points, and its words
-# --------------------------------------------------------------------------
-
-
-def importance_points(key: str) -> int:
-    return IMPORTANCE_POINTS.get(key, 0)
-
-
-def recency_points(date_ms: float, now_ms: float) -> int:
-    if math.isnan(date_ms):
-        return 0
-    age_hours = (now_ms - date_ms) / 3600000
-    return 10 if age_hours < 24 else 5 if age_hours < 72 else 0
-
-
-SPEC_SCORER = DEFAULT_PROFILE.scorer
-
-
-def keyword_hits(words: list[str], title_lower: str, min_length: int = 0) -> list[str]:
-    """The task words the title contains; with ``min_length`` only words longer than it (in UTF-16 units) count."""
-    if min_length:
-        return [w for w in words if utf16_length(w) > min_length and w in title_lower]
-    return [w for w in words if w in title_lower]
-
-
-def keyword_points(hits: int) -> int:
-    return min(20, hits * 5)
-
-
-def agent_tag_list(agent: str, scorer: Scorer = SPEC_SCORER) -> list[str]:
-    # {}[agent] for a name like "constructor" finds Object.prototype; treated as no tags
-    return [] if is_prototype_key(agent) else list(scorer.tags_for(agent))
-
-
-def common_tags(tags: list | None, agent: str, scorer: Scorer = SPEC_SCORER) -> list[str]:
-    if not tags:
-        return []
-    agent_tags = agent_tag_list(agent, scorer)
-    if scorer.lower_case_tags:
-        return [t for t in tags if isinstance(t, str) and t.lower() in agent_tags]
-    return [t for t in tags if isinstance(t, str) and t in agent_tags]
-
-
-def tag_points(common: int) -> int:
-    return min(15, common * 5)
-
-
-def same_agent_points(discovered_by: object, agent: str) -> int:
-    return 10 if isinstance(discovered_by, str) and discovered_by == agent else 0
-
-
-COMPONENT_KEYS = ("importance", "recency", "keyword", "agentTags", "sameAgent")
-
-
-def component_explanations(facts: MemoryFacts, task: str, agent: str, now_ms: float, profile: Profile = DEFAULT_PROFILE) -> list[Explanation]:
-    """The five components with their inputs, using the very functions the ranking adds up."""
-    scorer = profile.scorer
-    attrs = facts.attrs
-    raw = attrs.get("importance", UNDEFINED)
-    points = importance_points(facts.importance_key)
-    if raw is UNDEFINED:
-        why = "importance: missing (+0)"
-    elif facts.importance_key in IMPORTANCE_POINTS:
-        why = f"importance: {facts.importance_key} (+{points})"
-    else:
-        why = f"importance: {facts.importance_key!r} is not low/medium/high/critical (+0)"
-    nodes = [Explanation(points, why, kind=COMPONENT, data={"importance": facts.importance_key})]
-
-    points = recency_points(facts.date_ms, now_ms)
-    if math.isnan(facts.date_ms):
-        given = attrs.get("discoveredAt", UNDEFINED)
-        shown = "missing" if given is UNDEFINED else repr(js_to_string(given))
-        nodes.append(Explanation(0, f"recency: discoveredAt {shown} is not a date (+0)", kind=COMPONENT, data={"ageHours": None}))
-    else:
-        age = (now_ms - facts.date_ms) / 3600000
-        if age < 0:
-            why = "in the future, which counts as recent"
-        else:
-            why = "less than 24 h old" if age < 24 else "less than 72 h old" if age < 72 else "72 h or older"
-        iso = JsDate(facts.date_ms).iso()
-        nodes.append(
-            Explanation(points, f"recency: discovered {iso}, {age:.1f} h before now: {why} (+{points})", kind=COMPONENT, data={"ageHours": age, "discoveredAt": iso})
-        )
-
-    words = js_split_whitespace(task.lower())
-    hits = keyword_hits(words, facts.title_lower, scorer.keyword_min_length)
-    points = keyword_points(len(hits))
-    shown = ", ".join("'' (empty word from leading/trailing white space)" if w == "" else repr(w) for w in hits)
-    why = f"keywords: {len(hits)} task word(s) inside the title: {shown} (+{points})" if hits else "keywords: no task word is inside the title (+0)"
-    if len(hits) * 5 > 20:
-        why += f", capped at 20 from {len(hits) * 5}"
-    short = [w for w in words if w and utf16_length(w) <= scorer.keyword_min_length and w in facts.title_lower] if scorer.keyword_min_length else []
-    short = list(dict.fromkeys(short))
-    verb = "earns" if len(short) == 1 else "earn"
-    rule = f"{', '.join(repr(w) for w in short)} {verb} nothing under {profile.name}: it counts only words longer than {scorer.keyword_min_length} characters"
-    sub = (Explanation(0, rule, match=False, kind=INFO, data={"words": short}),) if short else ()
-    nodes.append(Explanation(points, why, sub, kind=COMPONENT, data={"words": hits}))
-
-    common = common_tags(facts.tags, agent, scorer)
-    points = tag_points(len(common))
-    agent_tags = agent_tag_list(agent, scorer)
-    if not facts.tags:
-        why = "agent tags: the memory has no tags (+0)"
-    elif not agent_tags:
-        why = f"agent tags: {profile.name}'s tag map has no tags for {agent!r} (+0)"
-    elif common:
-        folded = " (compared lower-cased)" if scorer.lower_case_tags and any(t != t.lower() for t in common) else ""
-        why = f"agent tags: {', '.join(repr(t) for t in common)} shared with {agent}'s {agent_tags}{folded} (+{points})"
-    else:
-        why = f"agent tags: none of {facts.tags!r} is in {agent}'s {agent_tags} (+0)"
-    nodes.append(Explanation(points, why, kind=COMPONENT, data={"common": common, "agentTags": agent_tags}))
-
-    by = attrs.get("discoveredBy", UNDEFINED)
-    points = same_agent_points(by, agent)
-    if points:
-        why = f"same agent: discovered by {agent} (+10)"
-    else:
-        shown = "nobody recorded" if by is UNDEFINED else repr(js_to_string(by))
-        why = f"same agent: discovered by {shown}, not {agent!r} (+0)"
-    nodes.append(Explanation(points, why, kind=COMPONENT))
-    return nodes
-
-
-def meets_threshold(importance: object, min_importance: object) -> bool:
-    """``order[importance] >= order[minImportance]``; an unknown level compares as undefined: false."""
-    a, b = js_to_string(importance), js_to_string(min_importance)
-    return a in IMPORTANCE_ORDER and b in IMPORTANCE_ORDER and IMPORTANCE_ORDER[a] >= IMPORTANCE_ORDER[b]
-
-
-# --------------------------------------------------------------------------
-# Patterns
-# --------------------------------------------------------------------------
-
-
-def pattern_strings(when_to_use: object) -> tuple[list[str], list[str]]:
-    """The patterns as strings, plus notes on forms the spec's code cannot take.
-
-    ``{pattern: …}`` maps (SPEC-0005's own example) are read as their pattern,
-    as the design of this tool decides; the verbatim code would throw on them.
-    """
-    raw = when_to_use if isinstance(when_to_use, list) else [when_to_use]
-    patterns: list[str] = []
-    notes: list[str] = []
-    for item in raw:
-        if isinstance(item, str):
-            patterns.append(item)
-        elif isinstance(item, dict) and isinstance(item.get("pattern"), str):
-            patterns.append(item["pattern"])
-            notes.append(f"{{pattern: {item['pattern']!r}}} read as its pattern (the spec's code would throw on a map)")
-        elif item is UNDEFINED:
-            notes.append("no whenToUse: the memory can never match")
-        else:
-            notes.append(f"{js_to_string(item)!r} ({type(item).__name__}) is not a pattern; skipped")
-    return patterns, notes
-
-
-def _verbatim_type_error(item: object) -> str:
-    """What ``pattern.toLowerCase()`` throws for a pattern that is not a string."""
-    if item is UNDEFINED or item is None:
-        return f"TypeError: Cannot read properties of {js_to_string(item)} (reading 'toLowerCase')"
-    return "TypeError: pattern.toLowerCase is not a function"
-
-
-def _verbatim_score_failure(attrs: object, agent: str, scorer: Scorer = SPEC_SCORER) -> tuple[str, bool] | None:
-    """The TypeError ``scoreMemoryRelevance`` throws, and whether the memory itself is at fault."""
-    if attrs is UNDEFINED or attrs is None:
-        return f"TypeError: Cannot read properties of {js_to_string(attrs)} (reading 'importance')", True
-    if not isinstance(attrs, dict):
-        attrs = {}
-    title = attrs.get("title", UNDEFINED)
-    if not isinstance(title, str):
-        if title is UNDEFINED or title is None:
-            return f"TypeError: Cannot read properties of {js_to_string(title)} (reading 'toLowerCase')", True
-        return "TypeError: memory.frontmatter.title.toLowerCase is not a function", True
-    tags = attrs.get("tags", UNDEFINED)
-    if js_truthy(tags):
-        if not isinstance(tags, list):
-            return "TypeError: memory.frontmatter.tags.filter is not a function", True
-        if scorer.lower_case_tags:  # t.toLowerCase() runs for every tag, before the agent's list is used
-            odd = next((t for t in tags if not isinstance(t, str)), UNDEFINED)
-            if odd is None:
-                return "TypeError: Cannot read properties of null (reading 'toLowerCase')", True
-            if odd is not UNDEFINED:
-                return "TypeError: t.toLowerCase is not a function", True
-        if is_prototype_key(agent) and tags:
-            # {}[agent] finds an Object.prototype member, which has no .includes
-            return "TypeError: agentTags.includes is not a function", False
-    return None
-
-
-def memory_facts(memory: MemoryFile) -> MemoryFacts:
-    """The task-independent facts of a loadable memory, cached on the file."""
-    if memory._facts is not None:
-        return memory._facts
-    attrs = memory.attrs
-    title = attrs["title"]
-    tags = attrs.get("tags", UNDEFINED)
-    when = attrs.get("whenToUse", UNDEFINED)
-    plans = []
-    for item in when if isinstance(when, list) else [when]:
-        pattern = item if isinstance(item, str) else item.get("pattern") if isinstance(item, dict) else None
-        plans.append((item, plan_pattern(pattern) if isinstance(pattern, str) else None))
-    facts = MemoryFacts(
-        title=title,
-        title_lower=title.lower(),
-        attrs=attrs,
-        importance_key=js_to_string(attrs.get("importance", UNDEFINED)),
-        date_ms=js_new_date(attrs.get("discoveredAt", UNDEFINED)).ms,
-        tags=tags if isinstance(tags, list) and tags else None,
-        plans=plans,
-        pattern_notes=pattern_strings(when)[1],
-    )
-    memory._facts = facts
-    return facts
-
-
-# --------------------------------------------------------------------------
 # The whole decision
 # --------------------------------------------------------------------------
 
@@ -621,27 +407,6 @@ def scored_candidate(memory: MemoryFile, facts: MemoryFacts, components: dict, m
         facts=facts,
         matched_index=matched_index,
     )
-
-
-def agent_points(facts: MemoryFacts, agent: str, scorer: Scorer = SPEC_SCORER) -> tuple[int, int, int]:
-    """The parts of the score that do not depend on the task: (importance, agent tags, same agent)."""
-    return (
-        importance_points(facts.importance_key),
-        tag_points(len(common_tags(facts.tags, agent, scorer))),
-        same_agent_points(facts.attrs.get("discoveredBy"), agent),
-    )
-
-
-def score_components(facts: MemoryFacts, words: list[str], agent: str, now_ms: float, scorer: Scorer = SPEC_SCORER) -> dict:
-    """scoreMemoryRelevance's five parts (the explanation's words come from ``component_explanations``)."""
-    hits = keyword_hits(words, facts.title_lower, scorer.keyword_min_length)
-    return components_dict(agent_points(facts, agent, scorer), recency_points(facts.date_ms, now_ms), len(hits))
-
-
-def components_dict(static: tuple[int, int, int], recency: int, hits: int) -> dict:
-    """The five components, in the spec's order, from the task-independent points, recency and keyword hits."""
-    importance, tags, same = static
-    return {"importance": importance, "recency": recency, "keyword": keyword_points(hits), "agentTags": tags, "sameAgent": same}
 
 
 def _not_loaded(memory: MemoryFile, reason: str, why: str) -> Candidate:
@@ -858,50 +623,6 @@ def _option_notes(options: ArbiterOptions, max_memories, min_importance, agent: 
     if js_to_string(min_importance) not in IMPORTANCE_ORDER:
         notes.append(f"minImportance {js_to_string(min_importance)!r} is not a level, so no memory passes the threshold.")
     return notes
-
-
-# --------------------------------------------------------------------------
-# formatMemoriesForPrompt
-# --------------------------------------------------------------------------
-
-
-def content_preview(body: str) -> str:
-    """The content cut: up to the first ``\\n# `` if it is before 500, else 500 UTF-16 units + "..."."""
-    # Only the first 500 units decide the cut; 503 characters always hold at least that many units,
-    # and a body longer than 500 characters is longer than 500 units.
-    head = utf16_units(body[: PREVIEW_CHARS + 3])
-    heading = head.find("\n# ")
-    if 0 < heading < PREVIEW_CHARS:
-        return from_utf16_units(head[:heading])
-    if len(body) > PREVIEW_CHARS or len(head) > PREVIEW_CHARS:
-        return from_utf16_units(head[:PREVIEW_CHARS]) + "..."
-    return body
-
-
-WHOLE_PROMPT_HEADER = "## Background Knowledge from Previous Runs\n\n"
-PROMPT_HEADER = WHOLE_PROMPT_HEADER + "The following information was learned from prior runs and may be relevant:\n\n"
-
-
-def prompt_header(formatter: str) -> str:
-    return WHOLE_PROMPT_HEADER if formatter == "spec-0005" else PROMPT_HEADER
-
-
-def format_memories_for_prompt(memories: list[Candidate], formatter: str = "spec-0007") -> str:
-    """formatMemoriesForPrompt: SPEC-0007's (and rawko-sdk's) importance line and 500-character
-    previews, or SPEC-0005's (``formatter="spec-0005"``) title, discoverer and whole body."""
-    if not memories:
-        return ""
-    whole = formatter == "spec-0005"
-    out = [prompt_header(formatter)]
-    for candidate in memories:
-        attrs = candidate.file.attrs
-        out.append(f"### {js_to_string(attrs.get('title', UNDEFINED))}\n")
-        if not whole:
-            out.append(f"*Importance: {js_to_string(attrs.get('importance', UNDEFINED)).upper()}*\n")
-        out.append(f"*Discovered by: {js_to_string(attrs.get('discoveredBy', UNDEFINED))}*\n\n")
-        body = candidate.file.spec.body
-        out.append((body if whole else content_preview(body)) + "\n\n")
-    return "".join(out)
 
 
 def parse_now(text: str) -> float:

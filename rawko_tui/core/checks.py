@@ -330,7 +330,7 @@ def budget_for(store: Store, agent: str) -> int | None:
 
 def prompt_shares(preview: Preview) -> list[tuple[str, int, float]]:
     """Each injected memory's block in the prompt: (file, characters, share of the whole prompt)."""
-    from .arbiter import format_memories_for_prompt, prompt_header
+    from .arbiters.formatters import format_memories_for_prompt, prompt_header
 
     total = len(preview.prompt) or 1
     formatter = preview.profile.formatter

@@ -13,7 +13,9 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from .arbiter import IMPORTANCE_ORDER, js_to_number, pattern_strings
+from .arbiter import js_to_number
+
+from .arbiters.scoring import IMPORTANCE_ORDER, pattern_strings
 from .jsregex import JsRegexSyntaxError, JsRegexTimeout, annex_b_notes, compile_js, nested_quantifier_risk
 from .jsvalue import UNDEFINED, JsDate, display_value, js_new_date, js_to_string, js_truthy, type_name
 from .safetext import clean_name

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..arbiter import COMPONENT_KEYS, ArbiterOptions, Candidate, Preview, resolve_options
+from ..arbiter import ArbiterOptions, Candidate, Preview, resolve_options
+
+from .scoring import COMPONENT_KEYS
 from ..store import Store
 from .profiles import Profile
 from .ranking import run_preview

@@ -10,24 +10,47 @@ from __future__ import annotations
 import time
 
 from ..arbiter import (
+
     ArbiterFailure,
+
     ArbiterOptions,
+
     Candidate,
+
     Preview,
+
     _loader_error_text,
+
     _not_loaded,
+
     _reason,
-    _verbatim_score_failure,
-    _verbatim_type_error,
+
     crashed_candidate,
+
     finish_preview,
+
     has_load_error,
+
     load_error_candidate,
-    meets_threshold,
-    memory_facts,
-    score_components,
+
     scored_candidate,
+
     _effective_limits,
+
+)
+
+from .scoring import (
+
+    _verbatim_score_failure,
+
+    _verbatim_type_error,
+
+    meets_threshold,
+
+    memory_facts,
+
+    score_components,
+
 )
 from ..jsvalue import UNDEFINED, js_split_whitespace
 from ..patterns import build_search_text

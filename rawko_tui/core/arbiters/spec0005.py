@@ -14,20 +14,32 @@ import functools
 import math
 
 from ..arbiter import (
+
     GATE,
-    IMPORTANCE_ORDER,
+
     REASON_CRASH,
+
     REASON_NO_MATCH,
+
     SCORE,
+
     ArbiterFailure,
+
     ArbiterOptions,
+
     Candidate,
-    MemoryFacts,
+
     Preview,
+
     _not_loaded,
+
     _pattern_gate,
+
     finish_preview,
+
 )
+
+from .scoring import IMPORTANCE_ORDER, MemoryFacts
 from ..explain import Explanation
 from ..jsvalue import UNDEFINED, js_to_string
 from ..patterns import build_search_text, plan_spec0005_pattern
