@@ -66,7 +66,6 @@ from .jsvalue import UNDEFINED, JsDate, js_to_string, parse_js_date_string
 from .patterns import PatternResult, build_search_text, near_miss
 from .store import MemoryFile, Store
 
-
 # Reasons a candidate is not injected (stable strings for --json consumers)
 REASON_INJECTED = "injected"
 REASON_NO_MATCH = "no-pattern-matched"

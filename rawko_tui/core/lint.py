@@ -14,13 +14,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from .arbiter import js_to_number
-
 from .arbiters.scoring import IMPORTANCE_ORDER, pattern_strings
+from .commonwords import COMMON_WORD_RANK, is_common_word, words_containing
 from .jsregex import JsRegexSyntaxError, JsRegexTimeout, annex_b_notes, compile_js, nested_quantifier_risk
 from .jsvalue import UNDEFINED, JsDate, display_value, js_new_date, js_to_string, js_truthy, type_name
-from .safetext import clean_name
-from .commonwords import COMMON_WORD_RANK, is_common_word, words_containing
 from .patterns import ALTERNATIVES, REGEX, SUBSTRING, WILDCARD, looks_like_regex, match_pattern
+from .safetext import clean_name
 from .store import MemoryFile, Store, pinned_now
 from .writer import slugify
 
@@ -361,10 +360,9 @@ def lint_text(root, name: str, data: bytes) -> list[Finding]:
     """Findings for a memory file as it would be (nothing is written to find out)."""
     from pathlib import Path
 
-    from .store import MemoryFile, parse_memory_bytes
-
     from .arbiters.loaders import sdk_read
     from .arbiters.profiles import RAWKO_SDK
+    from .store import MemoryFile, parse_memory_bytes
 
     memory = MemoryFile(location=Path(root) / ".rawko" / "memories" / name, rel_path=f".rawko/memories/{name}", name=name, top_level="/" not in name, size=len(data))
     parse_memory_bytes(memory, data)

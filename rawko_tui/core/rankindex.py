@@ -27,65 +27,35 @@ import zlib
 from dataclasses import dataclass
 
 from .arbiter import (
-
     REASON_CRASH,
-
     REASON_ERROR,
-
     REASON_NO_MATCH,
-
     REASON_THRESHOLD,
-
     ArbiterFailure,
-
     ArbiterOptions,
-
     Candidate,
-
     Preview,
-
     _effective_limits,
-
     _loader_error_text,
-
     _not_loaded,
-
     _reason,
-
     crashed_candidate,
-
     finish_preview,
-
     has_load_error,
-
     load_error_candidate,
-
     scored_candidate,
-
 )
-
 from .arbiters.scoring import (
-
     IMPORTANCE_ORDER,
-
     MemoryFacts,
-
     _verbatim_score_failure,
-
     _verbatim_type_error,
-
     agent_points,
-
     components_dict,
-
     keyword_hits,
-
     keyword_points,
-
     memory_facts,
-
     recency_points,
-
 )
 from .jsregex import JsRegex, JsRegexTimeout, carrier_text, re2_options
 from .jsvalue import is_prototype_key, js_split_whitespace, js_to_string, utf16_length

@@ -11,11 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..arbiter import ArbiterOptions, Candidate, Preview, resolve_options
-
-from .scoring import COMPONENT_KEYS
 from ..store import Store
 from .profiles import Profile
 from .ranking import run_preview
+from .scoring import COMPONENT_KEYS
 
 COMPONENT_WORDS = {"importance": "importance", "recency": "recency", "keyword": "keywords", "agentTags": "agent tags", "sameAgent": "same agent"}
 

@@ -9,12 +9,11 @@ information under the others.
 from __future__ import annotations
 
 from ..arbiter import REASON_NOT_READ, REASON_SKIPPED, REASON_STOPS
-
-from .scoring import _verbatim_score_failure
 from ..jsvalue import UNDEFINED
 from ..store import Store
 from .loaders import load_view
 from .profiles import Profile
+from .scoring import _verbatim_score_failure
 from .spec0005 import _crash_for, _facts
 
 

@@ -20,19 +20,12 @@ import re
 from dataclasses import dataclass
 
 from ..arbiter import (
-
     REASON_ERROR,
-
     REASON_NOT_READ,
-
     REASON_SKIPPED,
-
     REASON_STOPS,
-
     has_load_error,
-
     not_loaded_gate,
-
 )
 from ..jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
 from ..store import MemoryFile, SpecView, Store

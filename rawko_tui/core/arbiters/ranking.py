@@ -10,47 +10,19 @@ from __future__ import annotations
 import time
 
 from ..arbiter import (
-
     ArbiterFailure,
-
     ArbiterOptions,
-
     Candidate,
-
     Preview,
-
-    _loader_error_text,
-
-    _not_loaded,
-
-    _reason,
-
-    crashed_candidate,
-
-    finish_preview,
-
-    has_load_error,
-
-    load_error_candidate,
-
-    scored_candidate,
-
     _effective_limits,
-
-)
-
-from .scoring import (
-
-    _verbatim_score_failure,
-
-    _verbatim_type_error,
-
-    meets_threshold,
-
-    memory_facts,
-
-    score_components,
-
+    _loader_error_text,
+    _not_loaded,
+    _reason,
+    crashed_candidate,
+    finish_preview,
+    has_load_error,
+    load_error_candidate,
+    scored_candidate,
 )
 from ..jsvalue import UNDEFINED, js_split_whitespace
 from ..patterns import build_search_text
@@ -58,6 +30,13 @@ from ..rankindex import store_index
 from ..store import MemoryFile, Store
 from . import spec0005
 from .loaders import LoadedView, load_view
+from .scoring import (
+    _verbatim_score_failure,
+    _verbatim_type_error,
+    meets_threshold,
+    memory_facts,
+    score_components,
+)
 
 
 def _now(now_ms: float | None) -> float:

@@ -14,38 +14,25 @@ import functools
 import math
 
 from ..arbiter import (
-
     GATE,
-
     REASON_CRASH,
-
     REASON_NO_MATCH,
-
     SCORE,
-
     ArbiterFailure,
-
     ArbiterOptions,
-
     Candidate,
-
     Preview,
-
     _not_loaded,
-
     _pattern_gate,
-
     finish_preview,
-
 )
-
-from .scoring import IMPORTANCE_ORDER, MemoryFacts
 from ..explain import Explanation
 from ..jsvalue import UNDEFINED, js_to_string
 from ..patterns import build_search_text, plan_spec0005_pattern
 from ..rankindex import PatternIndex
 from ..store import MemoryFile, Store
 from .loaders import LoadedView
+from .scoring import IMPORTANCE_ORDER, MemoryFacts
 
 
 def _crash_for(item: object) -> str | None:
