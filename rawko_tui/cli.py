@@ -83,7 +83,7 @@ def _add_arbiter(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rawko-tui",
-        usage="rawko-tui [PATH] [--task TEXT] [--agent NAME] [--now ISO] [--at REV]\n       rawko-tui COMMAND [PATH] [options]",
+        usage="rawko-tui [PATH] [--task TEXT] [--agent NAME] [--now ISO] [--at REV] [--arbiter NAME]\n       rawko-tui COMMAND [PATH] [options]",
         description="Review, debug and preview the long-term memories rawko agents inject.",
         epilog=APP_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -243,6 +243,8 @@ nearest folder at or above this one that holds .rawko/):
   --now ISO     the time to score recency against (default: `now:` in
                 .rawko/rawko-tui.yaml, else the clock)
   --at REV      the store as it was at this git revision (read-only)
+  --arbiter NAME  the arbiter profile to preview (default: `arbiter:` in
+                .rawko/rawko-tui.yaml, else spec-0007; b switches in the app)
 
 `rawko-tui COMMAND --help` explains each command."""
 
@@ -254,6 +256,7 @@ def build_app_parser() -> argparse.ArgumentParser:
     parser.add_argument("--agent", help="the agent for the preview")
     parser.add_argument("--now", help="the time to score recency against, ISO 8601")
     parser.add_argument("--at", metavar="REV", help="open the store as it was at this git revision (read-only)")
+    _add_arbiter(parser)
     return parser
 
 
@@ -1010,7 +1013,11 @@ def cmd_app(args) -> int:
         from .core.history import files_at
 
         files_at(root, args.at)  # a bad revision is a clear message here, not an empty app
-    return run_app(root, task=args.task, agent=args.agent, now=args.now, problem=problem, at=args.at)
+    if args.arbiter and root is not None:
+        from .core.store import load_config
+
+        resolve_profile(load_config(root), args.arbiter)  # an unknown name is a clear message, not a silent default
+    return run_app(root, task=args.task, agent=args.agent, now=args.now, problem=problem, at=args.at, arbiter=args.arbiter)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -94,3 +94,16 @@ async def test_the_store_chooses_the_profile_and_a_saved_task_records_it(tmp_pat
         await settle(pilot)
     saved, _ = load_checks(root)
     assert [(t.task, t.arbiter) for t in saved] == [("add an api to find the login", "rawko-sdk")]
+
+
+async def test_the_app_opens_under_the_arbiter_given_on_the_command_line(tmp_path, capsys):
+    from rawko_tui.cli import main
+
+    root = write_store(tmp_path, DISAGREEING)
+    app = create_app(root, task="add an api to find the login", agent="tester", now=FIXED_NOW, poll_seconds=None, arbiter="spec-0005")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.title == "rawko-tui · spec-0005"
+        assert "Arbiter: spec-0005 (--arbiter)" in header(app)
+    assert main([str(root), "--arbiter", "nope"]) == 2  # refused before the app opens
+    assert "unknown arbiter profile 'nope'" in capsys.readouterr().err

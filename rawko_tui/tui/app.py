@@ -91,6 +91,7 @@ class RawkoApp(App[int]):
         poll_seconds: float | None = POLL_SECONDS,
         api_key: str | None = None,
         api_base_url: str | None = None,
+        arbiter: str | None = None,
     ) -> None:
         super().__init__()
         self.root = root
@@ -127,6 +128,8 @@ class RawkoApp(App[int]):
         self._repository: tuple[Path, bool] | None = None  # locate_repository(root), refreshed by each load
         self._rewritten: set[str] = set()  # memory files whose working copy rewrites committed bytes
         self.comparison = None  # the other profiles' rankings of the shown task (arbiters.compare.Comparison)
+        self.initial_arbiter = arbiter  # --arbiter (None: the store's own)
+        self._arbiter_label = "--arbiter"  # how the profile in force was chosen, when it was
         if root is not None:
             self.sub_title = one_line(root.name, 80) + (f" at {one_line(at, 80)} (read-only)" if at else "")
 
@@ -178,7 +181,9 @@ class RawkoApp(App[int]):
                 yield MemoryList(id="memories")
                 yield MemoryView(id="memory")
             with Vertical(id="right"):
-                yield PreviewPane(self.agent_names, task=self.initial_task, agent=self.initial_agent, now=self.initial_now, id="preview")
+                pane = PreviewPane(self.agent_names, task=self.initial_task, agent=self.initial_agent, now=self.initial_now, id="preview")
+                pane.arbiter = self.initial_arbiter
+                yield pane
                 yield Breakdown(id="breakdown")
         yield Footer()
 
@@ -337,7 +342,7 @@ class RawkoApp(App[int]):
                 started = time.perf_counter()
                 if query.effective:
                     store = self._effective(store)
-                profile, source = _chosen_profile(store, query.arbiter)
+                profile, source = _chosen_profile(store, query.arbiter, self._arbiter_label)
                 options = resolve_options(store, query.agent, query.max_memories, query.min_importance, query.recursive, profile)
                 options.sources["arbiter"] = source
                 preview = run_preview(store, query.task, query.agent, options, query.now_ms)
@@ -660,8 +665,9 @@ class RawkoApp(App[int]):
 
         names = list(defined_profiles(self.store.config)[0])
         pane = self.main.query_one(PreviewPane)
-        current = self.preview.profile.name if self.preview is not None else _chosen_profile(self.store, pane.arbiter)[0].name
+        current = self.preview.profile.name if self.preview is not None else _chosen_profile(self.store, pane.arbiter, "")[0].name
         following = names[(names.index(current) + 1) % len(names)] if current in names else names[0]
+        self._arbiter_label = "chosen with b"
         pane.set_arbiter(following)
         profile = defined_profiles(self.store.config)[0][following]
         self.notify(one_line(f"Arbiter: {following} — {profile.summary}", 300), timeout=4)
@@ -690,7 +696,8 @@ class RawkoApp(App[int]):
         view = "effective" if preview.view == "effective" else "spec"
         saved, _ = load_checks(self.root)
         arbiter = preview.profile.name
-        same = next((t for t in saved if t.task == preview.task and t.agent == preview.agent and t.view == view and (t.arbiter or _chosen_profile(self.store, None)[0].name) == arbiter), None)
+        store_arbiter = _chosen_profile(self.store, None, "")[0].name
+        same = next((t for t in saved if t.task == preview.task and t.agent == preview.agent and t.view == view and (t.arbiter or store_arbiter) == arbiter), None)
         if same is not None:
             self.notify(one_line(f"Already saved as {same.label} in {same.source}: nothing written.", 300), severity="warning", timeout=6)
             return
@@ -777,24 +784,31 @@ def create_app(root: Path | None, task: str | None = None, agent: str | None = N
 
 
 def run_app(
-    root: Path | None, task: str | None = None, agent: str | None = None, now: str | None = None, problem: str | None = None, at: str | None = None
+    root: Path | None,
+    task: str | None = None,
+    agent: str | None = None,
+    now: str | None = None,
+    problem: str | None = None,
+    at: str | None = None,
+    arbiter: str | None = None,
 ) -> int:
     if now:
         parse_now(now)  # validated by the CLI already; fail early all the same
-    app = create_app(root, task=task, agent=agent, now=now, problem=problem, at=at)
+    app = create_app(root, task=task, agent=agent, now=now, problem=problem, at=at, arbiter=arbiter)
     result = app.run()
     return result or 0
 
 
-def _chosen_profile(store: Store, name: str | None):
-    """The profile chosen in the app, else the store's (``arbiter:``), else the default; and where it came from."""
+def _chosen_profile(store: Store, name: str | None, chosen: str):
+    """The profile chosen (``chosen`` says how: ``--arbiter``, with b), else the store's (``arbiter:``), else the default;
+    and where it came from, in words."""
     from ..core.arbiters.profiles import ProfileError, resolve_profile
 
     try:
         profile, source = resolve_profile(store.config, name)
     except ProfileError:
         profile, source = resolve_profile({}, None)
-    return profile, {"option": "chosen with b", "rawko-tui.yaml": "from rawko-tui.yaml", "default": "the default"}[source]
+    return profile, {"option": chosen, "rawko-tui.yaml": "from rawko-tui.yaml", "default": "the default"}[source]
 
 
 def _compare_with_others(store: Store, preview: Preview, query):
