@@ -568,3 +568,15 @@ def test_preview_json_equals_the_oracle(tmp_path, oracle, capsys, name):
     if name == "rawko-sdk":
         assert sorted(c["path"] for c in got["candidates"] if c["reason"] == REASON_SKIPPED) == sorted(want["skipped"])
         assert got["planPrompt"]["text"] == want["planPrompt"]
+
+
+def test_the_impact_of_a_change_is_judged_by_the_arbiter_in_force(tmp_path):
+    from rawko_tui.core.curation import impact_of_change
+
+    write_store(tmp_path, {"plain.md": memory(title="Plain login note", when='"login"', tags="[auth]", importance="low")})
+    store = load_store(tmp_path)
+    new = memory(title="Finder", when='"find.*login|locate.*module"', tags="[code]").encode()
+    tasks = [("find the login", "tester")]
+    assert impact_of_change(store, {"finder.md": new}, tasks, NOW_MS) == []  # spec-0007: two literal alternatives
+    added = impact_of_change(store, {"finder.md": new}, tasks, NOW_MS, BUILT_IN["spec-0005"])
+    assert [(i.view, i.added) for i in added] == [("spec", (".rawko/memories/finder.md",)), ("effective", (".rawko/memories/finder.md",))]

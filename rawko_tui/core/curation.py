@@ -406,8 +406,11 @@ class Impact:
         return f"{self.view}: {self.task!r} ({self.agent}): {' '.join(parts)}"
 
 
-def impact_of_change(store: Store, changes: dict[str, bytes], tasks: list[tuple[str, str]], now_ms: float) -> list[Impact]:
-    """For each task, what the change (new bytes for one or more files) adds to or removes from the injection, in both views."""
+def impact_of_change(store: Store, changes: dict[str, bytes], tasks: list[tuple[str, str]], now_ms: float, profile=None) -> list[Impact]:
+    """For each task, what the change (new bytes for one or more files) adds to or removes from the injection, in both views.
+
+    ``profile``: the arbiter profile to judge by (default: the store's own).
+    """
     from .arbiter import resolve_options
     from .arbiters.ranking import run_preview
 
@@ -415,7 +418,7 @@ def impact_of_change(store: Store, changes: dict[str, bytes], tasks: list[tuple[
     changes = []
     for task, agent in tasks:
         for view, before_store, after_store in (("spec", store, after), ("effective", effective_store(store), effective_store(after))):
-            options = resolve_options(store, agent)
+            options = resolve_options(store, agent, profile=profile)
             old = {c.path for c in run_preview(before_store, task, agent, options, now_ms).injected}
             new = {c.path for c in run_preview(after_store, task, agent, options, now_ms).injected}
             if old != new:
@@ -462,8 +465,8 @@ def pattern_matches(when_to_use: object, tasks: list[tuple[str, str]]) -> list[s
 MIN_TASKS_FOR_UNUSED = 3
 
 
-def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float) -> list[CandidateGroup]:
-    """Active memories that none of the given tasks injects (in the effective view)."""
+def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float, profile=None) -> list[CandidateGroup]:
+    """Active memories that none of the given tasks injects (in the effective view), under ``profile`` (default: the store's)."""
     from .arbiter import resolve_options
     from .arbiters.ranking import run_preview
 
@@ -472,7 +475,7 @@ def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float) -
     view = effective_store(store)
     injected: set[str] = set()
     for task, agent in tasks:
-        injected |= {c.path for c in run_preview(view, task, agent, resolve_options(store, agent), now_ms).injected}
+        injected |= {c.path for c in run_preview(view, task, agent, resolve_options(store, agent, profile=profile), now_ms).injected}
     groups = []
     for memory in store.files:
         if memory.error is None and memory.spec is not None and memory.top_level and status_of(memory).active and memory.rel_path not in injected:

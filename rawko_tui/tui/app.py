@@ -593,7 +593,7 @@ class RawkoApp(App[int]):
         now_ms = self._now_ms()
         tasks = self.impact_tasks()
         lines = pattern_matches(_effective_when(name, data), tasks)
-        return lines + [i.describe() for i in impact_of_change(self.store, {name: data}, tasks, now_ms)]
+        return lines + [i.describe() for i in impact_of_change(self.store, {name: data}, tasks, now_ms, self.active_profile())]
 
     def impact_tasks(self) -> list[tuple[str, str]]:
         """The saved tasks, then the recently previewed ones: what an edit's impact is measured on."""
@@ -656,6 +656,10 @@ class RawkoApp(App[int]):
             return
         now_ms = self._now_ms()
         self.push_screen(ChecksScreen(self.store, now_ms, self.recent_tasks[:8]))
+
+    def active_profile(self):
+        """The arbiter profile of the ranking shown (None before the first: the store's own)."""
+        return self.preview.profile if self.preview is not None else None
 
     def action_next_arbiter(self) -> None:
         """Rank under the next arbiter profile (the store's own first, then the others, round)."""

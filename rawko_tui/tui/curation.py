@@ -440,7 +440,7 @@ class ConsolidationScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="candidates", description="find consolidation candidates")
     def find_candidates(self) -> None:
-        groups = consolidation_candidates(self.store, self.now_ms) + unused_memories(self.store, self.recent_tasks, self.now_ms)
+        groups = consolidation_candidates(self.store, self.now_ms) + unused_memories(self.store, self.recent_tasks, self.now_ms, self.app.active_profile())
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_groups, groups)
 
@@ -499,7 +499,7 @@ class ConsolidationScreen(Screen[None]):
 
         def impact(_name: str, data: bytes) -> list[str]:
             tasks = self.app.impact_tasks()
-            return [i.describe() for i in impact_of_change(self.store, merge_changes(self.store, names, data.decode("utf-8")), tasks, self.now_ms)]
+            return [i.describe() for i in impact_of_change(self.store, merge_changes(self.store, names, data.decode("utf-8")), tasks, self.now_ms, self.app.active_profile())]
 
         return impact
 
@@ -509,7 +509,7 @@ class ConsolidationScreen(Screen[None]):
 
         root = self.store.root
         changes = {w.name: (root / w.rel_path).read_bytes() + w.data for w in writes if w.rel_path.startswith(".rawko/memories/")}
-        return [i.describe() for i in impact_of_change(self.store, changes, self.app.impact_tasks(), self.now_ms)]
+        return [i.describe() for i in impact_of_change(self.store, changes, self.app.impact_tasks(), self.now_ms, self.app.active_profile())]
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="write a consolidation decision")
     def run_writes(self, writes: list[PlannedWrite], action: str, summary: str) -> None:
