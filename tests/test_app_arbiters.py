@@ -107,3 +107,20 @@ async def test_the_app_opens_under_the_arbiter_given_on_the_command_line(tmp_pat
         assert "Arbiter: spec-0005 (--arbiter)" in header(app)
     assert main([str(root), "--arbiter", "nope"]) == 2  # refused before the app opens
     assert "unknown arbiter profile 'nope'" in capsys.readouterr().err
+
+
+async def test_a_failure_of_the_other_arbiters_never_stops_the_ranking(tmp_path, monkeypatch):
+    import rawko_tui.tui.app as app_module
+
+    def broken(*_args):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(app_module, "_compare_with_others", broken)
+    root = write_store(tmp_path, DISAGREEING)
+    app = app_for(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "Others: the other arbiters could not rank this task (RuntimeError: disk on fire)" in header(app)
+        app.query_one(PreviewPane).set_task("find the login")
+        await settle(pilot)
+        assert app.preview.task == "find the login" and len(app.preview.injected) == 3  # still ranking

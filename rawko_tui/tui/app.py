@@ -355,18 +355,26 @@ class RawkoApp(App[int]):
                 # then, once typing pauses, what the other profiles inject for the same task: ranking
                 # them after every key would take the interpreter from the UI thread while keys arrive
                 if not worker.is_cancelled and self._pending is None and not self._rank_wanted.wait(OTHERS_AFTER_SECONDS):
-                    comparison = _compare_with_others(store, preview, query)
+                    try:
+                        comparison = _compare_with_others(store, preview, query)
+                    except Exception as exc:  # noqa: BLE001 - the line on the others must never stop the ranking
+                        comparison = exc
                     if not worker.is_cancelled and self._pending is None:
-                        self.call_from_thread(self._comparison_ready, comparison)
+                        self.call_from_thread(self._comparison_ready, comparison, preview)
             finally:
                 self._rank_busy = False
 
-    def _comparison_ready(self, comparison) -> None:
+    def _comparison_ready(self, comparison, ranked: Preview) -> None:
+        """The other profiles' rankings of ``ranked``'s task (or why they could not be made)."""
         from ..core.arbiters.compare import summary_line
 
         preview = self.preview if self._unshown_ranking is None else self._unshown_ranking[0]
-        if preview is None or comparison.previews.get(preview.profile.name) is not preview:
+        if preview is not ranked:
             return  # a newer ranking arrived: its own comparison follows
+        if isinstance(comparison, Exception):
+            self.comparison = None
+            self.main.query_one(PreviewPane).show_others(f"the other arbiters could not rank this task ({type(comparison).__name__}: {comparison})")
+            return
         self.comparison = comparison
         self.main.query_one(PreviewPane).show_others(summary_line(comparison, preview.profile.name))
 
@@ -662,7 +670,7 @@ class RawkoApp(App[int]):
         return self.preview.profile if self.preview is not None else None
 
     def action_next_arbiter(self) -> None:
-        """Rank under the next arbiter profile (the store's own first, then the others, round)."""
+        """Rank under the next arbiter profile, in the order `rawko-tui arbiters` lists them, round."""
         if self.store is None:
             return
         from ..core.arbiters.profiles import defined_profiles
