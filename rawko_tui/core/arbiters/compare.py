@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..arbiter import ArbiterOptions, Candidate, Preview, resolve_options
+from ..arbiter import Candidate, Preview, resolve_options
 from ..store import Store
 from .profiles import Profile
 from .ranking import run_preview
@@ -100,7 +100,7 @@ def _decision(name: str, preview: Preview, candidate: Candidate | None) -> Decis
     if preview.arbiter_failure is not None and candidate.loaded:
         why = f"nothing is injected: {preview.arbiter_failure.describe()}"
         return Decision(name, False, None, candidate.score if scored else None, "run-fails", why)
-    return Decision(name, candidate.injected, candidate.rank if candidate.injected else candidate.rank, candidate.score if scored and candidate.loaded else None, candidate.reason, candidate.explanation.description)
+    return Decision(name, candidate.injected, candidate.rank, candidate.score if scored and candidate.loaded else None, candidate.reason, candidate.explanation.description)
 
 
 def differences(previews: dict[str, Preview]) -> list[Difference]:
@@ -215,5 +215,3 @@ def _stem(path: str) -> str:
     name = path.rsplit("/", 1)[-1]
     return name[:-3] if name.endswith(".md") else name
 
-
-__all__ = ["ArbiterOptions", "Comparison", "Decision", "Difference", "compare_profiles", "differences", "first_rule", "summary_line"]
