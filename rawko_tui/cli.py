@@ -441,6 +441,8 @@ def cmd_preview(args) -> int:
 
 
 def cmd_compare(args) -> int:
+    import time
+
     from .core.arbiters.compare import compare_profiles
 
     store = _load(args)
@@ -456,7 +458,7 @@ def cmd_compare(args) -> int:
     else:
         chosen = list(profiles.values())
     now_ms = _now(args, store)
-    now_ms = now_ms if now_ms is not None else float(__import__("time").time_ns() // 1_000_000)
+    now_ms = now_ms if now_ms is not None else float(time.time_ns() // 1_000_000)  # one "now" for every profile
     comparison = compare_profiles(store, args.task, args.agent, chosen, now_ms, args.recursive)
     if args.json:
         _write(_dumps({**comparison.to_dict(), "now": iso_from_ms(now_ms), "problems": problems}))
