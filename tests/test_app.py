@@ -915,6 +915,13 @@ async def test_appended_entries_show_their_date_and_author(tmp_path, monkeypatch
         assert "2026-01-23T10:30:00.000Z · developer" in timeline[1]
         assert "(commit) · Ada (commit)" in timeline[2]  # no fields of its own: the commit that added it says
         assert " · Ada · sets updatedAt, updatedBy, correction" in timeline[3] and "no date" not in timeline[3]
+        # drawn again with new findings (lint finishing after the history arrived): the record stays
+        from rawko_tui.tui.widgets.memory_view.memory_view import MemoryView
+
+        view = app.query_one(MemoryView)
+        view.show(view.memory, list(app.findings))
+        timeline = str(app.query_one("#memory-timeline").render()).splitlines()
+        assert "(commit) · Ada (commit)" in timeline[2]
 
 
 async def test_list_badges_for_retired_superseded_and_rewritten_files(tmp_path, monkeypatch):

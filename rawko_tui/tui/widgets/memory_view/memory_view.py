@@ -42,8 +42,11 @@ class MemoryView(VerticalScroll):
         yield Static(id="memory-body-plain")
 
     memory: MemoryFile | None = None
+    history: FileHistory | None = None  # the shown memory's git record, once it has arrived
 
     def show(self, memory: MemoryFile | None, findings: list[Finding]) -> None:
+        if memory is not self.memory:
+            self.history = None  # another file: its record is read anew
         self.memory = memory
         self.findings = findings  # the store's findings this view was drawn with
         header = self.query_one("#memory-header", Static)
@@ -64,13 +67,14 @@ class MemoryView(VerticalScroll):
         header.update(head)
         self._show_views(memory)
         self._show_fields(memory)
-        self._show_timeline(memory)
+        self._show_timeline(memory, self.history)  # drawn again (new findings): the record it had stays
         self._show_findings(memory, findings)
         self._show_body(memory)
         self.scroll_home(animate=False)
 
     def show_history(self, history: FileHistory | None) -> None:
         """The file's git record: its badge, which commit added each entry, and its commits."""
+        self.history = history
         text = history_text(history)
         commits = history.commits if history else []
         if commits:
