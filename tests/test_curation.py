@@ -208,3 +208,20 @@ def test_pattern_matches_and_unused_memories(repo):
     assert unused_memories(load_store(repo), tasks[:1], NOW) == []  # one task is too few to judge
     unused = unused_memories(load_store(repo), tasks, NOW)
     assert [g.paths for g in unused] == [(".rawko/memories/jwt-tokens.md",)] and unused[0].kind == "unused"
+
+
+def test_stale_counts_from_the_last_dated_entry_and_says_so(tmp_path, capsys):
+    old = "2025-01-01T00:00:00Z"
+    corrected = memory(title="Corrected long ago", at=old) + "\n\n---\ncorrection: the limit\nupdatedAt: 2026-01-20T00:00:00Z\nupdatedBy: Ada\n---\n\nIt is 60, not 100.\n"
+    undated = memory(title="Agent note after", at=old) + "\n\n---\nimportance: low\n---\n\nAn agent's note.\n"
+    root = write_store(tmp_path, {"corrected.md": corrected, "undated.md": undated, "never.md": memory(title="Never updated", at=old)})
+    reasons = {g.paths[0].rsplit("/", 1)[-1]: g.reason for g in consolidation_candidates(load_store(root), NOW) if g.kind == "stale"}
+    assert "corrected.md" not in reasons  # confirmed four days before now: not stale
+    assert reasons["never.md"] == "discovered 388 days ago and never updated since"
+    assert reasons["undated.md"] == "discovered 388 days ago; its 1 later entry carries no date"
+    (root / ".rawko" / "rawko-tui.yaml").write_text("staleDays: 400\n")
+    assert [g for g in consolidation_candidates(load_store(root), NOW) if g.kind == "stale"] == []
+    (root / ".rawko" / "rawko-tui.yaml").write_text("staleDays: soon\n")
+    assert len([g for g in consolidation_candidates(load_store(root), NOW) if g.kind == "stale"]) == 2
+    assert main(["lint", str(root)]) in (0, 1)
+    assert "staleDays is 'soon', not a whole number of days: ignored, 180 is used" in capsys.readouterr().out

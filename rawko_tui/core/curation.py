@@ -117,8 +117,46 @@ def likeness(title_a: str, body_a: str, title_b: str, body_b: str) -> tuple[floa
     return round(max(body_score, 0.5 * title_score + 0.5 * body_score), 1), title_score, body_score
 
 
-def consolidation_candidates(store: Store, now_ms: float, stale_days: int = 180) -> list[CandidateGroup]:
-    """Near-duplicates, possible contradictions and stale memories, strongest first (dismissed ones left out)."""
+STALE_DAYS = 180
+
+
+def configured_stale_days(config: dict) -> int:
+    """``staleDays:`` of rawko-tui.yaml (days since a memory's last dated entry), else 180."""
+    value = config.get("staleDays")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else STALE_DAYS
+
+
+def _stale_reason(memory: MemoryFile, now_ms: float, stale_days: int) -> tuple[float, str] | None:
+    """(score, reason) when the memory's last dated entry is older than ``stale_days``, counted from that entry."""
+    dated = []
+    for entry in memory.entries:
+        when = entry_stamp(entry.frontmatter)[0]
+        if when is not None:
+            date = js_new_date(when)
+            if date.valid:
+                dated.append((date.ms, entry.index))
+    if not dated:
+        return None
+    last_ms, last_index = max(dated)
+    days = int((now_ms - last_ms) / 86_400_000)
+    if days <= stale_days:
+        return None
+    total = len(memory.entries)
+    if total == 1:
+        reason = f"discovered {days} days ago and never updated since"
+    elif last_index == 0:
+        reason = f"discovered {days} days ago; its {total - 1} later entr{'y carries' if total == 2 else 'ies carry'} no date"
+    else:
+        reason = f"last updated {days} days ago (entry {last_index + 1} of {total})"
+    return float(min(100, days / 10)), reason
+
+
+def consolidation_candidates(store: Store, now_ms: float, stale_days: int | None = None) -> list[CandidateGroup]:
+    """Near-duplicates, possible contradictions and stale memories, strongest first (dismissed ones left out).
+
+    Stale: past ``expiresAt``, or no dated entry in ``stale_days`` (default: ``staleDays:`` of rawko-tui.yaml, else 180).
+    """
+    stale_days = configured_stale_days(store.config) if stale_days is None else stale_days
     active = [m for m in store.files if m.error is None and m.spec is not None and isinstance(m.attrs.get("title"), str) and status_of(m).active]
     texts = {m.rel_path: (m.effective()[0].get("title", ""), effective_body(m)) for m in active}
     groups: list[CandidateGroup] = []
@@ -150,10 +188,9 @@ def consolidation_candidates(store: Store, now_ms: float, stale_days: int = 180)
             if when.valid and when.ms < now_ms:
                 groups.append(CandidateGroup("stale", (memory.rel_path,), 100.0, f"expired on {when.iso()}"))
                 continue
-        found = js_new_date(fields.get("discoveredAt")) if "discoveredAt" in fields else None
-        if found is not None and found.valid and (now_ms - found.ms) / 86_400_000 > stale_days:
-            days = int((now_ms - found.ms) / 86_400_000)
-            groups.append(CandidateGroup("stale", (memory.rel_path,), float(min(100, days / 10)), f"discovered {days} days ago and never updated"))
+        stale = _stale_reason(memory, now_ms, stale_days)
+        if stale is not None:
+            groups.append(CandidateGroup("stale", (memory.rel_path,), *stale))
     gone = dismissed(store.root)
     groups = [g for g in groups if tuple(sorted(g.paths)) not in gone]
     groups.sort(key=lambda g: ({"near-duplicate": 0, "contradiction": 1, "stale": 2, "unused": 3}[g.kind], -g.score))

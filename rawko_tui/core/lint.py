@@ -298,6 +298,9 @@ def settings_findings(store: Store) -> list[Finding]:
         found.append(Finding(where, WARNING, "config", f"recursive is {js_to_string(config['recursive'])!r}, not true or false: ignored, the default (false) is used"))
     if "now" in config and pinned_now(config) is None:
         found.append(Finding(where, WARNING, "config", f"now is {display_value(config['now'])!r}, not an ISO 8601 date: ignored, the clock is used"))
+    stale_days = config.get("staleDays")
+    if "staleDays" in config and (isinstance(stale_days, bool) or not isinstance(stale_days, int) or stale_days <= 0):
+        found.append(Finding(where, WARNING, "config", f"staleDays is {display_value(stale_days)!r}, not a whole number of days: ignored, 180 is used"))
     if "author" in config and not isinstance(config["author"], str):
         found.append(Finding(where, WARNING, "config", f"author is a {type_name(config['author'])}, not text: ignored, git's author is used"))
     if "keymap" in config and not isinstance(config["keymap"], dict):
