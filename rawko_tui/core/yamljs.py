@@ -207,13 +207,17 @@ def _hide_yaml11_breaks(text: str) -> tuple[str, bool]:
     return text.translate(_YAML11_BREAKS), True
 
 
-class _Constructor(SafeConstructor):
+class BreaksRestoringConstructor(SafeConstructor):
+    """A constructor that gives back the NEL, LS and PS ``_hide_yaml11_breaks`` hid from libyaml (both dialects)."""
+
     restore_breaks = False  # set when _hide_yaml11_breaks changed the text
 
     def construct_scalar(self, node):
         value = super().construct_scalar(node)
         return value.translate(_RESTORE_BREAKS) if self.restore_breaks and isinstance(value, str) else value
 
+
+class _Constructor(BreaksRestoringConstructor):
     def construct_mapping(self, node, deep=False):
         if not isinstance(node, MappingNode):
             raise ConstructorError(None, None, "expected a mapping node", node.start_mark)

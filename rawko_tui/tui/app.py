@@ -675,14 +675,14 @@ class RawkoApp(App[int]):
             return
         from ..core.arbiters.profiles import defined_profiles
 
-        names = list(defined_profiles(self.store.config)[0])
+        profiles = defined_profiles(self.store.config)[0]
+        names = list(profiles)
         pane = self.main.query_one(PreviewPane)
         current = self.preview.profile.name if self.preview is not None else _chosen_profile(self.store, pane.arbiter, "")[0].name
         following = names[(names.index(current) + 1) % len(names)] if current in names else names[0]
         self._arbiter_label = "chosen with b"
         pane.set_arbiter(following)
-        profile = defined_profiles(self.store.config)[0][following]
-        self.notify(one_line(f"Arbiter: {following} — {profile.summary}", 300), timeout=4)
+        self.notify(one_line(f"Arbiter: {following} — {profiles[following].summary}", 300), timeout=4)
 
     def action_compare_arbiters(self) -> None:
         """The profiles side by side for the task shown: each memory whose fate differs, and why."""

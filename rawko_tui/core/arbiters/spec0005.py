@@ -73,6 +73,20 @@ def _by_importance(a: Candidate, b: Candidate) -> int:
     return 0 if x is None or y is None else x - y
 
 
+def _crashed(memory: MemoryFile, profile: str, crash: str) -> Candidate:
+    """A memory the matching throws on (a tolerant arbiter skips it)."""
+    return _not_loaded(memory, REASON_CRASH, f"skipped: {profile}'s matching throws on it ({crash})")
+
+
+def _scanned(memory: MemoryFile, facts: MemoryFacts, load_index: int, matched_index: int) -> Candidate:
+    """A memory whose patterns were tried: spec-0005 has no threshold and no score."""
+    return Candidate(memory, True, REASON_NO_MATCH, title=facts.title, matched=matched_index >= 0, meets_threshold=True, load_index=load_index, facts=facts, matched_index=matched_index)
+
+
+def _by_importance_only(matched: list[Candidate]) -> list[Candidate]:
+    return sorted(matched, key=functools.cmp_to_key(_by_importance))  # Python's sort is the same TimSort as V8's
+
+
 def rank(store: Store, view: LoadedView, task: str, agent: str, options: ArbiterOptions, now_ms: float) -> Preview:
     profile = options.profile
     text = build_search_text(task, agent)
@@ -92,14 +106,13 @@ def rank(store: Store, view: LoadedView, task: str, agent: str, options: Arbiter
                     break
         if crash is not None:
             failure = failure or ArbiterFailure("match", memory.rel_path, crash, profile.name)
-            skipped = _not_loaded(memory, REASON_CRASH, f"skipped: {profile.name}'s matching throws on it ({crash})")
-            candidates.append(skipped)
+            candidates.append(_crashed(memory, profile.name, crash))
             continue
-        candidate = Candidate(memory, True, REASON_NO_MATCH, title=facts.title, matched=matched_index >= 0, meets_threshold=True, load_index=load_index, facts=facts, matched_index=matched_index)
+        candidate = _scanned(memory, facts, load_index, matched_index)
         candidates.append(candidate)
         if candidate.matched:
             matched.append(candidate)
-    ranked = sorted(matched, key=functools.cmp_to_key(_by_importance))  # Python's sort is the same TimSort as V8's
+    ranked = _by_importance_only(matched)
     preview = finish_preview(store, task, agent, options, now_ms, len(ranked), lambda n: ranked[:n], lambda: ranked, failure, lambda _preview: candidates)
     preview._explain = explain
     preview.ranked  # noqa: B018 - rank every candidate now
@@ -163,15 +176,13 @@ class Spec0005Index:
             if position not in made:
                 memory = self.view.loaded[position]
                 if position in crashed:
-                    made[position] = _not_loaded(memory, REASON_CRASH, f"skipped: {profile.name}'s matching throws on it ({crashed[position]})")
+                    made[position] = _crashed(memory, profile.name, crashed[position])
                 else:
-                    facts = self.facts[position]
-                    index = first.get(position, -1)
-                    made[position] = Candidate(memory, True, REASON_NO_MATCH, title=facts.title, matched=index >= 0, meets_threshold=True, load_index=position, facts=facts, matched_index=index)
+                    made[position] = _scanned(memory, self.facts[position], position, first.get(position, -1))
             return made[position]
 
         matched = [decision(p) for p in sorted(first) if p not in crashed]
-        ranked = sorted(matched, key=functools.cmp_to_key(_by_importance))
+        ranked = _by_importance_only(matched)
 
         def build_candidates(preview: Preview) -> list[Candidate]:
             gated = [_not_loaded(memory, reason, why) for memory, reason, why in self.view.gated]

@@ -30,7 +30,7 @@ from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from yaml.resolver import BaseResolver
 
 from ..jsvalue import JsDate, js_number_to_string, js_to_string
-from ..yamljs import _NOT_SIMPLE, _RESTORE_BREAKS, YamlError, _parse_timestamp, make_loader, parse_document, simple_mapping
+from ..yamljs import _NOT_SIMPLE, BreaksRestoringConstructor, YamlError, _parse_timestamp, make_loader, parse_document, simple_mapping
 
 MAX_ALIAS_COUNT = 100  # the library's default maxAliasCount
 _TAG = "tag:yaml.org,2002:"
@@ -128,13 +128,7 @@ def _key_string(value: object) -> str:
     return js_to_string(value)
 
 
-class _Constructor(SafeConstructor):
-    restore_breaks = False
-
-    def construct_scalar(self, node):
-        value = super().construct_scalar(node)
-        return value.translate(_RESTORE_BREAKS) if self.restore_breaks and isinstance(value, str) else value
-
+class _Constructor(BreaksRestoringConstructor):
     def construct_mapping(self, node, deep=False):
         if not isinstance(node, MappingNode):
             raise ConstructorError(None, None, "expected a mapping node", node.start_mark)
