@@ -33,7 +33,7 @@ from .core.lint import ERROR, lint_store, lint_text
 from .core.checks import budget_for, impact, load_checks, matrix, prompt_shares, run_checks
 from .core.claude import ClaudeError, ask_claude, build_extraction_prompt, extraction_file, parse_extraction
 from .core.tokens import DEFAULT_MODEL
-from .core.curation import NEAR_DUPLICATE, closest_memories, consolidation_candidates, effective_store, now_iso, parse_assignments, read_body, retire_entry, status_of, supersede_writes
+from .core.curation import confirm_entry, effective_store, link_writes, now_iso, parse_assignments, read_body, retire_entry, status_of, supersede_writes
 from .core.jsvalue import display_value, parse_js_date_string
 from .core.writer import NotCommitted, WriteError, apply_writes, format_entry, person_name, plan_append, plan_create
 from .core.history import GitError, verify
@@ -41,7 +41,7 @@ from .core.hooks import install_hook
 from .core.sessions import load_sessions, promoted_to, promotion_draft, promotions
 from .core.store import StoreNotFound, find_store_root, load_store, load_store_at, pinned_now, spec_extract
 
-COMMANDS = ("init", "preview", "compare", "arbiters", "explain", "lint", "verify", "hook", "new", "append", "retire", "candidates", "extract", "sessions", "promote", "check", "impact", "matrix")
+COMMANDS = ("init", "preview", "compare", "arbiters", "explain", "lint", "verify", "hook", "new", "append", "retire", "link", "confirm", "candidates", "opinion", "extract", "sessions", "promote", "check", "impact", "matrix")
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_NOT_COMMITTED = 0, 1, 2, 3
 DEFAULT_AGENT = "developer"  # the app's default too
 
@@ -170,9 +170,38 @@ def build_parser() -> argparse.ArgumentParser:
     retire.add_argument("--dry-run", action="store_true", help="show the exact text that would be appended; write nothing")
     retire.add_argument("--no-commit", action="store_true", help="write the file but do not commit")
 
-    candidates = sub.add_parser("candidates", help="memories worth consolidating: near-duplicates, contradictions, stale ones")
+    link = sub.add_parser("link", help="append relatedMemories to two memories, each naming the other (one commit)")
+    link.add_argument("memory", metavar="MEMORY_PATH")
+    link.add_argument("other", metavar="OTHER_MEMORY_PATH")
+    _add_store_path(link)
+    link.add_argument("--by", help="who links them")
+    link.add_argument("--dry-run", action="store_true", help="show the exact text that would be appended; write nothing")
+    link.add_argument("--no-commit", action="store_true", help="write the files but do not commit")
+
+    confirm = sub.add_parser("confirm", help="append a dated confirmation: the memory still holds (it is no longer stale)")
+    confirm.add_argument("memory", metavar="MEMORY_PATH")
+    _add_store_path(confirm)
+    confirm.add_argument("--note", help="what was checked (default: 'Checked: this still holds.')")
+    confirm.add_argument("--by", help="who confirms it")
+    confirm.add_argument("--dry-run", action="store_true", help="show the exact text that would be appended; write nothing")
+    confirm.add_argument("--no-commit", action="store_true", help="write the file but do not commit")
+
+    opinion = sub.add_parser("opinion", help="ask Claude whether two memories are a duplicate, a contradiction, related or unrelated")
+    opinion.add_argument("memory", metavar="MEMORY_PATH")
+    opinion.add_argument("other", metavar="OTHER_MEMORY_PATH")
+    _add_store_path(opinion)
+    opinion.add_argument("--model", help="the Claude model (default: model: in rawko-tui.yaml, else the built-in one)")
+    opinion.add_argument("--json", action="store_true", help="machine-readable output")
+
+    candidates = sub.add_parser(
+        "candidates", help="memories worth consolidating: near-duplicates, contradictions, related pairs to link, stale ones"
+    )
     _add_store_path(candidates)
     candidates.add_argument("--now", help="ISO 8601 (default: now)")
+    candidates.add_argument(
+        "--kind", action="append", metavar="KIND", help="only this kind (near-duplicate, contradiction, related, stale); repeat for more"
+    )
+    candidates.add_argument("--arbiter", metavar="PROFILE", help="the arbiter whose injections a contradiction shows (default: the store's)")
     candidates.add_argument("--json", action="store_true", help="machine-readable output")
 
     extract = sub.add_parser("extract", help="ask Claude (SPEC-0005's extraction prompt) for a memory from an agent's output")
@@ -277,7 +306,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "new": cmd_new,
                 "append": cmd_append,
                 "retire": cmd_retire,
+                "link": cmd_link,
+                "confirm": cmd_confirm,
                 "candidates": cmd_candidates,
+                "opinion": cmd_opinion,
                 "extract": cmd_extract,
                 "sessions": cmd_sessions,
                 "promote": cmd_promote,
@@ -299,7 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 (GitError, "{}", EXIT_USAGE),
                 (NotCommitted, "{}", EXIT_NOT_COMMITTED),  # before WriteError: it is one, but the bytes are written
                 (WriteError, "{}", EXIT_FINDINGS),  # refused to write: nothing changed
-                (ClaudeError, "no draft: {}", EXIT_FINDINGS),
+                (ClaudeError, "no answer from Claude: {}", EXIT_FINDINGS),
             )
             if isinstance(exc, kind)
         )
@@ -767,7 +799,9 @@ def cmd_new(args) -> int:
         raise UsageError(f"--discovered-at: {args.discovered_at!r} is not an ISO 8601 date")
     if args.discovered_in:
         fields["discoveredIn"] = args.discovered_in
-    plan = plan_create(root, args.title, format_entry(fields, _body(args)))
+    body = _body(args)
+    _write_closest(load_store(root), args.title, body, fields["whenToUse"])
+    plan = plan_create(root, args.title, format_entry(fields, body))
     if not _show_and_check(args, root, [plan]):
         return EXIT_FINDINGS
     if args.dry_run:
@@ -809,6 +843,16 @@ def _append(args, root, name: str, fields: dict, body: str, action: str, summary
     return _apply(args, root, [plan], action, summary)
 
 
+def _write_closest(store, title: str, body: str, when) -> None:
+    """Before a memory is created: the existing memories that may hold its lesson already (append to one instead)."""
+    from .core.consolidation.queue import closest_memories
+
+    for closest in closest_memories(store, title, body, when):
+        _write(f"Closest existing memory: {clean(closest.describe())}\n")
+        if closest.same_knowledge:
+            _write(f"  rawko-tui append {closest.name} --body ...  adds to it instead of creating a new memory\n")
+
+
 def cmd_append(args) -> int:
     root = find_store_root(args.path)
     name = _memory_name(root, args.memory)
@@ -836,18 +880,90 @@ def cmd_retire(args) -> int:
     return _append(args, root, name, retire_entry(args.reason, by), f"Retired: {args.reason}", "retire", f"Reason: {args.reason}")
 
 
+def cmd_link(args) -> int:
+    root = find_store_root(args.path)
+    name, other = _memory_name(root, args.memory), _memory_name(root, args.other)
+    if name == other:
+        raise UsageError("a memory cannot be linked to itself")
+    writes = link_writes(root, load_store(root), name, other, args.by or person_name(root))
+    if not _show_and_check(args, root, writes):
+        return EXIT_FINDINGS
+    if args.dry_run:
+        return EXIT_OK
+    return _apply(args, root, writes, "link", f"Linked {name} and {other} (relatedMemories).")
+
+
+def cmd_confirm(args) -> int:
+    root = find_store_root(args.path)
+    name = _memory_name(root, args.memory)
+    plan = plan_append(root, name, confirm_entry(args.by or person_name(root), args.note))
+    if not _show_and_check(args, root, [plan]):
+        return EXIT_FINDINGS
+    if args.dry_run:
+        return EXIT_OK
+    return _apply(args, root, [plan], "confirm", f"Confirmed {name}: it still holds.")
+
+
 def cmd_candidates(args) -> int:
     import time
 
+    from .core.consolidation.queue import KINDS, consolidation_candidates, injected_today
+
+    kinds = {k.strip() for given in args.kind or [] for k in given.split(",") if k.strip()}
+    unknown = sorted(kinds - set(KINDS) - {"unused"}) + sorted(kinds & {"unused"})
+    if unknown:
+        raise UsageError(f"--kind: {', '.join(unknown)} is not one of near-duplicate, contradiction, related, stale")
     store = load_store(find_store_root(args.path))
-    groups = consolidation_candidates(store, _now(args, store) or time.time() * 1000)
+    now_ms = _now(args, store) or time.time() * 1000
+    groups = consolidation_candidates(store, now_ms, kinds=kinds or None)
+    profile = _profile(args, store)[0] if args.arbiter else None
+    saved = [(t.task, t.agent) for t in load_checks(store.root)[0]] if any(g.kind == "contradiction" for g in groups) else []
+    injections = {g.paths: injected_today(store, g.paths, saved, now_ms, profile) for g in groups if g.kind == "contradiction"}
     if args.json:
-        _write(_dumps({"candidates": [g.to_dict() for g in groups]}))
+        found = []
+        for group in groups:
+            item = group.to_dict()
+            if group.paths in injections:
+                item["evidence"]["injectedToday"] = [i.to_dict() for i in injections[group.paths]]
+            found.append(item)
+        _write(_dumps({"candidates": found}))
         return EXIT_OK
     if not groups:
         _write("No consolidation candidates.\n")
+    stale = [g for g in groups if g.kind == "stale"]
     for group in groups:
-        _write(f"{group.kind:<15} {group.score:>5g}  {'  +  '.join(group.paths)}\n{'':>22}{group.reason}\n")
+        if group.kind == "stale" and "stale" not in kinds:
+            continue
+        _write(f"{group.kind:<15} {group.score:>5g}  {'  +  '.join(group.paths)}\n{'':>22}{clean(group.reason)}\n")
+        evidence = group.evidence
+        for conflict in evidence.conflicts if evidence is not None and group.kind == "contradiction" else ():
+            _write(f"{'':>22}  {group.paths[0].rsplit('/', 1)[-1]}: {clean(conflict.phrase_a)!r}\n")
+            _write(f"{'':>22}  {group.paths[1].rsplit('/', 1)[-1]}: {clean(conflict.phrase_b)!r}\n")
+        for injection in injections.get(group.paths, ()):
+            _write(f"{'':>22}today: {clean(injection.describe(group.paths))}\n")
+    if stale and "stale" not in kinds:
+        _write(f"stale           {'':>5}  {plural(len(stale), 'memory', 'memories')} not confirmed recently or past expiresAt (--kind stale lists them)\n")
+    return EXIT_OK
+
+
+def cmd_opinion(args) -> int:
+    import os
+
+    from .core.consolidation.opinion import second_opinion
+
+    root = find_store_root(args.path)
+    store = load_store(root)
+    a, b = (store.file(_memory_name(root, given)) for given in (args.memory, args.other))
+    title = lambda m: js_to_string(m.effective()[0].get("title", ""))  # noqa: E731
+    model = args.model or str(store.config.get("model", DEFAULT_MODEL))
+    from .core.curation import effective_body
+
+    opinion = second_opinion(title(a), a.text or "", effective_body(a), title(b), b.text or "", effective_body(b), os.environ.get("ANTHROPIC_API_KEY"), model)
+    if args.json:
+        _write(_dumps({"paths": [a.rel_path, b.rel_path], "model": model, "cached": opinion.cached, **opinion.to_dict()}))
+        return EXIT_OK
+    _write(f"{opinion.verdict}{' (cached answer)' if opinion.cached else ''}: {clean(opinion.why)}\n")
+    _write(f"  {a.name}: {clean(opinion.quote_a)!r}\n  {b.name}: {clean(opinion.quote_b)!r}\n")
     return EXIT_OK
 
 
@@ -924,9 +1040,7 @@ def cmd_promote(args) -> int:
         _write(f"Note: this {item.kind} was promoted before, to {', '.join(already)}.\n")
     text = promotion_draft(session, item, args.when)
     title = spec_extract(text).attrs["title"]
-    for name, score in closest_memories(store, title, item.text):
-        verdict = "  <- may already hold this lesson (append to it instead?)" if score >= NEAR_DUPLICATE else ""
-        _write(f"Closest existing memory: {name} ({score:g}% alike){verdict}\n")
+    _write_closest(store, title, item.text, None)
     plan = plan_create(root, title, text)
     if not _show_and_check(args, root, [plan]):
         return EXIT_FINDINGS

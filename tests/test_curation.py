@@ -11,7 +11,8 @@ import pytest
 from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.cli import main
 from rawko_tui.core.arbiter import parse_now
-from rawko_tui.core.curation import consolidation_candidates, effective_store, status_of
+from rawko_tui.core.consolidation.queue import consolidation_candidates
+from rawko_tui.core.curation import effective_store, status_of
 from rawko_tui.core.history import verify
 from rawko_tui.core.store import load_store
 
@@ -47,14 +48,14 @@ def preview_json(capsys, root, *extra):
     return json.loads(capsys.readouterr().out)
 
 
-def test_candidates_find_the_near_duplicates_and_the_differing_numbers(repo, capsys):
+def test_the_same_text_with_another_value_is_a_contradiction_not_a_duplicate(repo, capsys):
     groups = consolidation_candidates(load_store(repo), NOW)
     pair = {".rawko/memories/session-storage.md", ".rawko/memories/where-sessions-live.md"}
-    duplicate = [g for g in groups if g.kind == "near-duplicate" and set(g.paths) == pair]
-    assert duplicate and duplicate[0].score >= 85 and "30" in duplicate[0].reason and "45" in duplicate[0].reason
+    found = [g for g in groups if set(g.paths) == pair]
+    assert [g.kind for g in found] == ["contradiction"] and "30 against 45" in found[0].reason
     assert main(["candidates", str(repo), "--json", "--now", FIXED_NOW]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["candidates"][0]["kind"] == "near-duplicate"
+    assert data["candidates"][0]["kind"] == "contradiction"
 
 
 def test_contradiction_and_stale(tmp_path):
@@ -171,7 +172,9 @@ def test_sessions_list_failures_first_and_report_a_broken_file(tmp_path, capsys)
     assert main(["promote", "20260123-103000-abc1def2-auth-feature", "decision-001", str(root)]) == 0
     out = capsys.readouterr().out
     assert "Note: this decision was promoted before, to choose-jwt-over-session-based-auth.md." in out
-    assert "Closest existing memory: choose-jwt-over-session-based-auth.md (100% alike)  <- may already hold this lesson" in out
+    assert "Closest existing memory: choose-jwt-over-session-based-auth.md (9" in out
+    assert "may already hold this lesson (append to it instead?)" in out
+    assert "rawko-tui append choose-jwt-over-session-based-auth.md --body" in out
 
 
 def test_promotion_drafts_have_whole_titles_and_distinctive_patterns(tmp_path, capsys):
@@ -200,7 +203,8 @@ def test_promotion_drafts_have_whole_titles_and_distinctive_patterns(tmp_path, c
 
 
 def test_pattern_matches_and_unused_memories(repo):
-    from rawko_tui.core.curation import pattern_matches, unused_memories
+    from rawko_tui.core.consolidation.queue import unused_memories
+    from rawko_tui.core.curation import pattern_matches
 
     lines = pattern_matches(["redis|cache", "session"], [("warm the cache", "developer"), ("fix the session store", "developer")])
     assert lines == ["'redis|cache' matches 'warm the cache'", "'session' matches 'fix the session store'"]

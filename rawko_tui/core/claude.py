@@ -121,7 +121,7 @@ def parse_extraction(text: str) -> Extraction:
 def ask_claude(prompt: str, api_key: str | None, model: str = DEFAULT_MODEL, base_url: str | None = None, timeout: float = 60.0) -> str:
     """One user message to the Messages API; the text of the answer."""
     if not api_key:
-        raise ClaudeError("no API key: set ANTHROPIC_API_KEY to get drafts (everything else works without one)")
+        raise ClaudeError("no API key: set ANTHROPIC_API_KEY to ask Claude (everything else works without one)")
     import anthropic
 
     client = anthropic.Anthropic(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=1)

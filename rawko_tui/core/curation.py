@@ -13,12 +13,11 @@ would see it, so the preview can show both side by side.
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .jsvalue import JsDate, js_new_date, js_to_string
+from .jsvalue import JsDate, js_to_string
 from .store import MemoryFile, SpecView, Store
 
 RETIRED = "retired"
@@ -83,152 +82,6 @@ def effective_store(store: Store) -> Store:
         clone._facts = None  # the facts of the spec's view do not apply
         files.append(clone)
     return Store(root=store.root, files=files, agents=store.agents, config=store.config, view="effective", skipped=store.skipped)
-
-
-# --------------------------------------------------------------------------
-# Consolidation candidates
-# --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CandidateGroup:
-    kind: str  # near-duplicate | contradiction | stale
-    paths: tuple[str, ...]
-    score: float
-    reason: str
-
-    def to_dict(self) -> dict:
-        return {"kind": self.kind, "paths": list(self.paths), "score": self.score, "reason": self.reason}
-
-
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
-
-
-NEAR_DUPLICATE = 85  # a likeness from which two memories are proposed as near-duplicates
-
-
-def likeness(title_a: str, body_a: str, title_b: str, body_b: str) -> tuple[float, float, float]:
-    """How alike two memories are (0-100), with the title and body scores it comes from."""
-    from rapidfuzz import fuzz
-
-    title_score = fuzz.token_set_ratio(title_a.lower(), title_b.lower())
-    body_score = fuzz.token_set_ratio(body_a[:4000].lower(), body_b[:4000].lower())
-    # the same knowledge is often written twice under different titles: bodies decide
-    return round(max(body_score, 0.5 * title_score + 0.5 * body_score), 1), title_score, body_score
-
-
-STALE_DAYS = 180
-
-
-def configured_stale_days(config: dict) -> int:
-    """``staleDays:`` of rawko-tui.yaml (days since a memory's last dated entry), else 180."""
-    value = config.get("staleDays")
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else STALE_DAYS
-
-
-def _stale_reason(memory: MemoryFile, now_ms: float, stale_days: int) -> tuple[float, str] | None:
-    """(score, reason) when the memory's last dated entry is older than ``stale_days``, counted from that entry."""
-    dated = []
-    for entry in memory.entries:
-        when = entry_stamp(entry.frontmatter)[0]
-        if when is not None:
-            date = js_new_date(when)
-            if date.valid:
-                dated.append((date.ms, entry.index))
-    if not dated:
-        return None
-    last_ms, last_index = max(dated)
-    days = int((now_ms - last_ms) / 86_400_000)
-    if days <= stale_days:
-        return None
-    total = len(memory.entries)
-    if total == 1:
-        reason = f"discovered {days} days ago and never updated since"
-    elif last_index == 0:
-        reason = f"discovered {days} days ago; its {total - 1} later entr{'y carries' if total == 2 else 'ies carry'} no date"
-    else:
-        reason = f"last updated {days} days ago (entry {last_index + 1} of {total})"
-    return float(min(100, days / 10)), reason
-
-
-def consolidation_candidates(store: Store, now_ms: float, stale_days: int | None = None) -> list[CandidateGroup]:
-    """Near-duplicates, possible contradictions and stale memories, strongest first (dismissed ones left out).
-
-    Stale: past ``expiresAt``, or no dated entry in ``stale_days`` (default: ``staleDays:`` of rawko-tui.yaml, else 180).
-    """
-    stale_days = configured_stale_days(store.config) if stale_days is None else stale_days
-    active = [m for m in store.files if m.error is None and m.spec is not None and isinstance(m.attrs.get("title"), str) and status_of(m).active]
-    texts = {m.rel_path: (m.effective()[0].get("title", ""), effective_body(m)) for m in active}
-    groups: list[CandidateGroup] = []
-    for a, b in _pairs(active, texts):
-        title_a, body_a = texts[a.rel_path]
-        title_b, body_b = texts[b.rel_path]
-        score, title_score, body_score = likeness(js_to_string(title_a), body_a, js_to_string(title_b), body_b)
-        numbers_a, numbers_b = set(_NUMBER.findall(body_a)), set(_NUMBER.findall(body_b))
-        differing = sorted(numbers_a ^ numbers_b) if numbers_a and numbers_b else []
-        if score >= NEAR_DUPLICATE:
-            reason = f"titles {title_score:.0f}% and bodies {body_score:.0f}% alike"
-            if differing:
-                reason += f"; they disagree on the numbers {', '.join(differing[:6])}"
-            groups.append(CandidateGroup("near-duplicate", (a.rel_path, b.rel_path), score, reason))
-        elif title_score >= 70 and differing:
-            groups.append(
-                CandidateGroup(
-                    "contradiction",
-                    (a.rel_path, b.rel_path),
-                    round(float(title_score), 1),
-                    f"same subject ({title_score:.0f}% alike titles) with differing numbers: {', '.join(differing[:6])}",
-                )
-            )
-    for memory in active:
-        fields, _ = memory.effective()
-        expires = fields.get("expiresAt")
-        if expires is not None:
-            when = js_new_date(expires)
-            if when.valid and when.ms < now_ms:
-                groups.append(CandidateGroup("stale", (memory.rel_path,), 100.0, f"expired on {when.iso()}"))
-                continue
-        stale = _stale_reason(memory, now_ms, stale_days)
-        if stale is not None:
-            groups.append(CandidateGroup("stale", (memory.rel_path,), *stale))
-    gone = dismissed(store.root)
-    groups = [g for g in groups if tuple(sorted(g.paths)) not in gone]
-    groups.sort(key=lambda g: ({"near-duplicate": 0, "contradiction": 1, "stale": 2, "unused": 3}[g.kind], -g.score))
-    return groups
-
-
-def closest_memories(store: Store, title: str, body: str, limit: int = 3) -> list[tuple[str, float]]:
-    """The existing memories most like a new one (name, score 0-100), scored as near-duplicates are.
-
-    A score at or above ``NEAR_DUPLICATE`` is what the consolidation queue would
-    propose merging: the lesson is probably known already.
-    """
-    scored = []
-    for memory in store.files:
-        if memory.error is not None or memory.spec is None or not status_of(memory).active:
-            continue
-        other_title = js_to_string(memory.effective()[0].get("title", ""))
-        scored.append((memory.name, likeness(title, body, other_title, effective_body(memory))[0]))
-    scored.sort(key=lambda item: -item[1])
-    return scored[:limit]
-_WORD = re.compile(r"[a-z0-9]{4,}")
-ALL_PAIRS_UP_TO = 400
-
-
-def _pairs(active: list[MemoryFile], texts: dict) -> list[tuple[MemoryFile, MemoryFile]]:
-    """Pairs worth comparing: all of them in a small store; in a large one, pairs sharing an uncommon word."""
-    if len(active) <= ALL_PAIRS_UP_TO:
-        return [(a, b) for i, a in enumerate(active) for b in active[i + 1 :]]
-    index: dict[str, list[int]] = {}
-    for position, memory in enumerate(active):
-        title, body = texts[memory.rel_path]
-        for word in set(_WORD.findall(f"{js_to_string(title)} {body[:400]}".lower())):
-            index.setdefault(word, []).append(position)
-    pairs: set[tuple[int, int]] = set()
-    for members in index.values():
-        if len(members) <= 50:  # a word most memories share says nothing
-            pairs.update((x, y) for i, x in enumerate(members) for y in members[i + 1 :])
-    return [(active[x], active[y]) for x, y in sorted(pairs)]
 
 
 def retire_entry(reason: str, by: str | None = None, superseded_by: str | None = None) -> dict:
@@ -316,6 +169,46 @@ def supersedes_entry(old_names: list[str], by: str) -> str:
 
     fields = {"supersedes": list(old_names), "updatedAt": now_iso(), "updatedBy": by}
     return format_entry(fields, f"Supersedes {', '.join(old_names)}.")
+
+
+def memory_id(name: str) -> str:
+    """How ``relatedMemories`` names a memory (seed 001: its file name without ``.md``)."""
+    return name.removesuffix(".md")
+
+
+def related_of(memory: MemoryFile) -> list[str]:
+    """The memories this one's ``relatedMemories`` lists, as written (after the fold of its entries)."""
+    value = memory.effective()[0].get("relatedMemories")
+    items = value if isinstance(value, list) else ([value] if value else [])
+    return [js_to_string(v) for v in items]
+
+
+def link_entry(memory: MemoryFile, other: str, by: str) -> str:
+    """The entry that adds ``other`` to the memory's ``relatedMemories`` (the list is repeated: a later entry's field wins)."""
+    from .writer import format_entry
+
+    related = related_of(memory)
+    related += [memory_id(other)] if memory_id(other) not in {memory_id(r) for r in related} else []
+    fields = {"relatedMemories": related, "updatedAt": now_iso(), "updatedBy": by}
+    return format_entry(fields, f"Related: {memory_id(other)}.")
+
+
+def link_writes(root: Path, store: Store, a: str, b: str, by: str) -> list:
+    """Both sides of a link, as planned writes: each memory lists the other in ``relatedMemories``."""
+    from .writer import WriteError, plan_append
+
+    first, second = store.file(a), store.file(b)
+    if first is None or second is None:
+        raise WriteError(f"no memory {a if first is None else b!r} to link")
+    return [plan_append(root, a, link_entry(first, b, by)), plan_append(root, b, link_entry(second, a, by))]
+
+
+def confirm_entry(by: str, note: str | None = None) -> str:
+    """A dated confirmation: the memory still holds (its stale clock starts again from this entry)."""
+    from .writer import format_entry
+
+    fields = {"updatedAt": now_iso(), "updatedBy": by, "confirmed": True}
+    return format_entry(fields, f"## Confirmed ({now_iso()[:10]})\n\n{note or 'Checked: this still holds.'}")
 
 
 def supersede_writes(root: Path, old: str, new: str, reason: str | None, by: str) -> list:
@@ -497,24 +390,3 @@ def pattern_matches(when_to_use: object, tasks: list[tuple[str, str]]) -> list[s
         shown = ", ".join(repr(t[:40]) for t in hits) if hits else "no recent task"
         lines.append(f"{pattern!r} matches {shown}")
     return lines
-
-
-MIN_TASKS_FOR_UNUSED = 3
-
-
-def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float, profile=None) -> list[CandidateGroup]:
-    """Active memories that none of the given tasks injects (in the effective view), under ``profile`` (default: the store's)."""
-    from .arbiter import resolve_options
-    from .arbiters.ranking import run_preview
-
-    if len(tasks) < MIN_TASKS_FOR_UNUSED:  # one or two tasks say little about what is never needed
-        return []
-    view = effective_store(store)
-    injected: set[str] = set()
-    for task, agent in tasks:
-        injected |= {c.path for c in run_preview(view, task, agent, resolve_options(store, agent, profile=profile), now_ms).injected}
-    groups = []
-    for memory in store.files:
-        if memory.error is None and memory.spec is not None and memory.top_level and status_of(memory).active and memory.rel_path not in injected:
-            groups.append(CandidateGroup("unused", (memory.rel_path,), 0.0, f"none of the {len(tasks)} recent task(s) injects it"))
-    return groups

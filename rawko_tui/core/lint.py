@@ -103,6 +103,7 @@ def lint_store(store: Store, now_ms: float | None = None, known: dict | None = N
         title = memory.attrs.get("title")
         if isinstance(title, str) and title.strip():
             titles[title.strip().lower()].append(memory)
+    findings.extend(_missing_links(store))
     for same in titles.values():
         if len(same) > 1:
             names = ", ".join(m.rel_path for m in same)
@@ -118,6 +119,21 @@ def lint_store(store: Store, now_ms: float | None = None, known: dict | None = N
     findings.extend(_profile_findings(store, arbiter))
     findings.sort(key=lambda f: (f.path, SEVERITY_ORDER[f.severity], f.line or 0))
     return findings
+
+
+def _missing_links(store: Store) -> list[Finding]:
+    """``relatedMemories`` naming a memory the store does not have (seed 001 names them without ``.md``)."""
+    from .curation import memory_id, related_of
+
+    known = {memory_id(m.name) for m in store.files} | {memory_id(m.name.rsplit("/", 1)[-1]) for m in store.files}
+    found = []
+    for memory in store.files:
+        if memory.error is not None or memory.spec is None or "relatedMemories" not in (memory.text or ""):
+            continue
+        missing = [r for r in related_of(memory) if memory_id(r) not in known]
+        if missing:
+            found.append(Finding(memory.rel_path, WARNING, "related-missing", f"relatedMemories names {_some(missing)}, which no memory file is"))
+    return found
 
 
 def _profile_findings(store: Store, arbiter: str | None) -> list[Finding]:

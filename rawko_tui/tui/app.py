@@ -33,10 +33,10 @@ from ..core.store import Store, load_store, load_store_at, pinned_now
 from ..core.watch import store_signature
 from .commands import RawkoCommands
 from .messages import MemoryHighlighted
-from .safe import one_line
+from .safe import clean, one_line
 from .checks import ChecksScreen
 from .confirm import ConfirmWrite
-from .curation import ConsolidationScreen, MemoryEditor, SessionsScreen, new_memory_planner
+from .curation import ConsolidationScreen, MemoryEditor, SessionsScreen, creation_summary, new_memory_planner
 from .screens import DiffScreen, HelpScreen, NoStoreScreen
 from .widgets.breakdown.breakdown import Breakdown
 from .widgets.memories.memory_list import MemoryList, build_rows
@@ -457,6 +457,21 @@ class RawkoApp(App[int]):
         if event.path != self.selected:
             self.select_memory(event.path, moved=event.control)
 
+    @on(MemoryView.RelatedChosen)
+    def _related_chosen(self, event: MemoryView.RelatedChosen) -> None:
+        """Go to a related memory, named as seed 001 names them (the file name, ``.md`` optional)."""
+        from ..core.curation import memory_id
+
+        if self.store is None:
+            return
+        wanted = memory_id(event.name)
+        found = next((m for m in self.store.files if memory_id(m.name) == wanted), None)
+        found = found or next((m for m in self.store.files if memory_id(m.name.rsplit("/", 1)[-1]) == wanted), None)
+        if found is None:
+            self.notify(clean(f"No memory named {event.name!r} in this store (lint reports it: related-missing)."), severity="warning", timeout=5)
+            return
+        self.select_memory(found.rel_path)
+
     def select_memory(self, path: str | None, moved=None) -> None:
         """The one memory every memory action acts on: the Memory pane shows it, both lists' cursors follow it.
 
@@ -623,9 +638,9 @@ class RawkoApp(App[int]):
 
         def written(writes: list[PlannedWrite] | None) -> None:
             if writes is not None:
-                self.apply_plan(writes, "create", f"New memory: {writes[0].title}")
+                self.apply_plan(writes, "create", creation_summary(writes, f"New memory: {writes[0].title}"))
 
-        self.push_screen(MemoryEditor(self.root, new_memory_template(agent), intro, new_memory_planner(self.root), impact=self._impact), written)
+        self.push_screen(MemoryEditor(self.root, new_memory_template(agent), intro, new_memory_planner(self.root), impact=self._impact, store=self.store), written)
 
     def action_append(self, kind: str) -> None:
         if self._refuse_at_revision():

@@ -13,19 +13,18 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Header, Static, TextArea
 from textual.worker import get_current_worker
 
+from ..core.consolidation.queue import KINDS, CandidateGroup, closest_memories, consolidation_candidates, unused_memories
 from ..core.curation import (
     DISMISS,
-    NEAR_DUPLICATE,
-    closest_memories,
     RESTORE,
-    CandidateGroup,
-    consolidation_candidates,
+    confirm_entry,
     decision_write,
     effective_body,
+    link_writes,
     merge_draft,
     merge_writes,
+    retire_entry,
     supersede_writes,
-    unused_memories,
 )
 from ..core.lint import lint_text
 from ..core.sessions import promoted_to, promotions, title_from
@@ -81,11 +80,16 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Review and write", id="editor-save", priority=True),
+        Binding("ctrl+a", "append_instead", "Append to the closest instead", id="editor-append-instead", priority=True),
         Binding("escape", "cancel", "Cancel", id="editor-cancel"),
     ]
 
-    def __init__(self, root, draft: str, intro: str, planner: Planner, prefix: bytes = b"", name: str = "draft.md", impact=None) -> None:
+    def __init__(self, root, draft: str, intro: str, planner: Planner, prefix: bytes = b"", name: str = "draft.md", impact=None, store: Store | None = None) -> None:
+        """``store``: for a new memory, the existing memories closest to it are shown as it is typed (dedup at birth)."""
         super().__init__()
+        self.store = store if not prefix else None
+        self.closest: list = []
+        self._closest_timer = None
         self.root = root
         self.draft = draft
         self.intro = intro
@@ -102,11 +106,73 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
             yield Static(Text(self.intro, "dim"))
             yield TextArea(self.draft, id="merge-text", language="markdown", show_line_numbers=True)
             yield Static(id="merge-lint")
+            yield Static(id="editor-closest")
             yield Static(id="merge-impact")
         yield Footer()
 
     def on_mount(self) -> None:
         self._lint(self.draft)
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "append_instead":
+            return self.store is not None  # only a new memory can go to an existing one instead
+        return True
+
+    def _find_closest_soon(self, text: str) -> None:
+        if self.store is None:
+            return
+        if self._closest_timer is not None:
+            self._closest_timer.stop()
+        self._closest_timer = self.set_timer(0.5, lambda: self.find_closest(text))
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="editor-closest", description="the existing memories closest to the draft")
+    def find_closest(self, text: str) -> None:
+        from ..core.store import spec_extract
+
+        try:
+            view = spec_extract(text)
+            fields = view.attrs if isinstance(view.attrs, dict) else {}
+            title, body, when = str(fields.get("title") or ""), view.body, fields.get("whenToUse")
+        except (ValueError, AttributeError):
+            title, body, when = "", text, None
+        closest = closest_memories(self.store, title, body, when)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_closest, closest)
+
+    def _show_closest(self, closest: list) -> None:
+        self.closest = closest
+        shown = closest_text(closest)
+        if closest:
+            shown.append(f"Ctrl+A appends this to {closest[0].name} instead of creating a new memory.", "dim")
+        self.query_one("#editor-closest", Static).update(shown)
+
+    def action_append_instead(self) -> None:
+        """Dedup at birth: the draft's body goes to the closest memory as an update entry (shown and confirmed first)."""
+        from ..core.curation import now_iso
+        from ..core.store import spec_extract
+        from ..core.writer import format_entry, plan_append
+
+        if not self.closest:
+            self.notify("No existing memory is close to this draft.", timeout=3)
+            return
+        target = self.closest[0].name
+        text = self.query_one("#merge-text", TextArea).text
+        try:
+            body = spec_extract(text).body.strip()
+        except (ValueError, AttributeError):
+            body = text.strip()
+        entry = format_entry({"updatedAt": now_iso(), "updatedBy": person_name(self.root)}, f"## Update ({now_iso()[:10]})\n\n{body}")
+        try:
+            writes = [plan_append(self.root, target, entry)]
+        except WriteError as exc:
+            self.notify(clean(str(exc)), severity="error", timeout=8)
+            return
+
+        def confirmed(writes: list[PlannedWrite] | None) -> None:
+            if writes is not None:
+                self.dismiss(writes)
+
+        self.app.push_screen(ConfirmWrite(f"Append to {target} instead of creating a new memory?", writes), confirmed)
 
     @on(TextArea.Changed, "#merge-text")
     def _changed(self, event: TextArea.Changed) -> None:
@@ -129,6 +195,7 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
         return self.prefix + (b"\n\n" if self.prefix else b"") + text.encode("utf-8")
 
     def _lint(self, text: str) -> None:
+        self._find_closest_soon(text)
         target = Text("Appends to " if self.prefix else "Creates ", "bold")
         target.append_text(literal(f".rawko/memories/{self._name_for(text)}", "bold cyan"))
         if not self.prefix:
@@ -320,10 +387,7 @@ class SessionsScreen(Screen[None]):
         if get_current_worker().is_cancelled:
             return
         detail = detail.copy()
-        for name, score in closest:
-            near = score >= NEAR_DUPLICATE
-            detail.append_text(literal(f"Closest existing memory: {name} ({score:g}% alike)", "bold yellow" if near else "dim"))
-            detail.append(" ← may already hold this lesson: append to it instead of promoting\n" if near else "\n", "bold yellow")
+        detail.append_text(closest_text(closest))
         self.app.call_from_thread(self._show_closest, item, detail)
 
     def _show_closest(self, item, detail: Text) -> None:
@@ -342,9 +406,9 @@ class SessionsScreen(Screen[None]):
 
         def promoted(writes: list[PlannedWrite] | None) -> None:
             if writes is not None:
-                self.write_promotion(writes, f"Promoted from session {session.id}, {item.kind} {item.id}.")
+                self.write_promotion(writes, creation_summary(writes, f"Promoted from session {session.id}, {item.kind} {item.id}."))
 
-        self.app.push_screen(MemoryEditor(self.root, promotion_draft(session, item), intro, new_memory_planner(self.root)), promoted)
+        self.app.push_screen(MemoryEditor(self.root, promotion_draft(session, item), intro, new_memory_planner(self.root), store=self.store), promoted)
 
     def action_extract(self) -> None:
         row = self.query_one("#session-items", DataTable).cursor_row
@@ -385,10 +449,10 @@ class SessionsScreen(Screen[None]):
 
         def written(writes: list[PlannedWrite] | None) -> None:
             if writes is not None:
-                self.write_promotion(writes, f"Extracted by Claude from session {session.id}.")
+                self.write_promotion(writes, creation_summary(writes, f"Extracted by Claude from session {session.id}."))
 
         intro = f"Claude's proposal from session {session.id}. Edit it, then Ctrl+S shows what is written; Esc rejects it."
-        self.app.push_screen(MemoryEditor(self.root, text, intro, new_memory_planner(self.root)), written)
+        self.app.push_screen(MemoryEditor(self.root, text, intro, new_memory_planner(self.root), store=self.store), written)
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="promote a session item")
     def write_promotion(self, writes: list[PlannedWrite], summary: str) -> None:
@@ -399,14 +463,40 @@ class SessionsScreen(Screen[None]):
         after_write(self, note)
 
 
+def creation_summary(writes: list[PlannedWrite], summary: str) -> str:
+    """The commit message of a creation, or of the append that was chosen instead of it."""
+    if writes and writes[0].kind == "append":
+        return f"Appended to {writes[0].name}, the closest existing memory, instead of creating a new one. ({summary})"
+    return summary
+
+
+def closest_text(closest) -> Text:
+    """The existing memories close to one being created, with the evidence (dedup at birth)."""
+    shown = Text()
+    for item in closest:
+        style = "bold yellow" if item.same_knowledge or item.evidence.conflicts else "dim"
+        shown.append_text(literal(f"Closest existing memory: {item.describe()}\n", style, limit=600))
+    return shown
+
+
+STALE_SUMMARY = "stale-summary"  # the row standing for every stale memory while they are collapsed
+FILTERS = (None, *KINDS)
+
+
 class ConsolidationScreen(Screen[None]):
-    """Memories worth consolidating; a person decides what happens to each pair."""
+    """Memories worth consolidating; a person decides what happens to each pair, one confirmed commit each."""
 
     BINDINGS = [
         Binding("m", "merge", "Merge", id="consolidation-merge"),
-        Binding("s", "supersede", "Left superseded by right", id="consolidation-supersede"),
+        Binding("k", "keep_left", "Keep left", id="consolidation-keep-left"),
+        Binding("s", "supersede", "Keep right", id="consolidation-supersede"),
+        Binding("l", "link", "Link", id="consolidation-link"),
+        Binding("c", "confirm_memory", "Confirm", id="consolidation-confirm"),
+        Binding("r", "retire", "Retire", id="consolidation-retire"),
         Binding("d", "dismiss_group", "Dismiss", id="consolidation-dismiss"),
         Binding("u", "undo_dismiss", "Undo dismiss", id="consolidation-undo"),
+        Binding("f", "filter_kind", "Filter kind", id="consolidation-filter"),
+        Binding("o", "opinion", "Ask Claude", id="consolidation-opinion"),
         Binding("escape", "app.pop_screen", "Back", id="consolidation-back"),
     ]
 
@@ -415,8 +505,12 @@ class ConsolidationScreen(Screen[None]):
         self.store = store
         self.now_ms = now_ms
         self.recent_tasks = recent_tasks or []
-        self.groups: list[CandidateGroup] = []
+        self.all_groups: list[CandidateGroup] = []
+        self.groups: list[CandidateGroup | str] = []  # the rows shown: a group, or STALE_SUMMARY
+        self.kind_filter: str | None = None
+        self.stale_open = False
         self.dismissed_here: list[CandidateGroup] = []
+        self.opinions: dict[tuple[str, ...], str] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -435,39 +529,81 @@ class ConsolidationScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#candidate-reason", Static).update(Text("Looking for near-duplicates, contradictions and stale memories…", "dim"))
+        self.query_one("#candidate-reason", Static).update(Text("Looking for duplicates, contradictions, related and stale memories…", "dim"))
         self.find_candidates()
+
+    def _find(self, store: Store) -> list[CandidateGroup]:
+        return consolidation_candidates(store, self.now_ms) + unused_memories(store, self.recent_tasks, self.now_ms, self.app.active_profile())
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="candidates", description="find consolidation candidates")
     def find_candidates(self) -> None:
-        groups = consolidation_candidates(self.store, self.now_ms) + unused_memories(self.store, self.recent_tasks, self.now_ms, self.app.active_profile())
+        groups = self._find(self.store)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_groups, groups)
 
-    def _show_groups(self, groups: list[CandidateGroup]) -> None:
-        self.groups = groups
+    def _rows(self) -> list[CandidateGroup | str]:
+        """The groups the filter lets through; stale ones folded into one row unless opened or filtered for."""
+        shown = [g for g in self.all_groups if self.kind_filter in (None, g.kind)]
+        if self.kind_filter == "stale" or self.stale_open:
+            return shown
+        stale = [g for g in shown if g.kind == "stale"]
+        rows: list[CandidateGroup | str] = [g for g in shown if g.kind != "stale"]
+        return rows + ([STALE_SUMMARY] if stale else [])
+
+    def _show_groups(self, groups: list[CandidateGroup], row: int = 0) -> None:
+        self.all_groups = groups
+        self.groups = self._rows()
         table = self.query_one("#candidates", DataTable)
         table.clear()
-        for group in groups:
-            table.add_row(cell(group.kind), cell(f"{group.score:g}"), cell("  +  ".join(p.rsplit("/", 1)[-1] for p in group.paths)))
-        if not groups:
-            self.query_one("#candidate-reason", Static).update(Text("No consolidation candidates.", "dim"))
+        stale_count = sum(1 for g in groups if g.kind == "stale")
+        for group in self.groups:
+            if group == STALE_SUMMARY:
+                table.add_row(cell("stale", "dim"), cell(""), cell(f"{stale_count:,} memories not confirmed recently: Enter lists them", "dim"))
+            else:
+                table.add_row(cell(group.kind), cell(f"{group.score:g}"), cell("  +  ".join(p.rsplit("/", 1)[-1] for p in group.paths)))
+        self.sub_title = f"showing {self.kind_filter or 'every kind'} (f changes it)"
+        if not self.groups:
+            self.query_one("#candidate-reason", Static).update(Text("No consolidation candidates" + (f" of kind {self.kind_filter}." if self.kind_filter else "."), "dim"))
+            for side in ("#left-memory", "#right-memory"):
+                self.query_one(side, Static).update(Text(""))
         table.focus()
-        self._show(0)
+        row = min(row, len(self.groups) - 1)
+        if row > 0:
+            table.move_cursor(row=row)
+        self._show(max(row, 0))
 
     @on(DataTable.RowHighlighted, "#candidates")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show(event.cursor_row)
 
+    @on(DataTable.RowSelected, "#candidates")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        if 0 <= event.cursor_row < len(self.groups) and self.groups[event.cursor_row] == STALE_SUMMARY:
+            self.stale_open = True
+            self._show_groups(self.all_groups, event.cursor_row)
+
+    def action_filter_kind(self) -> None:
+        self.kind_filter = FILTERS[(FILTERS.index(self.kind_filter) + 1) % len(FILTERS)]
+        self._show_groups(self.all_groups)
+
     def _current(self) -> CandidateGroup | None:
         row = self.query_one("#candidates", DataTable).cursor_row
-        return self.groups[row] if 0 <= row < len(self.groups) else None
+        found = self.groups[row] if 0 <= row < len(self.groups) else None
+        return found if isinstance(found, CandidateGroup) else None
 
     def _show(self, row: int) -> None:
         if not 0 <= row < len(self.groups):
             return
         group = self.groups[row]
-        self.query_one("#candidate-reason", Static).update(literal(f"{group.kind}: {group.reason}", limit=500))
+        if group == STALE_SUMMARY:
+            stale = [g for g in self.all_groups if g.kind == "stale"]
+            self.query_one("#candidate-reason", Static).update(
+                literal(f"{len(stale):,} stale memories, folded so they do not drown the pairs. Enter lists them; f filters by kind.", limit=500)
+            )
+            for side in ("#left-memory", "#right-memory"):
+                self.query_one(side, Static).update(Text(""))
+            return
+        self.query_one("#candidate-reason", Static).update(self._reason(group))
         memories = [self.store.file(p) for p in group.paths]
         left = effective_body(memories[0]) if memories[0] else ""
         right = effective_body(memories[1]) if len(memories) > 1 and memories[1] else ""
@@ -475,6 +611,35 @@ class ConsolidationScreen(Screen[None]):
         header = lambda m: literal((m.rel_path if m else "?") + "\n\n", "bold")  # noqa: E731
         self.query_one("#left-memory", Static).update(header(memories[0]) + left_text)
         self.query_one("#right-memory", Static).update((header(memories[1]) + right_text) if len(memories) > 1 else Text(""))
+        if group.kind == "contradiction":
+            self.find_injections(group)
+
+    def _reason(self, group: CandidateGroup, injections: list | None = None) -> Text:
+        """The reason, the evidence, the conflicting phrases side by side, what is injected today, Claude's opinion."""
+        shown = literal(f"{group.kind}: {group.reason}\n", limit=600)
+        keys = {"near-duplicate": "k/s keep one · m merge · l link · d dismiss", "contradiction": "k/s keep one · m merge · d dismiss · o ask Claude"}
+        for conflict in group.evidence.conflicts if group.evidence is not None and group.kind == "contradiction" else ():
+            shown.append_text(literal(f"  left:  {conflict.phrase_a}\n", "red", limit=300))
+            shown.append_text(literal(f"  right: {conflict.phrase_b}\n", "green", limit=300))
+        for injection in injections or ():
+            shown.append_text(literal(f"  today: {injection.describe(group.paths)}\n", "yellow", limit=300))
+        if group.paths in self.opinions:
+            shown.append_text(literal(f"  Claude: {self.opinions[group.paths]}\n", "cyan", limit=1200))
+        hint = keys.get(group.kind, "l link · d dismiss" if group.kind == "related" else "c confirm · r retire · d dismiss")
+        shown.append(f"  {hint}", "dim")
+        return shown
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="injections", description="which memory of a contradiction is injected today")
+    def find_injections(self, group: CandidateGroup) -> None:
+        from ..core.consolidation.queue import injected_today
+
+        injections = injected_today(self.store, group.paths, self.app.impact_tasks(), self.now_ms, self.app.active_profile())
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_injections, group, injections)
+
+    def _show_injections(self, group: CandidateGroup, injections: list) -> None:
+        if self._current() is group:
+            self.query_one("#candidate-reason", Static).update(self._reason(group, injections))
 
     def action_merge(self) -> None:
         group = self._current()
@@ -513,25 +678,120 @@ class ConsolidationScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="write a consolidation decision")
     def run_writes(self, writes: list[PlannedWrite], action: str, summary: str) -> None:
-        written = apply_writes(self.store.root, writes, action, summary)
-        self.app.call_from_thread(self._written, written.describe(self.store.root))
+        """Write and commit, then find the candidates again on the store as it now is (the queue stays open)."""
+        from ..core.store import load_store
 
-    def action_supersede(self) -> None:
+        written = apply_writes(self.store.root, writes, action, summary)
+        store = load_store(self.store.root)
+        groups = self._find(store)
+        self.app.call_from_thread(self._acted, written.describe(self.store.root), store, groups)
+
+    def _acted(self, note: str, store: Store, groups: list[CandidateGroup]) -> None:
+        """After a decision: say what was written, and stay on the same row, which now holds the next item."""
+        self.notify(clean(note), timeout=5)
+        self.app.action_reload()
+        row = self.query_one("#candidates", DataTable).cursor_row
+        self.store = store
+        self._show_groups(groups, row)
+
+    def _confirm_writes(self, heading: str, writes: list[PlannedWrite], action: str, summary: str) -> None:
+        def confirmed(writes: list[PlannedWrite] | None) -> None:
+            if writes is not None:
+                self.run_writes(writes, action, summary)
+
+        self.app.push_screen(ConfirmWrite(heading, writes, impact=self._writes_impact), confirmed)
+
+    def _keep(self, kept: int) -> None:
+        """Keep one memory of the pair: the other is retired, superseded by it (both sides recorded)."""
         group = self._current()
         if group is None or len(group.paths) < 2:
             return
-        old, new = (self.store.file(p).name for p in group.paths[:2])
+        names = [self.store.file(p).name for p in group.paths[:2]]
+        new, old = names[kept], names[1 - kept]
         try:
             writes = supersede_writes(self.store.root, old, new, None, person_name(self.store.root))
         except WriteError as exc:
             self.notify(clean(str(exc)), severity="error", timeout=8)
             return
+        self._confirm_writes(f"Keep {new}: {old} superseded by it?", writes, "supersede", f"{old} superseded by {new}.")
 
-        def confirmed(writes: list[PlannedWrite] | None) -> None:
-            if writes is not None:
-                self.run_writes(writes, "supersede", f"{old} superseded by {new}.")
+    def action_keep_left(self) -> None:
+        self._keep(0)
 
-        self.app.push_screen(ConfirmWrite(f"{old} superseded by {new}?", writes, impact=self._writes_impact), confirmed)
+    def action_supersede(self) -> None:
+        self._keep(1)
+
+    def action_link(self) -> None:
+        group = self._current()
+        if group is None or len(group.paths) < 2:
+            self.notify("Link joins two memories: choose a pair.", timeout=3)
+            return
+        a, b = (self.store.file(p).name for p in group.paths[:2])
+        try:
+            writes = link_writes(self.store.root, self.store, a, b, person_name(self.store.root))
+        except WriteError as exc:
+            self.notify(clean(str(exc)), severity="error", timeout=8)
+            return
+        self._confirm_writes(f"Link {a} and {b}? Each lists the other in relatedMemories.", writes, "link", f"Linked {a} and {b} (relatedMemories).")
+
+    def _single(self) -> str | None:
+        group = self._current()
+        if group is None or len(group.paths) != 1:
+            self.notify("Confirm and retire act on one memory: choose a stale or unused one.", timeout=3)
+            return None
+        return self.store.file(group.paths[0]).name
+
+    def action_confirm_memory(self) -> None:
+        from ..core.writer import plan_append
+
+        name = self._single()
+        if name is None:
+            return
+        writes = [plan_append(self.store.root, name, confirm_entry(person_name(self.store.root)))]
+        self._confirm_writes(f"Confirm that {name} still holds? A dated entry restarts its stale clock.", writes, "confirm", f"Confirmed {name}: it still holds.")
+
+    def action_retire(self) -> None:
+        from ..core.writer import format_entry, plan_append
+
+        group, name = self._current(), self._single()
+        if name is None:
+            return
+        reason = f"{group.kind}: {group.reason}"
+        writes = [plan_append(self.store.root, name, format_entry(retire_entry(reason, person_name(self.store.root)), f"Retired: {reason}"))]
+        self._confirm_writes(f"Retire {name}? It stays in the file, marked retired.", writes, "retire", f"Retired {name} ({reason}).")
+
+    def action_opinion(self) -> None:
+        group = self._current()
+        if group is None or len(group.paths) < 2:
+            self.notify("Claude compares two memories: choose a pair.", timeout=3)
+            return
+        self.notify(f"Asking Claude about {' + '.join(p.rsplit('/', 1)[-1] for p in group.paths)}…", timeout=3)
+        self.ask_opinion(group)
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="claude", description="ask Claude for a second opinion on a pair")
+    def ask_opinion(self, group: CandidateGroup) -> None:
+        import os
+
+        from ..core.claude import ClaudeError
+        from ..core.consolidation.opinion import second_opinion
+        from ..core.jsvalue import js_to_string
+        from ..core.tokens import DEFAULT_MODEL
+
+        a, b = (self.store.file(p) for p in group.paths[:2])
+        title = lambda m: js_to_string(m.effective()[0].get("title", ""))  # noqa: E731
+        model = str(self.store.config.get("model", DEFAULT_MODEL))
+        try:
+            opinion = second_opinion(title(a), a.text or "", effective_body(a), title(b), b.text or "", effective_body(b), os.environ.get("ANTHROPIC_API_KEY"), model)
+            said = f"{opinion.verdict}{' (cached)' if opinion.cached else ''}: {opinion.why}  left: {opinion.quote_a!r}  right: {opinion.quote_b!r}"
+        except ClaudeError as exc:
+            said = f"no opinion: {exc}"
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_opinion, group, said)
+
+    def _show_opinion(self, group: CandidateGroup, said: str) -> None:
+        self.opinions[group.paths] = said
+        if self._current() is group:
+            self.query_one("#candidate-reason", Static).update(self._reason(group))
 
     def action_dismiss_group(self) -> None:
         group = self._current()
@@ -566,15 +826,13 @@ class ConsolidationScreen(Screen[None]):
         self.app.call_from_thread(self._decided, decision, group, written.describe(self.store.root))
 
     def _decided(self, decision: str, group: CandidateGroup, note: str) -> None:
+        row = self.query_one("#candidates", DataTable).cursor_row
         if decision == DISMISS:
             self.dismissed_here.append(group)
-            self.groups.remove(group)
+            self.all_groups.remove(group)
             self.notify(clean(note + " u takes it back."), timeout=5)
         else:
             self.dismissed_here.remove(group)
-            self.groups.append(group)
+            self.all_groups.append(group)
             self.notify(clean(note), timeout=5)
-        self._show_groups(self.groups)
-
-    def _written(self, note: str) -> None:
-        after_write(self, note)
+        self._show_groups(self.all_groups, row)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import DataTable, Markdown, Static
 
-from ....core.curation import entry_stamp
+from ....core.curation import entry_stamp, related_of
 from ....core.history import FileHistory
 from ....core.jsvalue import display_value
 from ....core.lint import Finding
@@ -28,10 +31,25 @@ class MemoryView(VerticalScroll):
     memory: MemoryFile | None = None
     findings: list[Finding] | None = None
 
+    class RelatedChosen(Message):
+        """Enter on one of the shown memory's related memories (``relatedMemories``): go to it."""
+
+        def __init__(self, control: Widget, name: str) -> None:
+            super().__init__()
+            self._control = control
+            self.name = name
+
+        @property
+        def control(self) -> Widget:
+            return self._control
+
     def compose(self) -> ComposeResult:
         yield Static(id="memory-header")
         yield Static(id="memory-views", classes="note")
         yield DataTable(id="memory-fields", cursor_type="none", show_cursor=False)
+        related = DataTable(id="memory-related", cursor_type="row")
+        related.display = False
+        yield related
         yield Static(id="memory-timeline")
         yield Static(id="memory-history")
         commits = DataTable(id="memory-commits", cursor_type="row")
@@ -67,6 +85,7 @@ class MemoryView(VerticalScroll):
         header.update(head)
         self._show_views(memory)
         self._show_fields(memory)
+        self._show_related(memory)
         self._show_timeline(memory, self.history)  # drawn again (new findings): the record it had stays
         self._show_findings(memory, findings)
         self._show_body(memory)
@@ -129,6 +148,24 @@ class MemoryView(VerticalScroll):
             table.add_row(cell(key, "bold"), cell(display_value(value), style, limit=300), cell(f"entry {origin[key] + 1}", "dim"))
             if origin[key] > 0 and key in memory.attrs and attrs_differ(memory.attrs, key, value):
                 table.add_row(cell(""), cell(f"spec view: {display_value(spec_value)}", "dim", limit=300), cell("entry 1", "dim"))
+
+    def _show_related(self, memory: MemoryFile) -> None:
+        """The memories its ``relatedMemories`` names: Tab reaches the list, Enter goes to one."""
+        table = self.query_one("#memory-related", DataTable)
+        table.clear(columns=True)
+        related = related_of(memory) if memory.error is None and memory.spec is not None else []
+        table.display = bool(related)
+        if not related:
+            return
+        table.add_column("Related memories (Enter goes to one)", key="name", width=48)
+        for name in related:
+            table.add_row(cell(name, limit=200), key=name)
+
+    @on(DataTable.RowSelected, "#memory-related")
+    def _related_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if event.row_key.value is not None:
+            self.post_message(self.RelatedChosen(self, event.row_key.value))
 
     def _show_timeline(self, memory: MemoryFile, history: FileHistory | None = None) -> None:
         """Each entry with its date and author: its own fields, else the commit that added it (git's author)."""

@@ -1,0 +1,156 @@
+"""The consolidation queue measured: precision and recall per kind on a labelled store, and its speed.
+
+    python bench/consolidation.py [--memories 10000] [--json]
+
+The labelled store (``bench/data/consolidation.yaml``) holds paraphrased
+duplicates, contradictions, related-but-distinct pairs and distractors, each
+written as a memory file of its own. The queue runs on it exactly as
+``rawko-tui candidates`` does. A pair it proposes is right when its kind is
+the label's; a pair the labels do not name is a false positive (except that a
+``related`` proposal is right for a pair listed under ``also_related``).
+
+Speed: ``rawko-tui candidates`` as a whole process on a generated store of
+``--memories`` memories (``bench/teamstore.py``), warm parse cache, median of 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+DATA = HERE / "data" / "consolidation.yaml"
+NOW_MS = 1_790_000_000_000  # 2026-09-21: recent enough that nothing labelled is stale
+LABELLED_KINDS = {"duplicate": "near-duplicate", "contradiction": "contradiction", "related": "related"}
+
+
+def write_labelled_store(root: Path) -> tuple[dict[frozenset[str], str], set[frozenset[str]]]:
+    """The labelled store as memory files; returns the labels (pair of paths -> kind) and the also-related pairs."""
+    import yaml
+
+    from rawko_tui.core.writer import format_entry, slugify
+
+    data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    memories = root / ".rawko" / "memories"
+    memories.mkdir(parents=True)
+    labels: dict[frozenset[str], str] = {}
+    by_title: dict[str, str] = {}
+    for number, group in enumerate(data["groups"]):
+        paths = []
+        for side in ("a", "b"):
+            if side not in group:
+                continue
+            memory = group[side]
+            name = f"{number:03d}{side}-{slugify(memory['title'])}.md"
+            fields = {
+                "title": memory["title"],
+                "whenToUse": memory["when"],
+                "tags": memory["tags"],
+                "importance": "high",
+                "discoveredAt": "2026-09-01T10:00:00Z",
+                "discoveredBy": "developer",
+            }
+            (memories / name).write_text(format_entry(fields, memory["body"]), encoding="utf-8")
+            paths.append(f".rawko/memories/{name}")
+            by_title[memory["title"]] = paths[-1]
+        if group["kind"] in LABELLED_KINDS:
+            labels[frozenset(paths)] = LABELLED_KINDS[group["kind"]]
+    also = {frozenset(by_title[t] for t in pair) for pair in data.get("also_related", [])}
+    return labels, also
+
+
+def measure_quality() -> dict:
+    from rawko_tui.core.consolidation.queue import consolidation_candidates
+    from rawko_tui.core.store import load_store
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        labels, also = write_labelled_store(root)
+        groups = consolidation_candidates(load_store(root), NOW_MS)
+    proposed = {frozenset(g.paths): g.kind for g in groups if len(g.paths) == 2}
+    result: dict = {"memories": sum(len(p) for p in labels) , "kinds": {}}
+    for kind in ("near-duplicate", "contradiction", "related"):
+        labelled = {pair for pair, k in labels.items() if k == kind}
+        mine = {pair for pair, k in proposed.items() if k == kind}
+        right = {pair for pair in mine if labels.get(pair) == kind or (kind == "related" and pair in also)}
+        wrong = sorted(sorted(pair) for pair in mine - right)
+        missed = sorted(sorted(pair) for pair in labelled - mine)
+        result["kinds"][kind] = {
+            "labelled": len(labelled),
+            "proposed": len(mine),
+            "right": len(right),
+            "precision": round(len(right) / len(mine), 3) if mine else None,
+            "recall": round(len(labelled & mine) / len(labelled), 3) if labelled else None,
+            "wrong": wrong,
+            "missed": missed,
+        }
+    merges = {pair: k for pair, k in proposed.items() if k in ("near-duplicate", "contradiction")}
+    result["mergePrecision"] = round(sum(labels.get(p) == k for p, k in merges.items()) / len(merges), 3) if merges else None
+    result["relatedProposedAsDuplicate"] = sum(1 for p, k in proposed.items() if k == "near-duplicate" and (labels.get(p) == "related" or p in also))
+    return result
+
+
+def measure_speed(memories: int) -> dict:
+    import teamstore
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root, _ = teamstore.build(Path(tmp) / "store", memories, commits=10)
+        timings = {}
+        for mode in ([], ["--json"]):
+            command = [sys.executable, "-m", "rawko_tui", "candidates", str(root), "--now", "2026-01-24T12:00:00Z", *mode]
+            subprocess.run(command, capture_output=True, check=True)  # warms the parse cache
+            runs = []
+            for _ in range(3):
+                start = time.perf_counter()
+                done = subprocess.run(command, capture_output=True, check=True)
+                runs.append(time.perf_counter() - start)
+            timings["json" if mode else "text"] = round(statistics.median(runs), 3)
+            if mode:
+                timings["groups"] = len(json.loads(done.stdout)["candidates"])
+        return {"memories": memories, "seconds": timings}
+
+
+def report(result: dict) -> str:
+    lines = ["kind            labelled  proposed  right  precision  recall"]
+    for kind, row in result["quality"]["kinds"].items():
+        percent = lambda v: "   -" if v is None else f"{v * 100:5.1f} %"  # noqa: E731
+        lines.append(f"{kind:<15} {row['labelled']:>8}  {row['proposed']:>8}  {row['right']:>5}  {percent(row['precision']):>9}  {percent(row['recall']):>6}")
+        for pair in row["wrong"]:
+            lines.append(f"    wrong:  {' + '.join(p.rsplit('/', 1)[-1] for p in pair)}")
+        for pair in row["missed"]:
+            lines.append(f"    missed: {' + '.join(p.rsplit('/', 1)[-1] for p in pair)}")
+    quality = result["quality"]
+    lines.append(f"precision among proposed merges (near-duplicate + contradiction): {quality['mergePrecision'] * 100:.1f} %")
+    lines.append(f"related pairs proposed as duplicates: {quality['relatedProposedAsDuplicate']}")
+    if "speed" in result:
+        speed = result["speed"]
+        lines.append(
+            f"candidates on {speed['memories']:,} memories (whole process, warm): text {speed['seconds']['text']} s, "
+            f"--json {speed['seconds']['json']} s ({speed['seconds']['groups']} groups)"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=10_000, help="size of the generated store for the speed figure (0: no speed figure)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    result = {"quality": measure_quality()}
+    if args.memories:
+        result["speed"] = measure_speed(args.memories)
+    print(json.dumps(result, indent=2) if args.json else report(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,301 @@
+"""The consolidation queue: pairs worth a person's decision, and memories not confirmed for a long time.
+
+Kinds, in the order a reviewer sees them:
+
+- ``near-duplicate``: two memories that say the same thing (in any words);
+- ``contradiction``: the same subject with a conflicting value (``max: 20`` / ``max: 50``);
+- ``related``: the same area, different knowledge: offered as a link (``relatedMemories``), never a merge;
+- ``stale``: past ``expiresAt``, or no dated entry for ``staleDays`` days, counted from the last entry;
+- ``unused``: injected by none of the recent tasks (the app's queue only).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..curation import dismissed, effective_body, entry_stamp, status_of
+from ..jsvalue import js_new_date, js_to_string
+from ..store import MemoryFile, Store
+from .evidence import Evidence, extract
+from .pairs import DUPLICATE, RELATED, SAME_SUBJECT, PairEvidence, shared_evidence
+
+KIND_ORDER = {"near-duplicate": 0, "contradiction": 1, "related": 2, "stale": 3, "unused": 4}
+KINDS = tuple(KIND_ORDER)
+STALE_DAYS = 180
+
+
+@dataclass(frozen=True)
+class CandidateGroup:
+    kind: str  # one of KINDS
+    paths: tuple[str, ...]
+    score: float
+    reason: str
+    evidence: PairEvidence | None = field(default=None, compare=False)
+
+    def to_dict(self) -> dict:
+        found = {"kind": self.kind, "paths": list(self.paths), "score": self.score, "reason": self.reason}
+        if self.evidence is not None:
+            found["evidence"] = self.evidence.to_dict()
+        return found
+
+
+def configured_stale_days(config: dict) -> int:
+    """``staleDays:`` of rawko-tui.yaml (days since a memory's last dated entry), else 180."""
+    value = config.get("staleDays")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else STALE_DAYS
+
+
+def active_memories(store: Store) -> list[MemoryFile]:
+    return [
+        m for m in store.files if m.error is None and m.spec is not None and isinstance(m.attrs.get("title"), str) and status_of(m).active
+    ]
+
+
+_EVIDENCE: dict[tuple, Evidence] = {}
+
+
+def evidence_of(memory: MemoryFile) -> Evidence:
+    """The memory's evidence (title, every entry's body, whenToUse words, tags), kept while its text is the same."""
+    key = memory.text or ""
+    found = _EVIDENCE.get(key)
+    if found is None:
+        fields = memory.effective()[0]
+        tags = fields.get("tags")
+        tags = tuple(js_to_string(t) for t in tags) if isinstance(tags, list) else ()
+        found = _EVIDENCE[key] = extract(
+            js_to_string(fields.get("title", "")), effective_body(memory), when_words(fields.get("whenToUse")), tags
+        )
+    return found
+
+
+def when_words(when_to_use: object) -> str:
+    from ..arbiters.scoring import pattern_strings
+
+    return " ".join(re.sub(r"[^\w]+", " ", p) for p in pattern_strings(when_to_use)[0])
+
+
+def linked(memory: MemoryFile) -> set[str]:
+    """The names the memory's ``relatedMemories`` lists (with and without ``.md``)."""
+    value = memory.effective()[0].get("relatedMemories")
+    names = {js_to_string(v) for v in value} if isinstance(value, list) else ({js_to_string(value)} if value else set())
+    return names | {n.removesuffix(".md") for n in names}
+
+
+def judge(evidence: PairEvidence) -> str | None:
+    """The kind of a pair from its evidence, or None when it is not worth a person's time."""
+    if evidence.conflicts and evidence.similarity >= SAME_SUBJECT:
+        return "contradiction"
+    if evidence.similarity >= DUPLICATE:
+        return "near-duplicate"
+    if evidence.similarity >= RELATED and (evidence.paths or evidence.identifiers or len(evidence.terms) >= 2):
+        return "related"
+    return None
+
+
+def pair_groups(memories: list[MemoryFile], root: Path) -> list[CandidateGroup]:
+    """Near-duplicates, contradictions and related pairs among these memories."""
+    from .similarity import StoreTerms
+    from .termcache import term_counts
+
+    if not memories:
+        return []
+    counts = term_counts(root, [m.text or "" for m in memories], lambda i: evidence_of(memories[i]).terms)
+    terms = StoreTerms(counts)
+    groups = []
+    for i, j, cosine in terms.candidate_pairs():
+        if cosine < RELATED:
+            continue
+        a, b = memories[i], memories[j]
+        evidence = shared_evidence(evidence_of(a), evidence_of(b), cosine, terms.rarity)
+        kind = judge(evidence)
+        if kind is None:
+            continue
+        if kind == "related" and (
+            b.name in linked(a) or b.name.removesuffix(".md") in linked(a) or a.name in linked(b) or a.name.removesuffix(".md") in linked(b)
+        ):
+            continue  # linked already
+        groups.append(CandidateGroup(kind, (a.rel_path, b.rel_path), round(cosine * 100, 1), pair_reason(kind, evidence), evidence))
+    return groups
+
+
+def pair_reason(kind: str, evidence: PairEvidence) -> str:
+    if kind == "contradiction":
+        conflicts = "; ".join(c.describe() for c in evidence.conflicts[:3])
+        return f"same subject, conflicting values: {conflicts}"
+    if kind == "near-duplicate":
+        return f"the same knowledge: {evidence.describe()}"
+    return f"same area, different knowledge (link them?): {evidence.describe()}"
+
+
+def stale_reason(memory: MemoryFile, now_ms: float, stale_days: int) -> tuple[float, str] | None:
+    """(score, reason) when the memory's last dated entry is older than ``stale_days``, counted from that entry."""
+    dated = []
+    for entry in memory.entries:
+        when = entry_stamp(entry.frontmatter)[0]
+        if when is not None:
+            date = js_new_date(when)
+            if date.valid:
+                dated.append((date.ms, entry.index))
+    if not dated:
+        return None
+    last_ms, last_index = max(dated)
+    days = int((now_ms - last_ms) / 86_400_000)
+    if days <= stale_days:
+        return None
+    total = len(memory.entries)
+    if total == 1:
+        reason = f"discovered {days} days ago and never updated since"
+    elif last_index == 0:
+        reason = f"discovered {days} days ago; its {total - 1} later entr{'y carries' if total == 2 else 'ies carry'} no date"
+    else:
+        reason = f"last updated {days} days ago (entry {last_index + 1} of {total})"
+    return float(min(100, days / 10)), reason
+
+
+def stale_groups(memories: list[MemoryFile], now_ms: float, stale_days: int) -> list[CandidateGroup]:
+    groups = []
+    for memory in memories:
+        expires = memory.effective()[0].get("expiresAt")
+        if expires is not None:
+            when = js_new_date(expires)
+            if when.valid and when.ms < now_ms:
+                groups.append(CandidateGroup("stale", (memory.rel_path,), 100.0, f"expired on {when.iso()}"))
+                continue
+        stale = stale_reason(memory, now_ms, stale_days)
+        if stale is not None:
+            groups.append(CandidateGroup("stale", (memory.rel_path,), *stale))
+    return groups
+
+
+def consolidation_candidates(
+    store: Store, now_ms: float, stale_days: int | None = None, kinds: set[str] | None = None
+) -> list[CandidateGroup]:
+    """Near-duplicates, contradictions, related pairs and stale memories, by kind then strength (dismissed ones left out).
+
+    ``kinds``: only these kinds (default: all). Stale: past ``expiresAt``, or no dated entry in
+    ``stale_days`` (default: ``staleDays:`` of rawko-tui.yaml, else 180).
+    """
+    stale_days = configured_stale_days(store.config) if stale_days is None else stale_days
+    wanted = set(KINDS) if kinds is None else kinds
+    active = active_memories(store)
+    groups: list[CandidateGroup] = []
+    if wanted & {"near-duplicate", "contradiction", "related"}:
+        groups += [g for g in pair_groups(active, store.root) if g.kind in wanted]
+    if "stale" in wanted:
+        groups += stale_groups(active, now_ms, stale_days)
+    gone = dismissed(store.root)
+    groups = [g for g in groups if tuple(sorted(g.paths)) not in gone]
+    groups.sort(key=lambda g: (KIND_ORDER[g.kind], -g.score, g.paths))
+    return groups
+
+
+@dataclass(frozen=True)
+class Closest:
+    """An existing memory close to one being written, with the evidence: the place to append instead."""
+
+    name: str
+    score: float  # 0-100
+    evidence: PairEvidence
+
+    @property
+    def same_knowledge(self) -> bool:
+        return self.score >= DUPLICATE * 100 and not self.evidence.conflicts
+
+    def describe(self) -> str:
+        if self.evidence.conflicts:
+            verdict = "conflicts with it: " + "; ".join(c.describe() for c in self.evidence.conflicts[:2])
+        elif self.same_knowledge:
+            verdict = "may already hold this lesson (append to it instead?)"
+        else:
+            verdict = "related"
+        return f"{self.name} ({self.score:g}% alike; {self.evidence.describe()}): {verdict}"
+
+
+def closest_memories(store: Store, title: str, body: str, when: object = None, limit: int = 3) -> list[Closest]:
+    """The existing memories most like a new one, judged as the queue judges pairs, closest first."""
+    from .similarity import StoreTerms
+
+    active = active_memories(store)
+    draft = extract(title, body, when_words(when))
+    evidences = [evidence_of(m) for m in active] + [draft]
+    terms = StoreTerms.of(evidences)
+    scores = terms.similarities_to(len(active))
+    order = sorted(range(len(active)), key=lambda i: -scores[i])[:limit]
+    return [
+        Closest(active[i].name, round(scores[i] * 100, 1), shared_evidence(draft, evidences[i], scores[i], terms.rarity))
+        for i in order
+        if scores[i] >= RELATED
+    ]
+
+
+def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float, profile=None) -> list[CandidateGroup]:
+    """Active memories that none of the given tasks injects (in the effective view), under ``profile`` (default: the store's)."""
+    from ..arbiter import resolve_options
+    from ..arbiters.ranking import run_preview
+    from ..curation import effective_store
+
+    if len(tasks) < MIN_TASKS_FOR_UNUSED:  # one or two tasks say little about what is never needed
+        return []
+    view = effective_store(store)
+    injected: set[str] = set()
+    for task, agent in tasks:
+        injected |= {c.path for c in run_preview(view, task, agent, resolve_options(store, agent, profile=profile), now_ms).injected}
+    groups = []
+    for memory in store.files:
+        if (
+            memory.error is None
+            and memory.spec is not None
+            and memory.top_level
+            and status_of(memory).active
+            and memory.rel_path not in injected
+        ):
+            groups.append(CandidateGroup("unused", (memory.rel_path,), 0.0, f"none of the {len(tasks)} recent task(s) injects it"))
+    return groups
+
+
+MIN_TASKS_FOR_UNUSED = 3
+
+
+@dataclass(frozen=True)
+class Injection:
+    """For one task both memories of a contradiction match: which of them the arbiter injects today."""
+
+    task: str
+    agent: str
+    injected: tuple[str, ...]  # of the pair's paths
+
+    def describe(self, paths: tuple[str, ...]) -> str:
+        names = [p.rsplit("/", 1)[-1] for p in self.injected]
+        if len(self.injected) == len(paths):
+            verdict = "injects both, side by side in one prompt"
+        elif self.injected:
+            verdict = f"injects only {names[0]}"
+        else:
+            verdict = "injects neither"
+        return f"{self.task!r} ({self.agent}): the arbiter {verdict}"
+
+    def to_dict(self) -> dict:
+        return {"task": self.task, "agent": self.agent, "injected": list(self.injected)}
+
+
+def injected_today(store: Store, paths: tuple[str, ...], tasks: list[tuple[str, str]], now_ms: float, profile=None) -> list[Injection]:
+    """For the tasks (and each memory's own title as a task) where every memory of the group matches: what is injected."""
+    from ..arbiter import resolve_options
+    from ..arbiters.ranking import run_preview
+
+    memories = [store.file(p) for p in paths]
+    if any(m is None for m in memories):
+        return []
+    own = [(js_to_string(m.effective()[0].get("title", "")), js_to_string(m.attrs.get("discoveredBy") or "developer")) for m in memories]
+    found, seen = [], set()
+    for task, agent in list(tasks) + own:
+        if (task, agent) in seen or not task:
+            continue
+        seen.add((task, agent))
+        preview = run_preview(store, task, agent, resolve_options(store, agent, profile=profile), now_ms)
+        considered = {c.path: c for c in preview.candidates}
+        if all(p in considered and considered[p].matched for p in paths):
+            found.append(Injection(task, agent, tuple(p for p in paths if considered[p].injected)))
+    return found
