@@ -16,7 +16,6 @@ Speed: ``rawko-tui candidates`` as a whole process on a generated store of
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import statistics
 import subprocess
@@ -78,7 +77,7 @@ def measure_quality() -> dict:
         labels, also = write_labelled_store(root)
         groups = consolidation_candidates(load_store(root), NOW_MS)
     proposed = {frozenset(g.paths): g.kind for g in groups if len(g.paths) == 2}
-    result: dict = {"memories": sum(len(p) for p in labels) , "kinds": {}}
+    result: dict = {"memories": sum(len(p) for p in labels), "kinds": {}}
     for kind in ("near-duplicate", "contradiction", "related"):
         labelled = {pair for pair, k in labels.items() if k == kind}
         mine = {pair for pair, k in proposed.items() if k == kind}
@@ -96,7 +95,9 @@ def measure_quality() -> dict:
         }
     merges = {pair: k for pair, k in proposed.items() if k in ("near-duplicate", "contradiction")}
     result["mergePrecision"] = round(sum(labels.get(p) == k for p, k in merges.items()) / len(merges), 3) if merges else None
-    result["relatedProposedAsDuplicate"] = sum(1 for p, k in proposed.items() if k == "near-duplicate" and (labels.get(p) == "related" or p in also))
+    result["relatedProposedAsDuplicate"] = sum(
+        1 for p, k in proposed.items() if k == "near-duplicate" and (labels.get(p) == "related" or p in also)
+    )
     return result
 
 
@@ -123,8 +124,10 @@ def measure_speed(memories: int) -> dict:
 def report(result: dict) -> str:
     lines = ["kind            labelled  proposed  right  precision  recall"]
     for kind, row in result["quality"]["kinds"].items():
-        percent = lambda v: "   -" if v is None else f"{v * 100:5.1f} %"  # noqa: E731
-        lines.append(f"{kind:<15} {row['labelled']:>8}  {row['proposed']:>8}  {row['right']:>5}  {percent(row['precision']):>9}  {percent(row['recall']):>6}")
+        percent = lambda v: "   -" if v is None else f"{v * 100:5.1f} %"
+        lines.append(
+            f"{kind:<15} {row['labelled']:>8}  {row['proposed']:>8}  {row['right']:>5}  {percent(row['precision']):>9}  {percent(row['recall']):>6}"
+        )
         for pair in row["wrong"]:
             lines.append(f"    wrong:  {' + '.join(p.rsplit('/', 1)[-1] for p in pair)}")
         for pair in row["missed"]:
@@ -143,7 +146,9 @@ def report(result: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--memories", type=int, default=10_000, help="size of the generated store for the speed figure (0: no speed figure)")
+    parser.add_argument(
+        "--memories", type=int, default=10_000, help="size of the generated store for the speed figure (0: no speed figure)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     result = {"quality": measure_quality()}

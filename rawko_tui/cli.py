@@ -917,7 +917,7 @@ def cmd_candidates(args) -> int:
     now_ms = _now(args, store) or time.time() * 1000
     groups = consolidation_candidates(store, now_ms, kinds=kinds or None)
     profile = _profile(args, store)[0] if args.arbiter else None
-    saved = [(t.task, t.agent) for t in load_checks(store.root)[0]] if any(g.kind == "contradiction" for g in groups) else []
+    saved = [(t.task, t.agent) for t in _saved_tasks(store.root)[0]] if any(g.kind == "contradiction" for g in groups) else []
     injections = {g.paths: injected_today(store, g.paths, saved, now_ms, profile) for g in groups if g.kind == "contradiction"}
     if args.json:
         found = []

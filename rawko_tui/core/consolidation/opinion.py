@@ -115,7 +115,17 @@ def remember(key: str, opinion: Opinion) -> None:
         pass
 
 
-def second_opinion(title_a: str, text_a: str, body_a: str, title_b: str, text_b: str, body_b: str, api_key: str | None, model: str, base_url: str | None = None) -> Opinion:
+def second_opinion(
+    title_a: str,
+    text_a: str,
+    body_a: str,
+    title_b: str,
+    text_b: str,
+    body_b: str,
+    api_key: str | None,
+    model: str,
+    base_url: str | None = None,
+) -> Opinion:
     """Claude's verdict on the pair (from the cache when the two texts were asked about before)."""
     from ..claude import ask_claude
 

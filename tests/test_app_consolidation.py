@@ -1,0 +1,197 @@
+"""The consolidation queue in the app: kinds filtered, stale folded, each decision one confirmed commit, the queue kept open."""
+
+from __future__ import annotations
+
+import subprocess
+
+from conftest import FIXED_NOW, memory, write_store
+from test_consolidation import DISTRACTORS, JWT_A, JWT_B
+from textual.widgets import DataTable, TextArea
+
+from rawko_tui.tui.app import create_app
+
+SIZE = (150, 46)
+ROTATION = (
+    "JWT refresh tokens rotate on every use",
+    "Refreshing in src/auth/token.ts issues a new refresh token and revokes the old one; reusing a revoked one logs the family out.",
+)
+
+
+def git(root, *args):
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def committed(tmp_path, monkeypatch, files):
+    for key, value in {
+        "GIT_AUTHOR_NAME": "Ada",
+        "GIT_AUTHOR_EMAIL": "a@example.com",
+        "GIT_COMMITTER_NAME": "Ada",
+        "GIT_COMMITTER_EMAIL": "a@example.com",
+    }.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("RAWKO_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    root = write_store(tmp_path / "store", files)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+async def settle(pilot):
+    await pilot.pause()
+    await pilot.app.settled()
+    await pilot.pause()
+
+
+async def open_queue(pilot):
+    from rawko_tui.tui.curation import ConsolidationScreen
+
+    await settle(pilot)
+    await pilot.press("c")
+    await settle(pilot)
+    await pilot.pause(0.2)
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, ConsolidationScreen)
+    return pilot.app.screen
+
+
+def commits(root) -> int:
+    return int(git(root, "rev-list", "--count", "HEAD"))
+
+
+async def test_stale_items_fold_into_one_row_kinds_filter_and_a_link_keeps_the_queue_open_on_the_next_item(tmp_path, monkeypatch):
+    from rawko_tui.tui.confirm import ConfirmWrite
+    from rawko_tui.tui.curation import STALE_SUMMARY, ConsolidationScreen
+
+    old = {
+        f"old-{area}.md": memory(title=f"How {area} work", at="2024-01-01T00:00:00Z", body=f"Notes on {area}: see src/{area}/index.ts.")
+        for area in ("queues", "billing", "uploads")
+    }
+    root = committed(
+        tmp_path,
+        monkeypatch,
+        {
+            "expiry.md": memory(title=f'"{JWT_A[0]}"', body=JWT_A[1]),
+            "rotation.md": memory(title=f'"{ROTATION[0]}"', body=ROTATION[1]),
+            **DISTRACTORS,
+            **old,
+        },
+    )
+    app = create_app(root, now=FIXED_NOW, poll_seconds=None)
+    async with app.run_test(size=SIZE) as pilot:
+        queue = await open_queue(pilot)
+        assert [g if g == STALE_SUMMARY else g.kind for g in queue.groups] == ["related", STALE_SUMMARY]  # three stale memories, one row
+        table = queue.query_one("#candidates", DataTable)
+        table.move_cursor(row=1)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert [g.kind for g in queue.groups] == ["related", "stale", "stale", "stale"]
+        await pilot.press("f")  # near-duplicates only: none here
+        await settle(pilot)
+        assert queue.groups == [] and "showing near-duplicate" in queue.sub_title
+        await pilot.press("f", "f")  # contradictions (none), then related
+        await settle(pilot)
+        assert [g.kind for g in queue.groups] == ["related"]
+        await pilot.press("f", "f", "f")  # stale, unused, then every kind again
+        await settle(pilot)
+        assert queue.kind_filter is None
+        table.move_cursor(row=0)
+        await pilot.press("l")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmWrite) and commits(root) == 1  # nothing written on one key
+        shown = str(app.screen.query_one("#confirm-bytes").render())
+        assert "to .rawko/memories/expiry.md" in shown and "to .rawko/memories/rotation.md" in shown and "- rotation" in shown
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert isinstance(app.screen, ConsolidationScreen) and commits(root) == 2
+        assert [g if g == STALE_SUMMARY else g.kind for g in queue.groups] == ["stale", "stale", "stale"]  # the next item took the row
+        assert table.cursor_row == 0
+    assert set(git(root, "show", "--name-only", "--format=", "HEAD").split()) == {
+        ".rawko/memories/expiry.md",
+        ".rawko/memories/rotation.md",
+    }
+
+
+async def test_confirming_a_stale_memory_is_one_confirmed_append(tmp_path, monkeypatch):
+    from rawko_tui.tui.curation import STALE_SUMMARY
+
+    root = committed(
+        tmp_path,
+        monkeypatch,
+        {"old.md": memory(title="How queues work", at="2024-01-01T00:00:00Z", body="Notes on queues: see src/queues/index.ts.")},
+    )
+    app = create_app(root, now=FIXED_NOW, poll_seconds=None)
+    async with app.run_test(size=SIZE) as pilot:
+        queue = await open_queue(pilot)
+        assert queue.groups == [STALE_SUMMARY]
+        await pilot.press("f", "f", "f", "f")  # stale only: listed
+        await settle(pilot)
+        assert [g.kind for g in queue.groups] == ["stale"]
+        await pilot.press("c")
+        await settle(pilot)
+        shown = str(app.screen.query_one("#confirm-bytes").render())
+        assert "to .rawko/memories/old.md" in shown and "confirmed: true" in shown
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert queue.groups == [] and commits(root) == 2
+
+
+async def test_related_memories_are_listed_in_the_memory_pane_and_enter_goes_to_one(tmp_path, monkeypatch):
+    root = committed(
+        tmp_path,
+        monkeypatch,
+        {
+            "expiry.md": memory(title="Expiry", extra="relatedMemories: [rotation, gone]", body=JWT_A[1]),
+            "rotation.md": memory(title="Rotation", body=ROTATION[1]),
+        },
+    )
+    app = create_app(root, now=FIXED_NOW, poll_seconds=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.select_memory(".rawko/memories/expiry.md")
+        await settle(pilot)
+        related = app.query_one("#memory-related", DataTable)
+        assert related.display and related.row_count == 2
+        related.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.selected == ".rawko/memories/rotation.md"
+        app.select_memory(".rawko/memories/expiry.md")
+        await settle(pilot)
+        related.focus()
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert app.selected == ".rawko/memories/expiry.md"  # 'gone' names no file: said, and nothing moves
+
+
+async def test_a_new_memory_shows_the_closest_existing_one_and_can_go_to_it_as_an_append(tmp_path, monkeypatch):
+    from rawko_tui.tui.curation import MemoryEditor
+
+    root = committed(tmp_path, monkeypatch, {"jwt-expiry.md": memory(title=f'"{JWT_A[0]}"', when='"jwt"', body=JWT_A[1]), **DISTRACTORS})
+    app = create_app(root, now=FIXED_NOW, poll_seconds=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.action_new_memory()
+        await settle(pilot)
+        editor = app.screen
+        assert isinstance(editor, MemoryEditor)
+        editor.query_one("#merge-text", TextArea).text = f'---\ntitle: "{JWT_B[0]}"\nwhenToUse: jwt\n---\n\n{JWT_B[1]}\n'
+        await pilot.pause(0.8)
+        await settle(pilot)
+        closest = str(editor.query_one("#editor-closest").render())
+        assert "jwt-expiry.md" in closest and "may already hold this lesson" in closest and "src/auth/token.ts" in closest
+        await pilot.press("ctrl+a")
+        await settle(pilot)
+        shown = str(app.screen.query_one("#confirm-bytes").render())
+        assert "to .rawko/memories/jwt-expiry.md" in shown and "one day (24 hours)" in shown
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.pause(0.3)
+        await settle(pilot)
+    assert commits(root) == 2 and not (root / ".rawko" / "memories" / "jwt-token-expiry-is-24-hours.md").exists()
+    assert "instead of creating a new one" in git(root, "log", "-1", "--format=%B")
+    assert "one day (24 hours)" in (root / ".rawko" / "memories" / "jwt-expiry.md").read_text()

@@ -1,0 +1,355 @@
+"""The consolidation queue judges by meaning: paraphrased duplicates, contradictions in context, related pairs to link."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from conftest import FIXED_NOW, REPO_ROOT, memory, write_store
+from fakeapi import KEY
+
+from rawko_tui.cli import main
+from rawko_tui.core.arbiter import parse_now
+from rawko_tui.core.consolidation.queue import closest_memories, consolidation_candidates
+from rawko_tui.core.lint import lint_store
+from rawko_tui.core.store import load_store
+
+NOW = parse_now(FIXED_NOW)
+
+
+def git(root, *args):
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "Ada",
+        "GIT_AUTHOR_EMAIL": "a@example.com",
+        "GIT_COMMITTER_NAME": "Ada",
+        "GIT_COMMITTER_EMAIL": "a@example.com",
+    }
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True, env=env).stdout.strip()
+
+
+def committed_store(tmp_path, monkeypatch, files: dict[str, str]):
+    root = write_store(tmp_path / "repo", files)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    for key, value in {
+        "GIT_AUTHOR_NAME": "Ada",
+        "GIT_AUTHOR_EMAIL": "a@example.com",
+        "GIT_COMMITTER_NAME": "Ada",
+        "GIT_COMMITTER_EMAIL": "a@example.com",
+    }.items():
+        monkeypatch.setenv(key, value)
+    return root
+
+
+def old_likeness(title_a, body_a, title_b, body_b) -> float:
+    """The queue's earlier measure (rapidfuzz token-set ratio, 85 to propose a pair), kept here to show what it missed."""
+    from rapidfuzz import fuzz
+
+    title = fuzz.token_set_ratio(title_a.lower(), title_b.lower())
+    body = fuzz.token_set_ratio(body_a.lower(), body_b.lower())
+    return max(body, 0.5 * title + 0.5 * body)
+
+
+def kinds(groups, a: str, b: str) -> list[str]:
+    pair = {f".rawko/memories/{a}", f".rawko/memories/{b}"}
+    return [g.kind for g in groups if set(g.paths) == pair]
+
+
+JWT_A = (
+    "JWT tokens expire after 24 hours",
+    "Access tokens are signed in src/auth/token.ts with `expiresIn` set to 24 hours. Tests that need an expired token sign one with a past `iat` instead of waiting.",
+)
+JWT_B = (
+    "JWT token expiry is 24 hours",
+    "The JWT access token lifetime is one day (24 hours); the `expiresIn` option lives in src/auth/token.ts. To test expiry, create a token with an `iat` in the past rather than sleeping.",
+)
+FLAKY_A = (
+    "Flaky checkout test needs a fixed clock",
+    (
+        "tests/e2e/checkout.spec.ts failed now and then because the cart expiry runs on a real 15 minute timer. "
+        "Calling `vi.useFakeTimers()` before the page loads and stepping it with `vi.advanceTimersByTime` made it pass every time."
+    ),
+)
+FLAKY_B = (
+    "Checkout e2e spec is unstable with real timers",
+    (
+        "When the 15 minute cart-expiry timer runs for real, tests/e2e/checkout.spec.ts flakes. "
+        "Vitest fake timers fix it: `vi.useFakeTimers()` first, then `vi.advanceTimersByTime` to move the cart expiry on cue."
+    ),
+)
+POOL_A = (
+    "Database connection pool size",
+    "The Postgres pool in src/db/pool.ts is configured with `max: 20`. Going higher exhausted the RDS connection limit when all pods scaled out.",
+)
+POOL_B = (
+    "Raise the pg pool max for the worker",
+    "Jobs queued up because the worker starved for connections; src/db/pool.ts now sets `max: 50` for the pg pool, which cleared the backlog.",
+)
+DISTRACTORS = {
+    "git-branches.md": memory(
+        title="Git branches follow the ticket id",
+        when='"branch"',
+        body="Branch names start with the Jira ticket, for example ENG-1234-short-description.",
+    ),
+    "csp.md": memory(
+        title="Content security policy forbids inline scripts",
+        when='"csp"',
+        body="The CSP header set by helmet has no unsafe-inline; third-party scripts need a nonce.",
+    ),
+    "two-factor.md": memory(
+        title="Time-based one-time passwords",
+        when='"2fa"',
+        body="TOTP secrets are encrypted with the KMS key; codes are accepted within one 30 second step.",
+    ),
+}
+
+
+def pair_store(tmp_path, a, b, when_a='"auth"', when_b='"auth"', name_a="a.md", name_b="b.md"):
+    return write_store(
+        tmp_path,
+        {
+            name_a: memory(title=f'"{a[0]}"', when=when_a, body=a[1]),
+            name_b: memory(title=f'"{b[0]}"', when=when_b, body=b[1]),
+            **DISTRACTORS,
+        },
+    )
+
+
+def test_a_paraphrased_duplicate_naming_the_same_file_is_found_with_its_evidence(tmp_path):
+    assert old_likeness(*JWT_A, *JWT_B) < 85  # the earlier queue missed it
+    groups = consolidation_candidates(load_store(pair_store(tmp_path, JWT_A, JWT_B)), NOW)
+    found = [g for g in groups if g.kind == "near-duplicate"]
+    assert [set(g.paths) for g in found] == [{".rawko/memories/a.md", ".rawko/memories/b.md"}]
+    evidence = found[0].evidence
+    assert "src/auth/token.ts" in evidence.paths and "expiresIn" in evidence.identifiers and "24 hour" in evidence.values
+    assert "both name src/auth/token.ts" in found[0].reason
+
+
+def test_the_new_users_flaky_test_paraphrase_is_a_duplicate(tmp_path):
+    assert old_likeness(*FLAKY_A, *FLAKY_B) < 85
+    groups = consolidation_candidates(load_store(pair_store(tmp_path, FLAKY_A, FLAKY_B, '"checkout"', '"flaky|e2e"')), NOW)
+    assert kinds(groups, "a.md", "b.md") == ["near-duplicate"]
+
+
+def test_the_new_users_pool_size_contradiction_shows_both_phrases_and_what_is_injected_today(tmp_path, capsys):
+    from rapidfuzz import fuzz
+
+    assert fuzz.token_set_ratio(POOL_A[0].lower(), POOL_B[0].lower()) < 70  # the titles are not alike: the earlier rule needed 70
+    root = pair_store(tmp_path, POOL_A, POOL_B, '"pool|connection"', '"pool|worker"')
+    groups = consolidation_candidates(load_store(root), NOW)
+    assert kinds(groups, "a.md", "b.md") == ["contradiction"]
+    conflict = next(g for g in groups if g.kind == "contradiction").evidence.conflicts[0]
+    assert (conflict.key, conflict.value_a, conflict.value_b) == ("max", "20", "50")
+    assert "`max: 20`" in conflict.phrase_a and "`max: 50`" in conflict.phrase_b
+    (root / ".rawko" / "checks.yaml").write_text("tasks:\n  - task: tune the db pool\n    agent: developer\n")
+    assert main(["candidates", str(root), "--now", FIXED_NOW]) == 0
+    out = capsys.readouterr().out
+    assert "same subject, conflicting values: 20 against 50 (max)" in out
+    assert "a.md: 'The Postgres pool in src/db/pool.ts is configured with `max: 20`.'" in out
+    assert "today: 'tune the db pool' (developer): the arbiter injects both, side by side in one prompt" in out
+    assert main(["candidates", str(root), "--now", FIXED_NOW, "--json"]) == 0
+    item = next(c for c in json.loads(capsys.readouterr().out)["candidates"] if c["kind"] == "contradiction")
+    assert {"kind", "paths", "score", "reason", "evidence"} <= set(item)
+    assert item["evidence"]["conflicts"][0]["a"] == "20" and item["evidence"]["sharedPaths"] == ["src/db/pool.ts"]
+    assert {"task": "tune the db pool", "agent": "developer", "injected": [".rawko/memories/a.md", ".rawko/memories/b.md"]} in item[
+        "evidence"
+    ]["injectedToday"]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "conflict"),
+    [
+        (
+            ("Transactional email", "Password resets and receipts are sent with Postmark via src/email/send.ts."),
+            ("Sending email", "Password resets and receipts are sent with Amazon SES via src/email/send.ts, using the configuration set."),
+            ("postmark", "amazon ses"),
+        ),
+        (
+            ("CI runs on Node 20", "The CI matrix and the Dockerfile both use Node 20; .nvmrc says 20 as well."),
+            ("Node version", "The project runs on Node 22 in CI and in the Docker image; .nvmrc pins 22."),
+            ("20", "22"),
+        ),
+        (
+            ("Public API limit", "The public API allows 100 requests per minute per key, set in config/limits.ts."),
+            ("Partner quota", "Partners get 60 requests per minute per key (config/limits.ts)."),
+            ("100", "60"),
+        ),
+    ],
+)
+def test_named_choices_versions_and_rates_conflict_in_context(tmp_path, a, b, conflict):
+    groups = consolidation_candidates(load_store(pair_store(tmp_path, a, b)), NOW)
+    found = [g for g in groups if g.kind == "contradiction"]
+    assert found and (found[0].evidence.conflicts[0].value_a, found[0].evidence.conflicts[0].value_b) == conflict
+
+
+def test_numbers_in_unrelated_code_samples_are_not_a_contradiction_on_the_demo_store(tmp_path):
+    shutil.copytree(REPO_ROOT / ".rawko", tmp_path / ".rawko")
+    groups = consolidation_candidates(load_store(tmp_path), NOW)
+    pair = {".rawko/memories/error-handling-pattern-in-express-handlers.md", ".rawko/memories/express-middleware-pattern.md"}
+    assert [g.kind for g in groups if set(g.paths) == pair] == ["related"]  # 400 and 401 in two code samples: same area, no conflict
+    assert not [g for g in groups if g.kind == "contradiction"]
+
+
+def test_related_pairs_are_offered_as_links_and_a_link_is_two_appends_in_one_commit(tmp_path, monkeypatch, capsys):
+    a = (
+        "JWT refresh tokens rotate on every use",
+        "Refreshing in src/auth/token.ts issues a new refresh token and revokes the old one; reusing a revoked one logs the family out.",
+    )
+    root = committed_store(
+        tmp_path,
+        monkeypatch,
+        {"expiry.md": memory(title=f'"{JWT_A[0]}"', body=JWT_A[1]), "rotation.md": memory(title=f'"{a[0]}"', body=a[1]), **DISTRACTORS},
+    )
+    groups = consolidation_candidates(load_store(root), NOW)
+    assert kinds(groups, "expiry.md", "rotation.md") == ["related"]
+    assert main(["link", "expiry", "rotation", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "--- appended to .rawko/memories/expiry.md" in out and "relatedMemories:\n- rotation\n" in out
+    assert git(root, "show", "--name-only", "--format=%s", "HEAD").splitlines() == [
+        "rawko-tui: link expiry.md, rotation.md",
+        "",
+        ".rawko/memories/expiry.md",
+        ".rawko/memories/rotation.md",
+    ] or set(git(root, "show", "--name-only", "--format=", "HEAD").split()) == {".rawko/memories/expiry.md", ".rawko/memories/rotation.md"}
+    store = load_store(root)
+    assert store.file("expiry.md").effective()[0]["relatedMemories"] == ["rotation"]
+    assert store.file("rotation.md").effective()[0]["relatedMemories"] == ["expiry"]
+    assert kinds(consolidation_candidates(store, NOW), "expiry.md", "rotation.md") == []  # linked: not offered again
+    assert not [f for f in lint_store(store) if f.code == "related-missing"]
+    git(root, "rm", "-q", ".rawko/memories/rotation.md")
+    missing = [f for f in lint_store(load_store(root)) if f.code == "related-missing"]
+    assert [(f.path, f.message) for f in missing] == [
+        (".rawko/memories/expiry.md", "relatedMemories names 'rotation', which no memory file is")
+    ]
+
+
+def test_stale_items_are_folded_listed_on_demand_and_confirming_restarts_the_clock(tmp_path, monkeypatch, capsys):
+    old = "2025-01-01T00:00:00Z"
+    areas = ["queues", "billing", "search", "uploads", "logging"]
+    root = committed_store(
+        tmp_path,
+        monkeypatch,
+        {
+            f"old-{i}.md": memory(title=f"How {area} work", at=old, body=f"Notes on {area}: see src/{area}/index.ts.")
+            for i, area in enumerate(areas)
+        },
+    )
+    assert main(["candidates", str(root), "--now", FIXED_NOW]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines() == ["stale                  5 memories not confirmed recently or past expiresAt (--kind stale lists them)"]
+    assert main(["candidates", str(root), "--now", FIXED_NOW, "--kind", "stale"]) == 0
+    assert capsys.readouterr().out.count("discovered 388 days ago and never updated since") == 5
+    assert main(["confirm", "old-0", str(root), "--note", "Still true after the March refactor."]) == 0
+    out = capsys.readouterr().out
+    assert "updatedAt:" in out and "confirmed: true" in out and "Still true after the March refactor." in out
+    names = {g.paths[0] for g in consolidation_candidates(load_store(root), parse_now("2026-12-01T00:00:00Z")) if g.kind == "stale"}
+    assert ".rawko/memories/old-0.md" not in names and len(names) == 4
+    assert main(["candidates", str(root), "--kind", "nonsense"]) == 2
+
+
+def test_a_new_memory_is_shown_the_existing_one_that_holds_its_lesson(tmp_path, monkeypatch, capsys):
+    root = committed_store(
+        tmp_path, monkeypatch, {"jwt-expiry.md": memory(title=f'"{JWT_A[0]}"', when='"jwt"', body=JWT_A[1]), **DISTRACTORS}
+    )
+    closest = closest_memories(load_store(root), *JWT_B)
+    assert closest[0].name == "jwt-expiry.md" and closest[0].same_knowledge and "src/auth/token.ts" in closest[0].evidence.paths
+    assert (
+        main(
+            [
+                "new",
+                str(root),
+                "--title",
+                JWT_B[0],
+                "--when",
+                "jwt",
+                "--importance",
+                "high",
+                "--by",
+                "developer",
+                "--body",
+                JWT_B[1] * 2,
+                "--dry-run",
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert out.startswith("Closest existing memory: jwt-expiry.md (")
+    assert "may already hold this lesson (append to it instead?)\n  rawko-tui append jwt-expiry.md --body ...  adds to it" in out
+
+
+def test_term_counts_cached_between_runs_give_the_same_queue_and_follow_a_changed_file(tmp_path, monkeypatch):
+    from rawko_tui.core.consolidation import termcache
+
+    monkeypatch.setenv("RAWKO_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    root = pair_store(tmp_path / "store", POOL_A, POOL_B)
+    first = consolidation_candidates(load_store(root), NOW)
+    assert termcache._path(root).is_file()
+    calls = []
+    original = termcache.TermCounts.of
+    monkeypatch.setattr(termcache.TermCounts, "of", classmethod(lambda cls, rows: calls.append(rows) or original(rows)))
+    assert consolidation_candidates(load_store(root), NOW) == first and not calls  # every row from the cache
+    (root / ".rawko" / "memories" / "b.md").write_text(memory(title=f'"{POOL_B[0]}"', body=POOL_B[1].replace("max: 50", "max: 20")))
+    cached = consolidation_candidates(load_store(root), NOW)
+    monkeypatch.setenv("RAWKO_TUI_CACHE", "off")
+    assert cached == consolidation_candidates(load_store(root), NOW)
+    assert "contradiction" not in [g.kind for g in cached]
+
+
+def test_claudes_second_opinion_is_asked_once_per_pair_and_quotes_the_sentences(tmp_path, monkeypatch, fake, capsys):
+    monkeypatch.setenv("RAWKO_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    root = pair_store(tmp_path / "store", POOL_A, POOL_B)
+    answer = {
+        "verdict": "contradiction",
+        "quoteA": "configured with `max: 20`",
+        "quoteB": "now sets `max: 50`",
+        "why": "Two pool sizes for one pool.",
+    }
+    fake.answers.append((200, "Here it is:\n" + json.dumps(answer)))
+    assert main(["opinion", "a", "b", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert out == "contradiction: Two pool sizes for one pool.\n  a.md: 'configured with `max: 20`'\n  b.md: 'now sets `max: 50`'\n"
+    prompt = fake.seen[0]["payload"]["messages"][0]["content"]
+    assert "`max: 20`" in prompt and "`max: 50`" in prompt and KEY in str(fake.seen[0]["headers"])
+    assert main(["opinion", "b", "a", str(root), "--json"]) == 0  # the same pair, either order: from the cache
+    assert json.loads(capsys.readouterr().out)["cached"] is True and len(fake.seen) == 1
+    fake.answers.append((200, '{"verdict": "maybe"}'))
+    (root / ".rawko" / "memories" / "b.md").write_text(memory(title="Changed", body="Other text now."))
+    assert main(["opinion", "a", "b", str(root)]) == 1
+    assert "the answer's verdict 'maybe' is not one of duplicate, contradiction, related, unrelated" in capsys.readouterr().err
+
+
+def test_without_a_key_the_opinion_says_how_and_nothing_else_needs_one(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("RAWKO_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    root = pair_store(tmp_path / "store", POOL_A, POOL_B)
+    assert main(["opinion", "a", "b", str(root)]) == 1
+    assert "set ANTHROPIC_API_KEY to ask Claude" in capsys.readouterr().err
+    assert main(["candidates", str(root), "--now", FIXED_NOW]) == 0
+
+
+def test_the_labelled_benchmark_meets_its_targets():
+    """The quality figures the README reports, from bench/consolidation.py on the labelled store (no timing here)."""
+    done = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "bench" / "consolidation.py"), "--memories", "0", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    quality = json.loads(done.stdout)["quality"]
+    assert (
+        quality["kinds"]["near-duplicate"]["labelled"] >= 20
+        and quality["kinds"]["contradiction"]["labelled"] >= 10
+        and quality["kinds"]["related"]["labelled"] >= 20
+    )
+    assert quality["kinds"]["near-duplicate"]["recall"] >= 0.9
+    assert quality["kinds"]["contradiction"]["recall"] >= 0.8
+    assert quality["mergePrecision"] >= 0.9
+    assert quality["relatedProposedAsDuplicate"] == 0
