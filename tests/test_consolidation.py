@@ -180,6 +180,11 @@ def test_the_new_users_pool_size_contradiction_shows_both_phrases_and_what_is_in
             ("Partner quota", "Partners get 60 requests per minute per key (config/limits.ts)."),
             ("100", "60"),
         ),
+        (
+            ("Token lifetime", 'Access tokens are signed in src/auth/token.ts with `expiresIn: "24h"`.'),
+            ("Short tokens", 'Access tokens are signed in src/auth/token.ts with `expiresIn: "1h"`.'),
+            ("24h", "1h"),
+        ),
     ],
 )
 def test_named_choices_versions_and_rates_conflict_in_context(tmp_path, a, b, conflict):

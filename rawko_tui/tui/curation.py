@@ -473,6 +473,8 @@ def creation_summary(writes: list[PlannedWrite], summary: str) -> str:
 def closest_text(closest) -> Text:
     """The existing memories close to one being created, with the evidence (dedup at birth)."""
     shown = Text()
+    if not closest:
+        shown.append("No existing memory is close to this one (none shares enough of its evidence).\n", "dim")
     for item in closest:
         style = "bold yellow" if item.same_knowledge or item.evidence.conflicts else "dim"
         shown.append_text(literal(f"Closest existing memory: {item.describe()}\n", style, limit=600))

@@ -280,7 +280,7 @@ def _prose_and_code(body: str) -> list[tuple[str, bool]]:
     return lines
 
 
-_SETTING = re.compile(r"(?<![\w$.-])([A-Za-z_$][\w$.-]*)[\"'`]?\s*[:=]\s*[\"'`]?(\d+(?:[.,]\d+)*)(k|mb|gb|ms)?\b", re.IGNORECASE)
+_SETTING = re.compile(r"(?<![\w$.-])([A-Za-z_$][\w$.-]*)[\"'`]?\s*[:=]\s*[\"'`]?(\d+(?:[.,]\d+)*)(k|mb|gb|ms|min|s|m|h|d)?\b", re.IGNORECASE)
 
 
 def _normal_number(number: str, suffix: str | None) -> str:
