@@ -160,9 +160,13 @@ def test_caches_of_stores_that_no_longer_exist_are_pruned(tmp_path):
 
     kept = write_store(tmp_path / "kept", {"a.md": memory(title="A")})
     gone = write_store(tmp_path / "gone", {"b.md": memory(title="B")})
-    load_store(gone)
-    assert cache.cache_path(gone).is_file() and cache.cache_path(gone).with_suffix(".root").is_file()
+    from rawko_tui.core.consolidation import termcache
+    from rawko_tui.core.consolidation.queue import consolidation_candidates
+
+    consolidation_candidates(load_store(gone), 0)
+    assert cache.cache_path(gone).is_file() and cache.cache_path(gone).with_suffix(".root").is_file() and termcache._path(gone).is_file()
     shutil.rmtree(gone)
     load_store(kept)  # writing any store's cache prunes the others'
     assert not cache.cache_path(gone).exists() and not cache.cache_path(gone).with_suffix(".root").exists()
+    assert not termcache._path(gone).exists()  # the queue's term counts go with it
     assert cache.cache_path(kept).is_file()

@@ -128,6 +128,7 @@ def prune() -> list[Path]:
             if gone:
                 pickled.unlink(missing_ok=True)
                 named.unlink(missing_ok=True)
+                pickled.with_name(pickled.name.replace("store-", "terms-", 1)).unlink(missing_ok=True)  # the consolidation queue's term counts
                 removed.append(pickled)
         except OSError:
             continue  # another process pruned it, or it cannot be read: left for next time
