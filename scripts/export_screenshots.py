@@ -127,6 +127,16 @@ async def compare(pilot) -> None:
     await settle(pilot)
 
 
+async def consolidation(pilot) -> None:
+    """c: the consolidation queue on the demo store, a related pair and the evidence it shares."""
+    await settle(pilot)
+    pilot.app.query_one("#memory-table").focus()
+    await pilot.press("c")
+    await settle(pilot)
+    await pilot.pause(0.5)
+    await settle(pilot)
+
+
 SHOTS = [
     ("preview", "Add OAuth integration to existing auth system", preview),
     ("memories", "Add OAuth integration to existing auth system", memories),
@@ -139,6 +149,7 @@ SHOTS = [
     ("confirm", "Implement password reset with bcrypt", confirm_write),
     ("arbiters", "fix the flaky login test for jwt expiry", arbiters),
     ("compare", "fix the flaky login test for jwt expiry", compare),
+    ("consolidation", "Add OAuth integration to existing auth system", consolidation),
 ]
 
 

@@ -584,6 +584,18 @@ class ConsolidationScreen(Screen[None]):
             self.stale_open = True
             self._show_groups(self.all_groups, event.cursor_row)
 
+    PAIR_ACTIONS = frozenset({"merge", "keep_left", "supersede", "link", "opinion"})
+    SINGLE_ACTIONS = frozenset({"confirm_memory", "retire"})
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """The footer offers what applies to the row shown: pair actions for a pair, confirm and retire for one memory."""
+        if action in self.PAIR_ACTIONS or action in self.SINGLE_ACTIONS:
+            group = self._current() if self.is_mounted else None
+            if group is None:
+                return False
+            return (len(group.paths) >= 2) == (action in self.PAIR_ACTIONS)
+        return True
+
     def action_filter_kind(self) -> None:
         self.kind_filter = FILTERS[(FILTERS.index(self.kind_filter) + 1) % len(FILTERS)]
         self._show_groups(self.all_groups)
@@ -594,6 +606,7 @@ class ConsolidationScreen(Screen[None]):
         return found if isinstance(found, CandidateGroup) else None
 
     def _show(self, row: int) -> None:
+        self.refresh_bindings()
         if not 0 <= row < len(self.groups):
             return
         group = self.groups[row]
