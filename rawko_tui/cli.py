@@ -993,6 +993,7 @@ def cmd_extract(args) -> int:
         _write(f"No memory proposed. Reasoning: {extraction.reasoning or '(none given)'}\n")
         return EXIT_OK
     text = extraction_file(extraction, args.agent, args.task, now_iso())
+    _write_closest(store, extraction.title or "", extraction.content, extraction.frontmatter.get("whenToUse"))
     plan = plan_create(root, extraction.title or "memory", text)
     if not _show_and_check(args, root, [plan]):
         return EXIT_FINDINGS

@@ -195,3 +195,25 @@ async def test_a_new_memory_shows_the_closest_existing_one_and_can_go_to_it_as_a
     assert commits(root) == 2 and not (root / ".rawko" / "memories" / "jwt-token-expiry-is-24-hours.md").exists()
     assert "instead of creating a new one" in git(root, "log", "-1", "--format=%B")
     assert "one day (24 hours)" in (root / ".rawko" / "memories" / "jwt-expiry.md").read_text()
+
+
+async def test_claudes_opinion_on_a_pair_arrives_in_a_worker_and_is_shown_with_its_quotes(tmp_path, monkeypatch, fake):
+    import json
+
+    from test_consolidation import POOL_A, POOL_B
+
+    root = committed(tmp_path, monkeypatch, {"a.md": memory(title=f'"{POOL_A[0]}"', body=POOL_A[1]), "b.md": memory(title=f'"{POOL_B[0]}"', body=POOL_B[1]), **DISTRACTORS})
+    fake.answers.append((200, json.dumps({"verdict": "contradiction", "quoteA": "`max: 20`", "quoteB": "`max: 50`", "why": "Two sizes for one pool."})))
+    app = create_app(root, now=FIXED_NOW, poll_seconds=None)
+    async with app.run_test(size=SIZE) as pilot:
+        queue = await open_queue(pilot)
+        assert [g.kind for g in queue.groups] == ["contradiction"]
+        reason = str(queue.query_one("#candidate-reason").render())
+        assert "left:  The Postgres pool in src/db/pool.ts is configured with `max: 20`." in reason
+        await pilot.press("o")
+        await settle(pilot)
+        await pilot.pause(0.3)
+        await settle(pilot)
+        reason = str(queue.query_one("#candidate-reason").render())
+        assert "Claude: contradiction: Two sizes for one pool.  left: '`max: 20`'  right: '`max: 50`'" in reason
+    assert len([s for s in fake.seen if s["path"].startswith("/v1/messages") and "count_tokens" not in s["path"]]) == 1

@@ -264,6 +264,7 @@ def test_a_new_memory_is_shown_the_existing_one_that_holds_its_lesson(tmp_path, 
     )
     closest = closest_memories(load_store(root), *JWT_B)
     assert closest[0].name == "jwt-expiry.md" and closest[0].same_knowledge and "src/auth/token.ts" in closest[0].evidence.paths
+    assert closest_memories(load_store(root), *JWT_B, exclude=frozenset({"jwt-expiry.md"})) == []  # a merge's own originals are left out
     assert (
         main(
             [

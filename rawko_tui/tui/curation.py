@@ -88,6 +88,7 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
         """``store``: for a new memory, the existing memories closest to it are shown as it is typed (dedup at birth)."""
         super().__init__()
         self.store = store if not prefix else None
+        self.exclude: frozenset[str] = frozenset()
         self.closest: list = []
         self._closest_timer = None
         self.root = root
@@ -135,7 +136,7 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
             title, body, when = str(fields.get("title") or ""), view.body, fields.get("whenToUse")
         except (ValueError, AttributeError):
             title, body, when = "", text, None
-        closest = closest_memories(self.store, title, body, when)
+        closest = closest_memories(self.store, title, body, when, exclude=self.exclude)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_closest, closest)
 
@@ -265,7 +266,7 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
 class MergeScreen(MemoryEditor):
     BINDINGS = [Binding("ctrl+d", "claude_draft", "Draft with Claude", id="merge-claude", priority=True)]
 
-    def __init__(self, root, draft: str, planner: Planner, originals: list[tuple[str, str]] | None = None, impact=None) -> None:
+    def __init__(self, root, draft: str, planner: Planner, originals: list[tuple[str, str]] | None = None, impact=None, store: Store | None = None) -> None:
         super().__init__(
             root,
             draft,
@@ -273,8 +274,10 @@ class MergeScreen(MemoryEditor):
             "committed all at once. Ctrl+D asks Claude for a draft (needs ANTHROPIC_API_KEY).",
             planner,
             impact=impact,
+            store=store,
         )
         self.originals = originals or []
+        self.exclude = frozenset(name for name, _ in self.originals)  # the merge's own memories are not "closest"
 
     def action_claude_draft(self) -> None:
         self.query_one("#merge-text", TextArea).loading = True
@@ -671,7 +674,7 @@ class ConsolidationScreen(Screen[None]):
 
         originals = [(m.name, m.text or "") for m in memories]
         planner = lambda text: merge_writes(root, store, names, text, by)  # noqa: E731
-        self.app.push_screen(MergeScreen(root, draft, planner, originals, impact=self._merge_impact(names)), merged)
+        self.app.push_screen(MergeScreen(root, draft, planner, originals, impact=self._merge_impact(names), store=store), merged)
 
     def _merge_impact(self, names: list[str]):
         """The effect of the whole merge (new memory, supersede entries) on the saved and recent tasks."""

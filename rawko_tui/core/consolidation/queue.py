@@ -213,18 +213,28 @@ class Closest:
         return f"{self.name} ({self.score:g}% alike; {self.evidence.describe()}): {verdict}"
 
 
-def closest_memories(store: Store, title: str, body: str, when: object = None, limit: int = 3) -> list[Closest]:
-    """The existing memories most like a new one, judged as the queue judges pairs, closest first."""
-    from .similarity import StoreTerms
+def closest_memories(store: Store, title: str, body: str, when: object = None, limit: int = 3, exclude: frozenset[str] = frozenset()) -> list[Closest]:
+    """The existing memories most like a new one, judged as the queue judges pairs, closest first.
 
-    active = active_memories(store)
+    ``exclude``: names left out (a merge's own originals). The store's term
+    counts come from the term cache, so only the draft is read anew.
+    """
+    from .similarity import StoreTerms, TermCounts
+    from .termcache import term_counts
+
+    every = active_memories(store)
+    kept = [i for i, m in enumerate(every) if m.name not in exclude]
+    if not kept:
+        return []
     draft = extract(title, body, when_words(when))
-    evidences = [evidence_of(m) for m in active] + [draft]
-    terms = StoreTerms.of(evidences)
-    scores = terms.similarities_to(len(active))
+    # the whole store's counts (what the cache holds), then the rows asked about
+    counts = term_counts(store.root, [m.text or "" for m in every], lambda i: evidence_of(every[i]).terms)
+    active = [every[i] for i in kept]
+    terms = StoreTerms(TermCounts(counts.matrix[kept], counts.vocabulary).with_row(draft.terms))
+    scores = terms.similarities_to(len(active))[: len(active)]
     order = sorted(range(len(active)), key=lambda i: -scores[i])[:limit]
     return [
-        Closest(active[i].name, round(scores[i] * 100, 1), shared_evidence(draft, evidences[i], scores[i], terms.rarity))
+        Closest(active[i].name, round(scores[i] * 100, 1), shared_evidence(draft, evidence_of(active[i]), scores[i], terms.rarity))
         for i in order
         if scores[i] >= RELATED
     ]
