@@ -910,9 +910,10 @@ def cmd_candidates(args) -> int:
     from .core.consolidation.queue import KINDS, consolidation_candidates, injected_today
 
     kinds = {k.strip() for given in args.kind or [] for k in given.split(",") if k.strip()}
-    unknown = sorted(kinds - set(KINDS) - {"unused"}) + sorted(kinds & {"unused"})
+    allowed = [k for k in KINDS if k != "unused"]  # unused needs the recent tasks only the app has
+    unknown = sorted(kinds - set(allowed))
     if unknown:
-        raise UsageError(f"--kind: {', '.join(unknown)} is not one of near-duplicate, contradiction, related, stale")
+        raise UsageError(f"--kind: {', '.join(unknown)} is not one of {', '.join(allowed)}")
     store = load_store(find_store_root(args.path))
     now_ms = _now(args, store) or time.time() * 1000
     groups = consolidation_candidates(store, now_ms, kinds=kinds or None)
@@ -949,16 +950,13 @@ def cmd_candidates(args) -> int:
 def cmd_opinion(args) -> int:
     import os
 
-    from .core.consolidation.opinion import second_opinion
+    from .core.consolidation.opinion import opinion_on
 
     root = find_store_root(args.path)
     store = load_store(root)
     a, b = (store.file(_memory_name(root, given)) for given in (args.memory, args.other))
-    title = lambda m: js_to_string(m.effective()[0].get("title", ""))  # noqa: E731
     model = args.model or str(store.config.get("model", DEFAULT_MODEL))
-    from .core.curation import effective_body
-
-    opinion = second_opinion(title(a), a.text or "", effective_body(a), title(b), b.text or "", effective_body(b), os.environ.get("ANTHROPIC_API_KEY"), model)
+    opinion = opinion_on(a, b, os.environ.get("ANTHROPIC_API_KEY"), model)
     if args.json:
         _write(_dumps({"paths": [a.rel_path, b.rel_path], "model": model, "cached": opinion.cached, **opinion.to_dict()}))
         return EXIT_OK

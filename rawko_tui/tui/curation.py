@@ -791,15 +791,13 @@ class ConsolidationScreen(Screen[None]):
         import os
 
         from ..core.claude import ClaudeError
-        from ..core.consolidation.opinion import second_opinion
-        from ..core.jsvalue import js_to_string
+        from ..core.consolidation.opinion import opinion_on
         from ..core.tokens import DEFAULT_MODEL
 
         a, b = (self.store.file(p) for p in group.paths[:2])
-        title = lambda m: js_to_string(m.effective()[0].get("title", ""))  # noqa: E731
         model = str(self.store.config.get("model", DEFAULT_MODEL))
         try:
-            opinion = second_opinion(title(a), a.text or "", effective_body(a), title(b), b.text or "", effective_body(b), os.environ.get("ANTHROPIC_API_KEY"), model)
+            opinion = opinion_on(a, b, os.environ.get("ANTHROPIC_API_KEY"), model, self.app.api_base_url)
             said = f"{opinion.verdict}{' (cached)' if opinion.cached else ''}: {opinion.why}  left: {opinion.quote_a!r}  right: {opinion.quote_b!r}"
         except ClaudeError as exc:
             said = f"no opinion: {exc}"

@@ -22,6 +22,7 @@ TYPE_WEIGHT = {"p": 3.0, "i": 2.0, "n": 2.0, "w": 1.0, "t": 1.0}
 TITLE_WEIGHT = 2.0  # a word of the title says what the memory is about
 WHEN_WEIGHT = 0.5  # whenToUse words are about tasks, not about the knowledge
 COMMON_ENGLISH_WEIGHT = 0.3  # a frequent English word is weak evidence even in a small store
+COMMON_ENGLISH_RANK = 2000  # "frequent": among this many most frequent English words
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _PATH = re.compile(
@@ -37,136 +38,12 @@ _NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)(k|m|mb|gb|kb|ms|s|h)?(?![\w.]
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 STOP_WORDS = frozenset(
-    {
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "then",
-        "else",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "from",
-        "with",
-        "without",
-        "into",
-        "onto",
-        "over",
-        "under",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "there",
-        "here",
-        "we",
-        "our",
-        "you",
-        "your",
-        "they",
-        "their",
-        "them",
-        "he",
-        "she",
-        "his",
-        "her",
-        "i",
-        "me",
-        "my",
-        "so",
-        "than",
-        "too",
-        "very",
-        "can",
-        "could",
-        "should",
-        "would",
-        "will",
-        "shall",
-        "may",
-        "might",
-        "must",
-        "do",
-        "does",
-        "did",
-        "done",
-        "not",
-        "no",
-        "nor",
-        "only",
-        "also",
-        "just",
-        "all",
-        "any",
-        "each",
-        "every",
-        "both",
-        "either",
-        "neither",
-        "some",
-        "such",
-        "own",
-        "same",
-        "other",
-        "about",
-        "after",
-        "before",
-        "again",
-        "once",
-        "more",
-        "most",
-        "less",
-        "least",
-        "few",
-        "many",
-        "much",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "up",
-        "down",
-        "out",
-        "off",
-        "has",
-        "have",
-        "had",
-        "having",
-        "us",
-        "via",
-        "per",
-        "instead",
-        "rather",
-        "otherwise",
-        "still",
-        "even",
-        "ever",
-        "never",
-        "always",
-    }
+    """a an the and or but if then else of to in on at by for from with without into onto over under as is are was were be
+    been being it its this that these those there here we our you your they their them he she his her i me my so than too
+    very can could should would will shall may might must do does did done not no nor only also just all any each every
+    both either neither some such own same other about after before again once more most less least few many much what
+    which who whom whose when where why how up down out off has have had having us via per instead rather otherwise still
+    even ever never always""".split()  # noqa: SIM905 - a word list reads better as words
 )
 
 
@@ -187,7 +64,7 @@ def stem(word: str) -> str:
 def _common(word: str) -> bool:
     from ..commonwords import is_common_word
 
-    return is_common_word(word, 2000)
+    return is_common_word(word, COMMON_ENGLISH_RANK)
 
 
 def split_identifier(identifier: str) -> list[str]:
@@ -232,32 +109,8 @@ class Evidence:
 
 
 _ROOT_FOLDERS = frozenset(
-    [
-        "src",
-        "lib",
-        "app",
-        "apps",
-        "packages",
-        "tests",
-        "test",
-        "spec",
-        "scripts",
-        "deploy",
-        "config",
-        "templates",
-        "jobs",
-        "docs",
-        ".github",
-        "services",
-        "bench",
-        "infra",
-        "terraform",
-        "cmd",
-        "internal",
-        "pkg",
-        "web",
-        "public",
-    ]
+    """src lib app apps packages tests test spec scripts deploy config templates jobs docs .github services bench infra
+    terraform cmd internal pkg web public""".split()  # noqa: SIM905 - a word list reads better as words
 )
 
 
@@ -280,7 +133,9 @@ def _prose_and_code(body: str) -> list[tuple[str, bool]]:
     return lines
 
 
-_SETTING = re.compile(r"(?<![\w$.-])([A-Za-z_$][\w$.-]*)[\"'`]?\s*[:=]\s*[\"'`]?(\d+(?:[.,]\d+)*)(k|mb|gb|ms|min|s|m|h|d)?\b", re.IGNORECASE)
+_SETTING = re.compile(
+    r"(?<![\w$.-])([A-Za-z_$][\w$.-]*)[\"'`]?\s*[:=]\s*[\"'`]?(\d+(?:[.,]\d+)*)(k|mb|gb|ms|min|s|m|h|d)?\b", re.IGNORECASE
+)
 
 
 def _normal_number(number: str, suffix: str | None) -> str:
@@ -309,6 +164,7 @@ def extract(title: str, body: str, when_words: str = "", tags: tuple[str, ...] =
     for tag in tags:
         add(f"t:{tag.lower()}", TYPE_WEIGHT["t"], tag)
     words_of(when_words, WHEN_WEIGHT)
+    # the title is read as a line too: the paths, identifiers and values it names count like the body's
     for line, code in [(title, False)] + _prose_and_code(body):
         if "/" in line or "." in line:
             for path in _PATH.findall(line):

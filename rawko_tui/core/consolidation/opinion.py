@@ -115,6 +115,17 @@ def remember(key: str, opinion: Opinion) -> None:
         pass
 
 
+def opinion_on(a, b, api_key: str | None, model: str, base_url: str | None = None) -> Opinion:
+    """Claude's verdict on two memory files (their titles and every entry's body), cached by their texts."""
+    from ..curation import effective_body
+    from ..jsvalue import js_to_string
+
+    def title(memory) -> str:
+        return js_to_string(memory.effective()[0].get("title", ""))
+
+    return second_opinion(title(a), a.text or "", effective_body(a), title(b), b.text or "", effective_body(b), api_key, model, base_url)
+
+
 def second_opinion(
     title_a: str,
     text_a: str,

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..curation import dismissed, effective_body, entry_stamp, status_of
+from ..curation import dismissed, effective_body, entry_stamp, memory_id, related_of, status_of
 from ..jsvalue import js_new_date, js_to_string
 from ..store import MemoryFile, Store
 from .evidence import Evidence, extract
@@ -53,7 +53,8 @@ def active_memories(store: Store) -> list[MemoryFile]:
     ]
 
 
-_EVIDENCE: dict[tuple, Evidence] = {}
+_EVIDENCE: dict[str, Evidence] = {}
+_EVIDENCE_KEPT = 50_000  # texts whose evidence is kept in memory (the app sees files change; old texts go)
 
 
 def evidence_of(memory: MemoryFile) -> Evidence:
@@ -61,6 +62,8 @@ def evidence_of(memory: MemoryFile) -> Evidence:
     key = memory.text or ""
     found = _EVIDENCE.get(key)
     if found is None:
+        if len(_EVIDENCE) >= _EVIDENCE_KEPT:
+            _EVIDENCE.clear()
         fields = memory.effective()[0]
         tags = fields.get("tags")
         tags = tuple(js_to_string(t) for t in tags) if isinstance(tags, list) else ()
@@ -76,11 +79,9 @@ def when_words(when_to_use: object) -> str:
     return " ".join(re.sub(r"[^\w]+", " ", p) for p in pattern_strings(when_to_use)[0])
 
 
-def linked(memory: MemoryFile) -> set[str]:
-    """The names the memory's ``relatedMemories`` lists (with and without ``.md``)."""
-    value = memory.effective()[0].get("relatedMemories")
-    names = {js_to_string(v) for v in value} if isinstance(value, list) else ({js_to_string(value)} if value else set())
-    return names | {n.removesuffix(".md") for n in names}
+def linked(a: MemoryFile, b: MemoryFile) -> bool:
+    """Whether either memory's ``relatedMemories`` names the other already."""
+    return memory_id(b.name) in {memory_id(r) for r in related_of(a)} or memory_id(a.name) in {memory_id(r) for r in related_of(b)}
 
 
 def judge(evidence: PairEvidence) -> str | None:
@@ -112,10 +113,8 @@ def pair_groups(memories: list[MemoryFile], root: Path) -> list[CandidateGroup]:
         kind = judge(evidence)
         if kind is None:
             continue
-        if kind == "related" and (
-            b.name in linked(a) or b.name.removesuffix(".md") in linked(a) or a.name in linked(b) or a.name.removesuffix(".md") in linked(b)
-        ):
-            continue  # linked already
+        if kind == "related" and linked(a, b):
+            continue
         groups.append(CandidateGroup(kind, (a.rel_path, b.rel_path), round(cosine * 100, 1), pair_reason(kind, evidence), evidence))
     return groups
 
@@ -213,7 +212,9 @@ class Closest:
         return f"{self.name} ({self.score:g}% alike; {self.evidence.describe()}): {verdict}"
 
 
-def closest_memories(store: Store, title: str, body: str, when: object = None, limit: int = 3, exclude: frozenset[str] = frozenset()) -> list[Closest]:
+def closest_memories(
+    store: Store, title: str, body: str, when: object = None, limit: int = 3, exclude: frozenset[str] = frozenset()
+) -> list[Closest]:
     """The existing memories most like a new one, judged as the queue judges pairs, closest first.
 
     ``exclude``: names left out (a merge's own originals). The store's term

@@ -43,7 +43,6 @@ class TermCounts:
         )
         return cls(matrix, list(index))
 
-
     def with_row(self, terms: dict[str, float]) -> TermCounts:
         """These counts with one more row (a draft), its new terms added to the vocabulary."""
         import numpy as np
@@ -55,7 +54,10 @@ class TermCounts:
         vocabulary = list(index)
         width = max(1, len(vocabulary))
         existing = sparse.csr_matrix((self.matrix.data, self.matrix.indices, self.matrix.indptr), shape=(self.matrix.shape[0], width))
-        row = sparse.csr_matrix((np.array(list(terms.values()), dtype=np.float64), (np.zeros(len(cols), dtype=np.int64), np.array(cols, dtype=np.int64))), shape=(1, width))
+        row = sparse.csr_matrix(
+            (np.array(list(terms.values()), dtype=np.float64), (np.zeros(len(cols), dtype=np.int64), np.array(cols, dtype=np.int64))),
+            shape=(1, width),
+        )
         return TermCounts(sparse.vstack([existing, row]).tocsr(), vocabulary)
 
 
