@@ -175,16 +175,14 @@ def build_parser() -> argparse.ArgumentParser:
     link.add_argument("other", metavar="OTHER_MEMORY_PATH")
     _add_store_path(link)
     link.add_argument("--by", help="who links them")
-    link.add_argument("--dry-run", action="store_true", help="show the exact text that would be appended; write nothing")
-    link.add_argument("--no-commit", action="store_true", help="write the files but do not commit")
+    _add_write_options(link, body=False)
 
     confirm = sub.add_parser("confirm", help="append a dated confirmation: the memory still holds (it is no longer stale)")
     confirm.add_argument("memory", metavar="MEMORY_PATH")
     _add_store_path(confirm)
     confirm.add_argument("--note", help="what was checked (default: 'Checked: this still holds.')")
     confirm.add_argument("--by", help="who confirms it")
-    confirm.add_argument("--dry-run", action="store_true", help="show the exact text that would be appended; write nothing")
-    confirm.add_argument("--no-commit", action="store_true", help="write the file but do not commit")
+    _add_write_options(confirm, body=False)
 
     opinion = sub.add_parser("opinion", help="ask Claude whether two memories are a duplicate, a contradiction, related or unrelated")
     opinion.add_argument("memory", metavar="MEMORY_PATH")
@@ -256,10 +254,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_write_options(parser: argparse.ArgumentParser) -> None:
-    body = parser.add_mutually_exclusive_group()
-    body.add_argument("--body", help="the Markdown body")
-    body.add_argument("--body-file", metavar="FILE", help="read the Markdown body from a file")
+def _add_write_options(parser: argparse.ArgumentParser, body: bool = True) -> None:
+    if body:
+        given = parser.add_mutually_exclusive_group()
+        given.add_argument("--body", help="the Markdown body")
+        given.add_argument("--body-file", metavar="FILE", help="read the Markdown body from a file")
     parser.add_argument("--dry-run", action="store_true", help="show the exact text that would be written; write nothing")
     parser.add_argument("--no-commit", action="store_true", help="write the file but do not commit")
     parser.add_argument("--force", action="store_true", help="write even when lint finds errors in the result")

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
-
-from conftest import FIXED_NOW, memory, write_store
-from test_consolidation import DISTRACTORS, JWT_A, JWT_B
+from conftest import FIXED_NOW, memory
+from test_consolidation import DISTRACTORS, JWT_A, JWT_B, committed_store, git
 from textual.widgets import DataTable, TextArea
 
 from rawko_tui.tui.app import create_app
@@ -17,24 +15,9 @@ ROTATION = (
 )
 
 
-def git(root, *args):
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
-
-
 def committed(tmp_path, monkeypatch, files):
-    for key, value in {
-        "GIT_AUTHOR_NAME": "Ada",
-        "GIT_AUTHOR_EMAIL": "a@example.com",
-        "GIT_COMMITTER_NAME": "Ada",
-        "GIT_COMMITTER_EMAIL": "a@example.com",
-    }.items():
-        monkeypatch.setenv(key, value)
     monkeypatch.setenv("RAWKO_TUI_CACHE_DIR", str(tmp_path / "cache"))
-    root = write_store(tmp_path / "store", files)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "initial")
-    return root
+    return committed_store(tmp_path, monkeypatch, files)
 
 
 async def settle(pilot):
@@ -53,6 +36,14 @@ async def open_queue(pilot):
     await settle(pilot)
     assert isinstance(pilot.app.screen, ConsolidationScreen)
     return pilot.app.screen
+
+
+async def write_confirmed(pilot):
+    """y in the confirmation, then the write, the commit and the queue found again."""
+    await pilot.press("y")
+    await settle(pilot)
+    await pilot.pause(0.3)
+    await settle(pilot)
 
 
 def commits(root) -> int:
@@ -101,10 +92,7 @@ async def test_stale_items_fold_into_one_row_kinds_filter_and_a_link_keeps_the_q
         assert isinstance(app.screen, ConfirmWrite) and commits(root) == 1  # nothing written on one key
         shown = str(app.screen.query_one("#confirm-bytes").render())
         assert "to .rawko/memories/expiry.md" in shown and "to .rawko/memories/rotation.md" in shown and "- rotation" in shown
-        await pilot.press("y")
-        await settle(pilot)
-        await pilot.pause(0.3)
-        await settle(pilot)
+        await write_confirmed(pilot)
         assert isinstance(app.screen, ConsolidationScreen) and commits(root) == 2
         assert [g if g == STALE_SUMMARY else g.kind for g in queue.groups] == ["stale", "stale", "stale"]  # the next item took the row
         assert table.cursor_row == 0
@@ -133,10 +121,7 @@ async def test_confirming_a_stale_memory_is_one_confirmed_append(tmp_path, monke
         await settle(pilot)
         shown = str(app.screen.query_one("#confirm-bytes").render())
         assert "to .rawko/memories/old.md" in shown and "confirmed: true" in shown
-        await pilot.press("y")
-        await settle(pilot)
-        await pilot.pause(0.3)
-        await settle(pilot)
+        await write_confirmed(pilot)
         assert queue.groups == [] and commits(root) == 2
 
 
@@ -188,10 +173,7 @@ async def test_a_new_memory_shows_the_closest_existing_one_and_can_go_to_it_as_a
         await settle(pilot)
         shown = str(app.screen.query_one("#confirm-bytes").render())
         assert "to .rawko/memories/jwt-expiry.md" in shown and "one day (24 hours)" in shown
-        await pilot.press("y")
-        await settle(pilot)
-        await pilot.pause(0.3)
-        await settle(pilot)
+        await write_confirmed(pilot)
     assert commits(root) == 2 and not (root / ".rawko" / "memories" / "jwt-token-expiry-is-24-hours.md").exists()
     assert "instead of creating a new one" in git(root, "log", "-1", "--format=%B")
     assert "one day (24 hours)" in (root / ".rawko" / "memories" / "jwt-expiry.md").read_text()
