@@ -390,7 +390,23 @@ def _error(message: str) -> None:
 
 
 def _dumps(data: object) -> str:
-    text = json.dumps(data, ensure_ascii=False, indent=2, default=_json_default)
+    """JSON, one line per top-level field and one per item of a top-level list (a memory per line).
+
+    Deeper values are written compactly: that is what Python's C encoder does, and
+    a listing of 10,000 memories then costs a fraction of what indenting it does.
+    """
+    compact = lambda value: json.dumps(value, ensure_ascii=False, default=_json_default)  # noqa: E731
+    if isinstance(data, dict) and data:
+        fields = []
+        for key, value in data.items():
+            if isinstance(value, list) and value:
+                items = ",\n".join("    " + compact(item) for item in value)
+                fields.append(f"  {compact(key)}: [\n{items}\n  ]")
+            else:
+                fields.append(f"  {compact(key)}: {compact(value)}")
+        text = "{\n" + ",\n".join(fields) + "\n}"
+    else:
+        text = compact(data)
     # a lone surrogate (a 500-unit cut through an emoji) is escaped, as JSON.stringify does;
     # so are C1 controls and bidi overrides, which json.dumps leaves raw
     return escape_json_controls(text) + "\n"
@@ -604,12 +620,12 @@ def render_preview_text(preview: Preview, now_pinned: bool = False) -> str:
     if cut:
         lines += ["", f"Matched but not injected ({len(cut)}):"]
         for c in cut:
-            lines.append(f"  {c.rank:>2}. {c.score:>3g}  {c.title}  [{c.path}]  -- {c.explanation.description}")
+            lines.append(f"  {c.rank:>2}. {c.score:>3g}  {c.title}  [{c.path}]  -- {c.why}")
     other = [c for c in preview.candidates if c.rank is None]
     if other:
         lines += ["", f"Not injected ({len(other)}):"]
         for c in other:
-            lines.append(f"       {c.title or c.file.name}  [{c.path}]  -- {c.explanation.description}")
+            lines.append(f"       {c.title or c.file.name}  [{c.path}]  -- {c.why}")
     if preview.errors:
         lines += ["", f"Files that failed to load ({len(preview.errors)}):"]
         lines += [f"  {e}" for e in preview.errors]

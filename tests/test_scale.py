@@ -218,3 +218,29 @@ def test_one_memorys_decision_is_found_without_building_every_decision(tmp_path)
                 expected.matched_index,
                 expected.explanation.description,
             )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_one_line_decision_is_the_trees_root_without_building_the_tree(tmp_path, seed):
+    """`why` (what a listing of every memory shows) says exactly what the explanation tree's root says."""
+    store = load_store(random_store(tmp_path / "store", seed=seed, now_ms=NOW, size=120) if seed else hostile_store(tmp_path))
+    rng = random.Random(seed)
+    for view in (store, effective_store(store)):
+        for _ in range(10):
+            preview = run_preview(view, random_task(rng), rng.choice(AGENTS), rng.choice(OPTIONS), rng.choice(nows_for(store)))
+            lines = [c.why for c in preview.candidates]
+            assert all(c._explanation is None for c in preview.candidates if c.loaded and c.facts is not None)  # no tree was built
+            assert lines == [c.explanation.description for c in preview.candidates]
+
+
+def test_the_fold_of_a_file_without_appended_entries_is_its_frontmatter_without_splitting(tmp_path):
+    """`effective()` skips splitting a file that surely holds one entry, and gives what the split gives."""
+    import copy
+
+    for root in (hostile_store(tmp_path / "hostile"), random_store(tmp_path / "generated", seed=5, now_ms=NOW, size=300)):
+        for memory in load_store(root).files:
+            fresh = copy.copy(memory)
+            fast = fresh.effective()
+            assert fresh._entries is None or not fresh.single_entry()
+            memory.entries  # noqa: B018 - split: the slow path from here on
+            assert memory.effective() == fast, memory.rel_path

@@ -124,6 +124,13 @@ class Candidate:
         return self._explanation
 
     @property
+    def why(self) -> str:
+        """The decision in one line: the tree's root, said without building the tree where the default builder would."""
+        if self._explanation is None and self.loaded and self.facts is not None and self._preview is not None and self._preview._explain is None:
+            return _headline(self, self._preview)
+        return self.explanation.description
+
+    @property
     def patterns(self) -> list[PatternResult]:
         """The patterns the spec tried, in order, up to the one that matched."""
         if self.facts is None or self._preview is None:
@@ -144,7 +151,7 @@ class Candidate:
             "rank": self.rank,
             "injected": self.injected,
             "reason": self.reason,
-            "why": self.explanation.description,
+            "why": self.why,
         }
 
 
@@ -554,38 +561,42 @@ def _pattern_gate(candidate: Candidate, preview: Preview, with_near_miss: bool) 
     return Explanation(0, "whenToUse: no pattern matches the task and agent", tuple(details), match=False, kind=GATE)
 
 
-def _build_explanation(candidate: Candidate, preview: Preview, with_near_miss: bool) -> Explanation:
-    facts = candidate.facts
-    components = component_explanations(facts, preview.task, preview.agent, preview.now_ms, preview.profile)
-    assert min(100, sum(c.value for c in components)) == candidate.score, "explanation and ranking disagree"
-    importance = facts.importance_key
+def _threshold_description(candidate: Candidate, preview: Preview) -> str:
+    importance = candidate.facts.importance_key
     minimum = js_to_string(preview.min_importance)
-    gates = [_pattern_gate(candidate, preview, with_near_miss)]
     if importance in IMPORTANCE_ORDER and minimum in IMPORTANCE_ORDER:
-        threshold_desc = f"importance {importance} {'≥' if candidate.meets_threshold else '<'} minimum {minimum}"
-    elif minimum not in IMPORTANCE_ORDER:
-        threshold_desc = f"minimum importance {minimum!r} is not a level: the spec compares with undefined, which is always false"
-    else:
-        threshold_desc = f"importance {importance!r} is not a level: the spec compares undefined, which is always false"
-    gates.append(Explanation(0, threshold_desc, match=candidate.meets_threshold, kind=GATE))
+        return f"importance {importance} {'≥' if candidate.meets_threshold else '<'} minimum {minimum}"
+    if minimum not in IMPORTANCE_ORDER:
+        return f"minimum importance {minimum!r} is not a level: the spec compares with undefined, which is always false"
+    return f"importance {importance!r} is not a level: the spec compares undefined, which is always false"
+
+
+def _headline(candidate: Candidate, preview: Preview) -> str:
+    """The root of the decision's tree, said without building the tree (a listing of 10,000 needs only this)."""
+    if candidate.injected:
+        return f"injected at rank {candidate.rank} of {len(preview.injected)}, score {candidate.score:g}"
+    if not candidate.matched:
+        return "not injected: no whenToUse pattern matched"
+    if not candidate.meets_threshold:
+        headline = f"not injected: {_threshold_description(candidate, preview)}"
+        if candidate.facts.importance_key in IMPORTANCE_ORDER and js_to_string(preview.min_importance) in IMPORTANCE_ORDER:
+            headline += f" (would be considered if importance were {js_to_string(preview.min_importance)} or higher)"
+        return headline
+    return "not injected: " + _cut_description(candidate, preview)
+
+
+def _build_explanation(candidate: Candidate, preview: Preview, with_near_miss: bool) -> Explanation:
+    components = component_explanations(candidate.facts, preview.task, preview.agent, preview.now_ms, preview.profile)
+    assert min(100, sum(c.value for c in components)) == candidate.score, "explanation and ranking disagree"
+    gates = [_pattern_gate(candidate, preview, with_near_miss)]
+    gates.append(Explanation(0, _threshold_description(candidate, preview), match=candidate.meets_threshold, kind=GATE))
     cut = len(preview.injected)
     if candidate.rank is not None:
         if candidate.injected:
             gates.append(Explanation(0, f"rank {candidate.rank} within the top {cut} (max {js_to_string(preview.max_memories)})", kind=GATE))
         else:
             gates.append(Explanation(0, _cut_description(candidate, preview), match=False, kind=GATE))
-
-    if candidate.injected:
-        headline = f"injected at rank {candidate.rank} of {cut}, score {candidate.score:g}"
-    elif not candidate.matched:
-        headline = "not injected: no whenToUse pattern matched"
-    elif not candidate.meets_threshold:
-        headline = f"not injected: {threshold_desc}"
-        if importance in IMPORTANCE_ORDER and minimum in IMPORTANCE_ORDER:
-            headline += f" (would be considered if importance were {minimum} or higher)"
-    else:
-        headline = "not injected: " + _cut_description(candidate, preview)
-    return Explanation(candidate.score, headline, tuple(components) + tuple(gates), match=candidate.injected, kind=SCORE)
+    return Explanation(candidate.score, _headline(candidate, preview), tuple(components) + tuple(gates), match=candidate.injected, kind=SCORE)
 
 
 def _cut_description(candidate: Candidate, preview: Preview) -> str:
