@@ -153,6 +153,34 @@ def test_pattern_plans_are_remembered_between_runs_and_read_back_the_same(tmp_pa
     assert [(c.path, c.matched, c.score) for c in again.candidates] == [(c.path, c.matched, c.score) for c in reference.candidates]
 
 
+def test_regex_translations_are_remembered_between_runs_and_read_back_the_same(tmp_path, monkeypatch, settled):
+    """Lint translates every pattern for every profile; the next run takes the translations from the cache."""
+    from rawko_tui.core import jsregex
+    from rawko_tui.core.lint import lint_store
+
+    root = random_store(tmp_path / "store", seed=4, now_ms=parse_now(FIXED_NOW), size=120)
+    first = lint_store(load_store(root))
+    translations = cache.load_translations()
+    assert translations, "lint saved the translations it made"
+    jsregex.compile_js.cache_clear()
+    jsregex._stored_translations = None
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("a cached translation was parsed again")
+
+    sources = list(translations)[:50]
+    with monkeypatch.context() as patch:
+        patch.setattr(jsregex._Parser, "parse", no_parsing)
+        read_back = [jsregex.compile_js(source, ignore_case) for source, ignore_case in sources]
+    jsregex.compile_js.cache_clear()
+    jsregex._stored_translations = {}  # as if there were no cache
+    for regex, (source, ignore_case) in zip(read_back, sources, strict=True):
+        assert regex == jsregex.compile_js(source, ignore_case)
+    jsregex._stored_translations = None
+    jsregex.compile_js.cache_clear()
+    assert lint_store(load_store(root)) == first
+
+
 def test_caches_of_stores_that_no_longer_exist_are_pruned(tmp_path):
     import shutil
 

@@ -8,7 +8,9 @@ within one timestamp tick keeps its times; such "racy" files are read
 again, as git does with its index).
 
 How each whenToUse pattern is read (its interpretation and regex
-translation, the same for any store) is kept too, in ``plans.pickle``.
+translation, the same for any store) is kept too, in ``plans.pickle``, and
+how each JavaScript regex translates (for every profile and lint) in
+``translations.pickle``.
 
 The cache lives outside the store (``$XDG_CACHE_HOME/rawko-tui/``, or the
 folder ``RAWKO_TUI_CACHE_DIR`` names), one file per store (and a ``.root``
@@ -147,6 +149,20 @@ def save_plans(plans: dict) -> None:
     if len(plans) > MAX_PLANS:  # keep the newest (dicts keep insertion order)
         plans = dict(list(plans.items())[-MAX_PLANS:])
     _write(cache_dir() / "plans.pickle", {"code": plan_key(), "plans": plans})
+
+
+def load_translations() -> dict:
+    """How each JavaScript pattern seen before translates (``(source, ignore_case) -> (engine, translated)``), for any store."""
+    data = _read(cache_dir() / "translations.pickle")
+    if not isinstance(data, dict) or data.get("code") != plan_key() or not isinstance(data.get("translations"), dict):
+        return {}
+    return data["translations"]
+
+
+def save_translations(translations: dict) -> None:
+    if len(translations) > MAX_PLANS:  # keep the newest (dicts keep insertion order)
+        translations = dict(list(translations.items())[-MAX_PLANS:])
+    _write(cache_dir() / "translations.pickle", {"code": plan_key(), "translations": translations})
 
 
 def _read(path: Path) -> object:

@@ -117,6 +117,9 @@ def lint_store(store: Store, now_ms: float | None = None, known: dict | None = N
         findings.append(Finding(f".rawko/memories/{name}", WARNING, "not-loaded", reason))
     findings.extend(settings_findings(store))
     findings.extend(_profile_findings(store, arbiter))
+    from .patterns import save_new_plans
+
+    save_new_plans()  # the patterns lint translated are not translated again by the next run
     findings.sort(key=lambda f: (f.path, SEVERITY_ORDER[f.severity], f.line or 0))
     return findings
 

@@ -170,6 +170,9 @@ def save_new_plans() -> None:
     """Add the plans made in this run to the cache (after an index is built)."""
     from . import cache
 
+    from .jsregex import save_new_translations
+
+    save_new_translations()
     if not _new_plans or not cache.enabled():
         return
     new = dict(_new_plans)

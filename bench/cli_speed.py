@@ -1,0 +1,101 @@
+"""The command line as scripts and hooks pay for it: whole processes on a 10,000-memory store, beside node running each arbiter's own code.
+
+    python bench/cli_speed.py [--memories 10000] [--runs 5] [--json]
+
+For each arbiter profile and output mode, ``rawko-tui preview`` as a whole
+process (warm parse cache, median of ``--runs``) beside node running that
+profile's code (``tests/oracle/``: SPEC-0007's, rawko-sdk's and SPEC-0005's,
+the same store and task, also a whole process, also the median); and ``lint``,
+``check`` and ``verify --staged`` on the same store. Baseline and rawko-tui
+are interleaved, so the machine's drift touches both alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+NOW = "2026-01-24T12:00:00Z"
+ORACLES = {"spec-0007": "spec_arbiter.js", "rawko-sdk": "sdk_arbiter.js", "spec-0005": "spec0005_arbiter.js"}
+MODES = {"text": [], "--prompt": ["--prompt"], "--json": ["--json"]}
+TARGET_RATIO = 0.5
+
+
+def timed(command: list[str], stdin: bytes | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, input=stdin, capture_output=True, check=False)
+    return time.perf_counter() - start
+
+
+def median_of(runs: int, *commands: tuple[list[str], bytes | None]) -> list[float]:
+    """Each command's median, the commands interleaved run by run."""
+    times: list[list[float]] = [[] for _ in commands]
+    for command, stdin in commands:  # warm every cache first
+        timed(command, stdin)
+    for _ in range(runs):
+        for index, (command, stdin) in enumerate(commands):
+            times[index].append(timed(command, stdin))
+    return [round(statistics.median(t), 3) for t in times]
+
+
+def run(memories: int, runs: int) -> dict:
+    import teamstore
+
+    node = "node"
+    rawko = [sys.executable, "-m", "rawko_tui"]
+    with tempfile.TemporaryDirectory() as folder:
+        root, tasks = teamstore.build(Path(folder) / "store", memories, commits=200)
+        task = tasks[0]
+        (root / ".rawko" / "checks.yaml").write_text(
+            "tasks:\n" + "".join(f"  - task: {json.dumps(t)}\n    agent: developer\n    now: {NOW}\n" for t in tasks[:3]), encoding="utf-8"
+        )
+        preview = []
+        for profile, script in ORACLES.items():
+            request = json.dumps([{"root": str(root), "task": task, "agentName": "developer", "now": NOW}]).encode()
+            for mode, flags in MODES.items():
+                ours, reference = median_of(
+                    runs,
+                    ([*rawko, "preview", str(root), "--task", task, "--agent", "developer", "--now", NOW, "--arbiter", profile, *flags], None),
+                    ([node, str(ROOT / "tests" / "oracle" / script)], request),
+                )
+                preview.append({"profile": profile, "mode": mode, "rawko": ours, "node": reference, "ratio": round(ours / reference, 2)})
+        lint, check = median_of(runs, ([*rawko, "lint", str(root)], None), ([*rawko, "check", str(root)], None))
+        subprocess.run(["git", "-C", str(root), "add", "-A"], check=True, capture_output=True)
+        (verify,) = median_of(runs, ([*rawko, "verify", str(root), "--staged"], None))
+    return {"memories": memories, "task": task, "preview": preview, "lint": lint, "check": check, "verifyStaged": verify}
+
+
+def report(result: dict) -> str:
+    lines = [f"whole processes on {result['memories']:,} memories, warm, medians (task {result['task']!r})", ""]
+    lines.append("| preview | rawko-tui | node (the arbiter's own code) | ratio | target ≤ 0.5× |")
+    lines.append("|---|---|---|---|---|")
+    for row in result["preview"]:
+        met = "met" if row["ratio"] <= TARGET_RATIO else "not met"
+        lines.append(f"| {row['profile']} {row['mode']} | {row['rawko']} s | {row['node']} s | {row['ratio']}× | {met} |")
+    lines.append("")
+    lines.append(f"lint {result['lint']} s (target ≤ 1 s), check {result['check']} s (target ≤ 1 s), verify --staged {result['verifyStaged']} s (target ≤ 0.3 s)")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    result = run(args.memories, args.runs)
+    print(json.dumps(result, indent=2) if args.json else report(result))
+
+
+if __name__ == "__main__":
+    main()
