@@ -137,32 +137,36 @@ def prune() -> list[Path]:
     return removed
 
 
+def _load_shared(name: str) -> dict:
+    """A record kept for any store (``plans``, ``translations``), when this code wrote it."""
+    data = _read(cache_dir() / f"{name}.pickle")
+    if not isinstance(data, dict) or data.get("code") != plan_key() or not isinstance(data.get(name), dict):
+        return {}
+    return data[name]
+
+
+def _save_shared(name: str, records: dict) -> None:
+    if len(records) > MAX_PLANS:  # keep the newest (dicts keep insertion order)
+        records = dict(list(records.items())[-MAX_PLANS:])
+    _write(cache_dir() / f"{name}.pickle", {"code": plan_key(), name: records})
+
+
 def load_plans() -> dict:
     """How each whenToUse pattern seen before is read (``patterns.plan_record``), for any store."""
-    data = _read(cache_dir() / "plans.pickle")
-    if not isinstance(data, dict) or data.get("code") != plan_key() or not isinstance(data.get("plans"), dict):
-        return {}
-    return data["plans"]
+    return _load_shared("plans")
 
 
 def save_plans(plans: dict) -> None:
-    if len(plans) > MAX_PLANS:  # keep the newest (dicts keep insertion order)
-        plans = dict(list(plans.items())[-MAX_PLANS:])
-    _write(cache_dir() / "plans.pickle", {"code": plan_key(), "plans": plans})
+    _save_shared("plans", plans)
 
 
 def load_translations() -> dict:
     """How each JavaScript pattern seen before translates (``(source, ignore_case) -> (engine, translated)``), for any store."""
-    data = _read(cache_dir() / "translations.pickle")
-    if not isinstance(data, dict) or data.get("code") != plan_key() or not isinstance(data.get("translations"), dict):
-        return {}
-    return data["translations"]
+    return _load_shared("translations")
 
 
 def save_translations(translations: dict) -> None:
-    if len(translations) > MAX_PLANS:  # keep the newest (dicts keep insertion order)
-        translations = dict(list(translations.items())[-MAX_PLANS:])
-    _write(cache_dir() / "translations.pickle", {"code": plan_key(), "translations": translations})
+    _save_shared("translations", translations)
 
 
 def _read(path: Path) -> object:
