@@ -220,14 +220,20 @@ def test_one_memorys_decision_is_found_without_building_every_decision(tmp_path)
             )
 
 
+@pytest.mark.parametrize("profile", ["spec-0007", "rawko-sdk", "spec-0005"])
 @pytest.mark.parametrize("seed", range(4))
-def test_the_one_line_decision_is_the_trees_root_without_building_the_tree(tmp_path, seed):
-    """`why` (what a listing of every memory shows) says exactly what the explanation tree's root says."""
+def test_the_one_line_decision_is_the_trees_root_without_building_the_tree(tmp_path, seed, profile):
+    """`why` (what a listing of every memory shows) says exactly what the explanation tree's root says, under every profile."""
+    import dataclasses
+
+    from rawko_tui.core.arbiters.profiles import BUILT_IN
+
     store = load_store(random_store(tmp_path / "store", seed=seed, now_ms=NOW, size=120) if seed else hostile_store(tmp_path))
     rng = random.Random(seed)
     for view in (store, effective_store(store)):
         for _ in range(10):
-            preview = run_preview(view, random_task(rng), rng.choice(AGENTS), rng.choice(OPTIONS), rng.choice(nows_for(store)))
+            options = dataclasses.replace(rng.choice(OPTIONS), profile=BUILT_IN[profile])
+            preview = run_preview(view, random_task(rng), rng.choice(AGENTS), options, rng.choice(nows_for(store)))
             lines = [c.why for c in preview.candidates]
             assert all(c._explanation is None for c in preview.candidates if c.loaded and c.facts is not None)  # no tree was built
             assert lines == [c.explanation.description for c in preview.candidates]

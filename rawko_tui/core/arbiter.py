@@ -126,8 +126,12 @@ class Candidate:
     @property
     def why(self) -> str:
         """The decision in one line: the tree's root, said without building the tree where the default builder would."""
-        if self._explanation is None and self.loaded and self.facts is not None and self._preview is not None and self._preview._explain is None:
-            return _headline(self, self._preview)
+        preview = self._preview
+        if self._explanation is None and self.loaded and self.facts is not None and preview is not None:
+            if preview._explain is None:
+                return _headline(self, preview)
+            if preview._headline is not None:  # an unscored profile's own one-line decision
+                return preview._headline(self, preview)
         return self.explanation.description
 
     @property
@@ -212,6 +216,7 @@ class Preview:
     order_note: str = ""
     plan_prompt: str | None = None  # rawko-sdk: the planning prompt's memory section (every loaded memory)
     _explain: Callable | None = field(default=None, repr=False)  # (candidate, preview, near misses) -> Explanation
+    _headline: Callable | None = field(default=None, repr=False)  # (candidate, preview) -> _explain's root, said without the tree
     _ranked: list[Candidate] | None = field(default=None, repr=False)
     _build_ranked: Callable[[], list[Candidate]] | None = field(default=None, repr=False)
     _candidates: list[Candidate] | None = field(default=None, repr=False)

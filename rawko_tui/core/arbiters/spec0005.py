@@ -114,7 +114,7 @@ def rank(store: Store, view: LoadedView, task: str, agent: str, options: Arbiter
             matched.append(candidate)
     ranked = _by_importance_only(matched)
     preview = finish_preview(store, task, agent, options, now_ms, len(ranked), lambda n: ranked[:n], lambda: ranked, failure, lambda _preview: candidates)
-    preview._explain = explain
+    preview._explain, preview._headline = explain, headline
     preview.ranked  # noqa: B018 - rank every candidate now
     preview.candidates  # noqa: B018
     return preview
@@ -148,6 +148,9 @@ class Spec0005Index:
                     break
         self.patterns = PatternIndex([f if f is not None else _NO_FACTS for f in self.facts])
         self._position = {id(m): i for i, m in enumerate(view.loaded)}
+        from ..patterns import save_new_plans
+
+        save_new_plans()  # with the regex translations: the next run does not translate them again
         self._by_path = {key: m for m in [m for m, _, _ in view.gated] + view.loaded for key in (m.rel_path, m.name)}
         self._gate_of = {id(m): (reason, why) for m, reason, why in view.gated}
         self._static_counts: dict[str, int] = {}
@@ -199,7 +202,7 @@ class Spec0005Index:
         counts[REASON_CRASH] = counts.get(REASON_CRASH, 0) + len(crashed)
         counts[REASON_NO_MATCH] = len(self.view.loaded) - len(crashed) - len(matched)
         preview = finish_preview(store, task, agent, options, now_ms, len(ranked), lambda n: ranked[:n], lambda: ranked, failure, build_candidates, counts, lookup)
-        preview._explain = explain
+        preview._explain, preview._headline = explain, headline
         return preview
 
 
@@ -212,18 +215,23 @@ def spec0005_index(store: Store, view: LoadedView) -> Spec0005Index:
     return index
 
 
+def headline(candidate: Candidate, preview: Preview) -> str:
+    """The root of ``explain``'s tree, said without building it."""
+    if candidate.injected:
+        return f"injected at position {candidate.rank} of {len(preview.injected)}: {preview.profile.name} injects every match, whole, sorted by importance only"
+    if candidate.matched:
+        return "not injected: cut by the --max option (spec-0005 itself has no cap)"
+    return "not injected: no whenToUse pattern matched"
+
+
 def explain(candidate: Candidate, preview: Preview, with_near_miss: bool) -> Explanation:
     gates = [_pattern_gate(candidate, preview, with_near_miss)]
     importance = candidate.facts.importance_key
     known = importance in IMPORTANCE_ORDER
     order_words = f"importance {importance}" if known else f"importance {importance!r} is not a level: it compares as equal to every other"
+    said = headline(candidate, preview)
     if candidate.injected:
-        total = len(preview.injected)
-        gates.append(Explanation(0, f"position {candidate.rank} of {total}: {order_words}", kind=GATE))
-        headline = f"injected at position {candidate.rank} of {total}: {preview.profile.name} injects every match, whole, sorted by importance only"
+        gates.append(Explanation(0, f"position {candidate.rank} of {len(preview.injected)}: {order_words}", kind=GATE))
     elif candidate.matched:
-        headline = "not injected: cut by the --max option (spec-0005 itself has no cap)"
-        gates.append(Explanation(0, headline, match=False, kind=GATE))
-    else:
-        headline = "not injected: no whenToUse pattern matched"
-    return Explanation(0, headline, tuple(gates), match=candidate.injected, kind=SCORE, data={"scored": False})
+        gates.append(Explanation(0, said, match=False, kind=GATE))
+    return Explanation(0, said, tuple(gates), match=candidate.injected, kind=SCORE, data={"scored": False})
