@@ -359,3 +359,35 @@ def test_the_labelled_benchmark_meets_its_targets():
     assert quality["kinds"]["contradiction"]["recall"] >= 0.8
     assert quality["mergePrecision"] >= 0.9
     assert quality["relatedProposedAsDuplicate"] == 0
+
+
+def test_term_counts_drop_the_terms_of_files_that_are_gone_and_stay_the_same(tmp_path, monkeypatch):
+    """When most cached terms belong to files no longer in the store, the vocabulary is compacted, not read again."""
+    import random
+
+    from rawko_tui.core import cache
+    from rawko_tui.core.consolidation import termcache
+    from rawko_tui.core.consolidation.evidence import extract
+
+    monkeypatch.setenv("RAWKO_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    rng = random.Random(3)
+
+    def text(i: int) -> str:
+        return f"memory {i}: " + " ".join("".join(rng.choice("bcdfghklmnprstvz") for _ in range(8)) for _ in range(40))
+
+    root = tmp_path / "store"
+    first = [text(i) for i in range(60)]
+    termcache.term_counts(root, first, lambda i: extract(f"t{i}", first[i]).terms)
+    later = first[:5] + [text(i) for i in range(60, 70)]
+    read = []
+    cached = termcache.term_counts(root, later, lambda i: read.append(i) or extract(f"t{i}", later[i]).terms)
+    assert read == list(range(5, 15))  # only the new files are read
+    assert len(cache._read(termcache._path(root))["vocabulary"]) == len(cached.vocabulary) < 60 * 40 // 2
+    monkeypatch.setenv("RAWKO_TUI_CACHE", "off")
+    fresh = termcache.term_counts(root, later, lambda i: extract(f"t{i}", later[i]).terms)
+
+    def rows(counts):
+        matrix = counts.matrix.tocsr()
+        return [{counts.vocabulary[j]: v for j, v in zip(matrix[r].indices.tolist(), matrix[r].data.tolist(), strict=True)} for r in range(matrix.shape[0])]
+
+    assert rows(cached) == rows(fresh)

@@ -35,6 +35,7 @@ RACY_NS = 2_000_000_000  # a file changed this close to being read is read again
 _PARSER_MODULES = ("store.py", "yamljs.py", "jsvalue.py", "cache.py")
 _PLAN_MODULES = ("patterns.py", "jsregex.py", "jsvalue.py", "cache.py")
 MAX_PLANS = 200_000
+COMPANIONS = ("terms",)  # files kept per store beside its parse cache (``companion_path``)
 
 
 def enabled() -> bool:
@@ -52,6 +53,11 @@ def cache_dir() -> Path:
 def cache_path(root: Path) -> Path:
     key = hashlib.sha256(str(root.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24]
     return cache_dir() / f"store-{key}.pickle"
+
+
+def companion_path(store_cache: Path, kind: str) -> Path:
+    """Another file kept for the same store (``terms``: the consolidation queue's term counts), pruned with it."""
+    return store_cache.with_name(store_cache.name.replace("store-", f"{kind}-", 1))
 
 
 _code_key: str | None = None
@@ -130,7 +136,8 @@ def prune() -> list[Path]:
             if gone:
                 pickled.unlink(missing_ok=True)
                 named.unlink(missing_ok=True)
-                pickled.with_name(pickled.name.replace("store-", "terms-", 1)).unlink(missing_ok=True)  # the consolidation queue's term counts
+                for kind in COMPANIONS:
+                    companion_path(pickled, kind).unlink(missing_ok=True)
                 removed.append(pickled)
         except OSError:
             continue  # another process pruned it, or it cannot be read: left for next time

@@ -26,9 +26,15 @@ class TermCounts:
         self.vocabulary = vocabulary
 
     @classmethod
+    def of_arrays(cls, data, indices, indptr, vocabulary: list[str]) -> TermCounts:
+        """From CSR arrays: row ``i``'s terms are ``indices[indptr[i]:indptr[i + 1]]`` (positions in ``vocabulary``)."""
+        from scipy import sparse
+
+        return cls(sparse.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, max(1, len(vocabulary)))), vocabulary)
+
+    @classmethod
     def of(cls, rows: list[dict[str, float]]) -> TermCounts:
         import numpy as np
-        from scipy import sparse
 
         index: dict[str, int] = {}
         indptr, cols, weights = [0], [], []
@@ -37,28 +43,18 @@ class TermCounts:
                 cols.append(index.setdefault(term, len(index)))
             weights.extend(terms.values())
             indptr.append(len(cols))
-        shape = (len(rows), max(1, len(index)))
-        matrix = sparse.csr_matrix(
-            (np.array(weights, dtype=np.float64), np.array(cols, dtype=np.int64), np.array(indptr, dtype=np.int64)), shape=shape
-        )
-        return cls(matrix, list(index))
+        return cls.of_arrays(np.array(weights, dtype=np.float64), np.array(cols, dtype=np.int64), np.array(indptr, dtype=np.int64), list(index))
 
     def with_row(self, terms: dict[str, float]) -> TermCounts:
         """These counts with one more row (a draft), its new terms added to the vocabulary."""
         import numpy as np
-        from scipy import sparse
 
-        vocabulary = list(self.vocabulary)
-        index = {term: i for i, term in enumerate(vocabulary)}
-        cols = [index.setdefault(term, len(index)) for term in terms]
-        vocabulary = list(index)
-        width = max(1, len(vocabulary))
-        existing = sparse.csr_matrix((self.matrix.data, self.matrix.indices, self.matrix.indptr), shape=(self.matrix.shape[0], width))
-        row = sparse.csr_matrix(
-            (np.array(list(terms.values()), dtype=np.float64), (np.zeros(len(cols), dtype=np.int64), np.array(cols, dtype=np.int64))),
-            shape=(1, width),
-        )
-        return TermCounts(sparse.vstack([existing, row]).tocsr(), vocabulary)
+        index = {term: i for i, term in enumerate(self.vocabulary)}
+        cols = np.array([index.setdefault(term, len(index)) for term in terms], dtype=np.int64)
+        matrix = self.matrix
+        data = np.concatenate([matrix.data, np.array(list(terms.values()), dtype=np.float64)])
+        indptr = np.append(matrix.indptr, matrix.indptr[-1] + len(cols))
+        return TermCounts.of_arrays(data, np.concatenate([matrix.indices, cols]), indptr, list(index))
 
 
 class StoreTerms:
@@ -124,9 +120,6 @@ class StoreTerms:
         right = np.array([p[1] for p in ordered])
         cosines = np.asarray(self.matrix[left].multiply(self.matrix[right]).sum(axis=1)).ravel()
         return [(a, b, c) for (a, b), c in zip(ordered, cosines.tolist()) if c > 0]
-
-    def similarity(self, i: int, j: int) -> float:
-        return float(self.matrix[i].multiply(self.matrix[j]).sum())
 
     def similarities_to(self, row: int) -> list[float]:
         """The cosine of one memory with every memory of the store."""

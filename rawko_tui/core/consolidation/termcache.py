@@ -39,27 +39,22 @@ def text_digest(text: str) -> bytes:
 
 
 def _path(root: Path) -> Path:
-    return cache.cache_path(root).with_name(cache.cache_path(root).name.replace("store-", "terms-"))
+    return cache.companion_path(cache.cache_path(root), "terms")
 
 
 def term_counts(root: Path, texts: list[str], terms_of: Callable[[int], dict[str, float]]) -> TermCounts:
     """The term counts of each memory (``texts[i]`` is its file's text; ``terms_of(i)`` reads its terms when not cached)."""
     import numpy as np
-    from scipy import sparse
 
     digests = [text_digest(t) for t in texts]
     stored = cache._read(_path(root)) if cache.enabled() else None
     if not isinstance(stored, dict) or stored.get("code") != code_key() or stored.get("root") != str(Path(root).resolve()):
         stored = None
     if stored is not None and stored["digests"] == digests:
-        matrix = sparse.csr_matrix(
-            (stored["data"], stored["indices"], stored["indptr"]), shape=(len(digests), max(1, len(stored["vocabulary"])))
-        )
-        return TermCounts(matrix, stored["vocabulary"])
-    vocabulary: list[str] = list(stored["vocabulary"]) if stored is not None else []
-    index = {term: i for i, term in enumerate(vocabulary)}
+        return TermCounts.of_arrays(stored["data"], stored["indices"], stored["indptr"], stored["vocabulary"])
+    index = {term: i for i, term in enumerate(stored["vocabulary"])} if stored is not None else {}
     row_of = {d: i for i, d in enumerate(stored["digests"])} if stored is not None else {}
-    indices_parts, data_parts, lengths = [], [], []
+    indices_parts, data_parts = [], []
     for i, digest in enumerate(digests):
         cached_row = row_of.get(digest)
         if cached_row is not None:
@@ -70,44 +65,18 @@ def term_counts(root: Path, texts: list[str], terms_of: Callable[[int], dict[str
             terms = terms_of(i)
             indices_parts.append(np.array([index.setdefault(t, len(index)) for t in terms], dtype=np.int64))
             data_parts.append(np.array(list(terms.values()), dtype=np.float64))
-        lengths.append(len(indices_parts[-1]))
-    vocabulary = list(index)
-    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    indptr = np.concatenate([[0], np.cumsum([len(part) for part in indices_parts])]).astype(np.int64)
     indices = np.concatenate(indices_parts).astype(np.int64) if indices_parts else np.zeros(0, dtype=np.int64)
     data = np.concatenate(data_parts).astype(np.float64) if data_parts else np.zeros(0)
-    if len(vocabulary) > 1000 and len(np.unique(indices)) * 2 < len(vocabulary):
-        # most terms belong to files that are gone: start the vocabulary afresh
-        return _fresh(root, texts, digests, terms_of)
-    if cache.enabled():
-        cache._write(
-            _path(root),
-            {
-                "code": code_key(),
-                "root": str(Path(root).resolve()),
-                "digests": digests,
-                "vocabulary": vocabulary,
-                "indptr": indptr,
-                "indices": indices,
-                "data": data,
-            },
-        )
-    return TermCounts(sparse.csr_matrix((data, indices, indptr), shape=(len(digests), max(1, len(vocabulary)))), vocabulary)
-
-
-def _fresh(root: Path, texts: list[str], digests: list[bytes], terms_of) -> TermCounts:
-    counts = TermCounts.of([terms_of(i) for i in range(len(texts))])
+    vocabulary = list(index)
+    used = np.unique(indices)
+    if len(vocabulary) > 1000 and len(used) * 2 < len(vocabulary):
+        # most terms belong to files that are gone: keep only the terms still used
+        vocabulary = [vocabulary[u] for u in used.tolist()]
+        indices = np.searchsorted(used, indices).astype(np.int64)
+    counts = TermCounts.of_arrays(data, indices, indptr, vocabulary)
     if cache.enabled():
         matrix = counts.matrix
-        cache._write(
-            _path(root),
-            {
-                "code": code_key(),
-                "root": str(Path(root).resolve()),
-                "digests": digests,
-                "vocabulary": counts.vocabulary,
-                "indptr": matrix.indptr,
-                "indices": matrix.indices,
-                "data": matrix.data,
-            },
-        )
+        record = {"digests": digests, "vocabulary": vocabulary, "indptr": matrix.indptr, "indices": matrix.indices, "data": matrix.data}
+        cache._write(_path(root), {"code": code_key(), "root": str(Path(root).resolve()), **record})
     return counts
