@@ -79,8 +79,7 @@ class Value:
 
     key: str  # what the value is of, normalised (a stem, an identifier, a unit)
     value: str  # normalised: "20", "50", "postmark"
-    phrase: str  # the words around it, as written
-    sentence: int  # which sentence (for showing the two side by side)
+    phrase: str  # the sentence it is in, as written (shown beside the other memory's)
 
 
 @dataclass(frozen=True)
@@ -96,8 +95,6 @@ class Evidence:
     """One memory's evidence: weighted terms (before idf), and what the queue shows and compares."""
 
     terms: dict[str, float]
-    paths: frozenset[str]
-    identifiers: frozenset[str]
     values: tuple[Value, ...]
     pieces: tuple[tuple[str, bool], ...]  # its sentences (and code lines), with whether each is code
     surface: dict[str, str]  # term -> how it was first written (for showing evidence)
@@ -145,8 +142,6 @@ def _normal_number(number: str, suffix: str | None) -> str:
 def extract(title: str, body: str, when_words: str = "", tags: tuple[str, ...] = ()) -> Evidence:
     terms: Counter[str] = Counter()
     surface: dict[str, str] = {}
-    paths: set[str] = set()
-    identifiers: set[str] = set()
     values: list[Value] = []
     pieces: list[tuple[str, bool]] = []
 
@@ -169,7 +164,6 @@ def extract(title: str, body: str, when_words: str = "", tags: tuple[str, ...] =
         if "/" in line or "." in line:
             for path in _PATH.findall(line):
                 if _real_path(path):
-                    paths.add(path)
                     add(f"p:{path.lower().strip('./')}", TYPE_WEIGHT["p"], path)
             words_of(_PATH.sub(" ", line), TYPE_WEIGHT["w"])
         else:
@@ -178,14 +172,13 @@ def extract(title: str, body: str, when_words: str = "", tags: tuple[str, ...] =
             if "/" in ident or _PATH.fullmatch(ident):
                 continue
             ident = ident.removesuffix("()")
-            identifiers.add(ident)
             add(f"i:{ident.lower()}", TYPE_WEIGHT["i"], ident)
         for piece in [line] if code else _SENTENCE_END.split(line):
             if piece.strip():
                 if _DIGIT.search(piece):
-                    _values(piece, code, len(pieces), add, values)
+                    _values(piece, code, add, values)
                 pieces.append((piece.strip(), code))
-    return Evidence(dict(terms), frozenset(paths), frozenset(identifiers), tuple(values), tuple(pieces), surface)
+    return Evidence(dict(terms), tuple(values), tuple(pieces), surface)
 
 
 _DIGIT = re.compile(r"\d")
@@ -211,7 +204,7 @@ def sentence_of(text: str, code: bool) -> Sentence:
     return Sentence(text, tuple(t.lower() for t in tokens), frozenset(names), code)
 
 
-def _values(text: str, code: bool, index: int, add, values: list[Value]) -> None:
+def _values(text: str, code: bool, add, values: list[Value]) -> None:
     """The values a sentence states, each with what it is the value of.
 
     Settings (``key: value``, ``key = value``) count in code and prose; other
@@ -226,7 +219,7 @@ def _values(text: str, code: bool, index: int, add, values: list[Value]) -> None
         add(f"n:{key} {value}", TYPE_WEIGHT["n"], f"{match.group(1)} {match.group(2)}")
         units = _units_after(text, match.end()) if not code else (None, None)
         for k in {key, *units} - {None}:
-            values.append(Value(k, value, text.strip()[:160], index))
+            values.append(Value(k, value, text.strip()[:160]))
     if not code:
         for match in _NUMBER.finditer(text):
             if any(start <= match.start() < end for start, end in seen_spans):
@@ -235,7 +228,7 @@ def _values(text: str, code: bool, index: int, add, values: list[Value]) -> None
             unit, second = _units_after(text, match.end())
             key = _key_before(text, match.start())
             for k in {unit, second, key} - {None}:
-                values.append(Value(k, value, text.strip()[:160], index))
+                values.append(Value(k, value, text.strip()[:160]))
             if unit:
                 add(f"n:{value} {unit}", TYPE_WEIGHT["n"], f"{match.group()} {unit}")
 

@@ -241,6 +241,9 @@ def closest_memories(
     ]
 
 
+MIN_TASKS_FOR_UNUSED = 3
+
+
 def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float, profile=None) -> list[CandidateGroup]:
     """Active memories that none of the given tasks injects (in the effective view), under ``profile`` (default: the store's)."""
     from ..arbiter import resolve_options
@@ -264,9 +267,6 @@ def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float, p
         ):
             groups.append(CandidateGroup("unused", (memory.rel_path,), 0.0, f"none of the {len(tasks)} recent task(s) injects it"))
     return groups
-
-
-MIN_TASKS_FOR_UNUSED = 3
 
 
 @dataclass(frozen=True)
@@ -306,7 +306,7 @@ def injected_today(store: Store, paths: tuple[str, ...], tasks: list[tuple[str, 
             continue
         seen.add((task, agent))
         preview = run_preview(store, task, agent, resolve_options(store, agent, profile=profile), now_ms)
-        considered = {c.path: c for c in preview.candidates}
-        if all(p in considered and considered[p].matched for p in paths):
-            found.append(Injection(task, agent, tuple(p for p in paths if considered[p].injected)))
+        decisions = [preview.candidate(p) for p in paths]  # these memories' decisions only, not all of them
+        if all(d is not None and d.matched for d in decisions):
+            found.append(Injection(task, agent, tuple(d.path for d in decisions if d.injected)))
     return found

@@ -43,7 +43,9 @@ class TermCounts:
                 cols.append(index.setdefault(term, len(index)))
             weights.extend(terms.values())
             indptr.append(len(cols))
-        return cls.of_arrays(np.array(weights, dtype=np.float64), np.array(cols, dtype=np.int64), np.array(indptr, dtype=np.int64), list(index))
+        return cls.of_arrays(
+            np.array(weights, dtype=np.float64), np.array(cols, dtype=np.int64), np.array(indptr, dtype=np.int64), list(index)
+        )
 
     def with_row(self, terms: dict[str, float]) -> TermCounts:
         """These counts with one more row (a draft), its new terms added to the vocabulary."""
