@@ -184,18 +184,27 @@ async def test_claudes_opinion_on_a_pair_arrives_in_a_worker_and_is_shown_with_i
 
     from test_consolidation import POOL_A, POOL_B
 
-    root = committed(tmp_path, monkeypatch, {"a.md": memory(title=f'"{POOL_A[0]}"', body=POOL_A[1]), "b.md": memory(title=f'"{POOL_B[0]}"', body=POOL_B[1]), **DISTRACTORS})
+    root = committed(
+        tmp_path,
+        monkeypatch,
+        {"a.md": memory(title=f'"{POOL_A[0]}"', when='"pool"', body=POOL_A[1]), "b.md": memory(title=f'"{POOL_B[0]}"', when='"pool"', body=POOL_B[1]), **DISTRACTORS},
+    )
     fake.answers.append((200, json.dumps({"verdict": "contradiction", "quoteA": "`max: 20`", "quoteB": "`max: 50`", "why": "Two sizes for one pool."})))
     app = create_app(root, now=FIXED_NOW, poll_seconds=None)
     async with app.run_test(size=SIZE) as pilot:
         queue = await open_queue(pilot)
         assert [g.kind for g in queue.groups] == ["contradiction"]
+        await pilot.pause(0.3)
+        await settle(pilot)
         reason = str(queue.query_one("#candidate-reason").render())
         assert "left:  The Postgres pool in src/db/pool.ts is configured with `max: 20`." in reason
+        today = "today: 'Database connection pool size' (developer): the arbiter injects both, side by side in one prompt"
+        assert today in reason
         await pilot.press("o")
         await settle(pilot)
         await pilot.pause(0.3)
         await settle(pilot)
         reason = str(queue.query_one("#candidate-reason").render())
         assert "Claude: contradiction: Two sizes for one pool.  left: '`max: 20`'  right: '`max: 50`'" in reason
+        assert today in reason  # the opinion joins what was shown; it does not replace it
     assert len([s for s in fake.seen if s["path"].startswith("/v1/messages") and "count_tokens" not in s["path"]]) == 1

@@ -515,7 +515,8 @@ class ConsolidationScreen(Screen[None]):
         self.kind_filter: str | None = None
         self.stale_open = False
         self.dismissed_here: list[CandidateGroup] = []
-        self.opinions: dict[tuple[str, ...], str] = {}
+        self.opinions: dict[tuple[str, ...], str] = {}  # Claude's word on a pair, once asked
+        self.injections: dict[tuple[str, ...], list] = {}  # what the arbiter injects today, per contradiction
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -569,8 +570,7 @@ class ConsolidationScreen(Screen[None]):
         self.sub_title = f"showing {self.kind_filter or 'every kind'} (f changes it)"
         if not self.groups:
             self.query_one("#candidate-reason", Static).update(Text("No consolidation candidates" + (f" of kind {self.kind_filter}." if self.kind_filter else "."), "dim"))
-            for side in ("#left-memory", "#right-memory"):
-                self.query_one(side, Static).update(Text(""))
+            self._clear_sides()
         table.focus()
         row = min(row, len(self.groups) - 1)
         if row > 0:
@@ -618,8 +618,7 @@ class ConsolidationScreen(Screen[None]):
             self.query_one("#candidate-reason", Static).update(
                 literal(f"{len(stale):,} stale memories, folded so they do not drown the pairs. Enter lists them; f filters by kind.", limit=500)
             )
-            for side in ("#left-memory", "#right-memory"):
-                self.query_one(side, Static).update(Text(""))
+            self._clear_sides()
             return
         self.query_one("#candidate-reason", Static).update(self._reason(group))
         memories = [self.store.file(p) for p in group.paths]
@@ -629,17 +628,21 @@ class ConsolidationScreen(Screen[None]):
         header = lambda m: literal((m.rel_path if m else "?") + "\n\n", "bold")  # noqa: E731
         self.query_one("#left-memory", Static).update(header(memories[0]) + left_text)
         self.query_one("#right-memory", Static).update((header(memories[1]) + right_text) if len(memories) > 1 else Text(""))
-        if group.kind == "contradiction":
+        if group.kind == "contradiction" and group.paths not in self.injections:
             self.find_injections(group)
 
-    def _reason(self, group: CandidateGroup, injections: list | None = None) -> Text:
+    def _clear_sides(self) -> None:
+        for side in ("#left-memory", "#right-memory"):
+            self.query_one(side, Static).update(Text(""))
+
+    def _reason(self, group: CandidateGroup) -> Text:
         """The reason, the evidence, the conflicting phrases side by side, what is injected today, Claude's opinion."""
         shown = literal(f"{group.kind}: {group.reason}\n", limit=600)
         keys = {"near-duplicate": "k/s keep one · m merge · l link · d dismiss", "contradiction": "k/s keep one · m merge · d dismiss · o ask Claude"}
         for conflict in group.evidence.conflicts if group.evidence is not None and group.kind == "contradiction" else ():
             shown.append_text(literal(f"  left:  {conflict.phrase_a}\n", "red", limit=300))
             shown.append_text(literal(f"  right: {conflict.phrase_b}\n", "green", limit=300))
-        for injection in injections or ():
+        for injection in self.injections.get(group.paths, ()):
             shown.append_text(literal(f"  today: {injection.describe(group.paths)}\n", "yellow", limit=300))
         if group.paths in self.opinions:
             shown.append_text(literal(f"  Claude: {self.opinions[group.paths]}\n", "cyan", limit=1200))
@@ -656,8 +659,9 @@ class ConsolidationScreen(Screen[None]):
             self.app.call_from_thread(self._show_injections, group, injections)
 
     def _show_injections(self, group: CandidateGroup, injections: list) -> None:
+        self.injections[group.paths] = injections
         if self._current() is group:
-            self.query_one("#candidate-reason", Static).update(self._reason(group, injections))
+            self.query_one("#candidate-reason", Static).update(self._reason(group))
 
     def action_merge(self) -> None:
         group = self._current()
@@ -710,6 +714,7 @@ class ConsolidationScreen(Screen[None]):
         self.app.action_reload()
         row = self.query_one("#candidates", DataTable).cursor_row
         self.store = store
+        self.injections.clear()  # they were found on the store before the write
         self._show_groups(groups, row)
 
     def _confirm_writes(self, heading: str, writes: list[PlannedWrite], action: str, summary: str) -> None:
