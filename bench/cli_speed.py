@@ -32,9 +32,13 @@ TARGET_RATIO = 0.5
 
 
 def timed(command: list[str], stdin: bytes | None = None) -> float:
+    """Seconds for the whole process; a command that fails to run (exit 2 and up: lint's findings exit 1) stops the bench."""
     start = time.perf_counter()
-    subprocess.run(command, input=stdin, capture_output=True, check=False)
-    return time.perf_counter() - start
+    done = subprocess.run(command, input=stdin, capture_output=True, check=False)
+    seconds = time.perf_counter() - start
+    if done.returncode > 1:
+        raise SystemExit(f"{' '.join(command[:4])} … failed ({done.returncode}): {done.stderr.decode(errors='replace')[-500:]}")
+    return seconds
 
 
 def median_of(runs: int, *commands: tuple[list[str], bytes | None]) -> list[float]:

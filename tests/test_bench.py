@@ -9,16 +9,17 @@ import sys
 from conftest import REPO_ROOT
 
 
-def test_the_benchmark_runs_and_reports_every_figure_with_its_baseline():
+def run_bench(script: str, *arguments: str) -> dict:
+    """A benchmark's --json figures on a tiny store."""
     proc = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "bench" / "run.py"), "--memories", "30", "--commits", "20", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=REPO_ROOT,
+        [sys.executable, str(REPO_ROOT / "bench" / script), *arguments, "--json"], capture_output=True, text=True, timeout=600, cwd=REPO_ROOT
     )
     assert proc.returncode == 0, proc.stderr
-    result = json.loads(proc.stdout)
+    return json.loads(proc.stdout)
+
+
+def test_the_benchmark_runs_and_reports_every_figure_with_its_baseline():
+    result = run_bench("run.py", "--memories", "30", "--commits", "20")
     assert set(result["load"]) == {"frontmatter_loop_s", "cold_s", "warm_s"}
     for preview in (result["preview"], result["preview_adversarial"]):
         assert preview["keystrokes"] > 50 and preview["naive_p95_ms"] > 0 and preview["ours_p95_ms"] > 0
@@ -29,16 +30,18 @@ def test_the_benchmark_runs_and_reports_every_figure_with_its_baseline():
 
 
 def test_the_profiles_benchmark_runs_for_every_profile():
-    proc = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "bench" / "profiles.py"), "--memories", "30", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=REPO_ROOT,
-    )
-    assert proc.returncode == 0, proc.stderr
-    result = json.loads(proc.stdout)
+    result = run_bench("profiles.py", "--memories", "30")
     assert set(result["profiles"]) == {"spec-0007", "rawko-sdk", "spec-0005"}
     for figures in result["profiles"].values():
         assert figures["ranking"]["keystrokes"] > 50 and figures["ranking"]["p95_ms"] > 0
         assert figures["typing"]["key_to_text_ms"]["p95"] > 0 and figures["typing"]["key_to_screen_ms"]["p95"] > 0
+
+
+def test_the_command_line_benchmark_times_every_profile_and_mode_beside_node():
+    result = run_bench("cli_speed.py", "--memories", "30", "--runs", "1")
+    assert {(row["profile"], row["mode"]) for row in result["preview"]} == {
+        (profile, mode) for profile in ("spec-0007", "rawko-sdk", "spec-0005") for mode in ("text", "--prompt", "--json")
+    }
+    for row in result["preview"]:
+        assert row["rawko"] > 0 and row["node"] > 0 and row["ratio"] > 0
+    assert result["lint"] > 0 and result["check"] > 0 and result["verifyStaged"] > 0
