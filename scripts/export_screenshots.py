@@ -62,25 +62,24 @@ async def why_not(pilot) -> None:
     await settle(pilot)
 
 
-async def prompt(pilot) -> None:
+async def key_from_memories(pilot, key: str) -> None:
+    """A key pressed in the Memories pane, once the store is shown."""
     await settle(pilot)
     pilot.app.query_one("#memory-table").focus()
-    await pilot.press("p")
+    await pilot.press(key)
     await settle(pilot)
+
+
+async def prompt(pilot) -> None:
+    await key_from_memories(pilot, "p")
 
 
 async def help_screen(pilot) -> None:
-    await settle(pilot)
-    pilot.app.query_one("#memory-table").focus()
-    await pilot.press("question_mark")
-    await settle(pilot)
+    await key_from_memories(pilot, "question_mark")
 
 
 async def checks(pilot) -> None:
-    await settle(pilot)
-    pilot.app.query_one("#memory-table").focus()
-    await pilot.press("k")
-    await settle(pilot)
+    await key_from_memories(pilot, "k")
 
 
 async def matrix(pilot) -> None:
@@ -129,10 +128,7 @@ async def compare(pilot) -> None:
 
 async def consolidation(pilot) -> None:
     """c: the consolidation queue on the demo store, a related pair and the evidence it shares."""
-    await settle(pilot)
-    pilot.app.query_one("#memory-table").focus()
-    await pilot.press("c")
-    await settle(pilot)
+    await key_from_memories(pilot, "c")
     await pilot.pause(0.5)
     await settle(pilot)
 
