@@ -169,7 +169,12 @@ async def test_a_new_memory_shows_the_closest_existing_one_and_can_go_to_it_as_a
         await settle(pilot)
         closest = str(editor.query_one("#editor-closest").render())
         assert "jwt-expiry.md" in closest and "may already hold this lesson" in closest and "src/auth/token.ts" in closest
-        await pilot.press("ctrl+a")
+        area = editor.query_one("#merge-text", TextArea)
+        area.move_cursor((5, 4))
+        await pilot.press("ctrl+a")  # the text area's own key: to the line start, nothing else
+        await settle(pilot)
+        assert area.cursor_location == (5, 0) and app.screen is editor
+        await pilot.press("ctrl+o")
         await settle(pilot)
         shown = str(app.screen.query_one("#confirm-bytes").render())
         assert "to .rawko/memories/jwt-expiry.md" in shown and "one day (24 hours)" in shown

@@ -80,7 +80,7 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Review and write", id="editor-save", priority=True),
-        Binding("ctrl+a", "append_instead", "Append to the closest instead", id="editor-append-instead", priority=True),
+        Binding("ctrl+o", "append_instead", "Append to the closest instead", id="editor-append-instead", priority=True),
         Binding("escape", "cancel", "Cancel", id="editor-cancel"),
     ]
 
@@ -144,7 +144,7 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
         self.closest = closest
         shown = closest_text(closest)
         if closest:
-            shown.append(f"Ctrl+A appends this to {closest[0].name} instead of creating a new memory.", "dim")
+            shown.append(f"Ctrl+O appends this to {closest[0].name} instead of creating a new memory.", "dim")
         self.query_one("#editor-closest", Static).update(shown)
 
     def action_append_instead(self) -> None:
