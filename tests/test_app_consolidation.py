@@ -180,6 +180,7 @@ async def test_a_new_memory_shows_the_closest_existing_one_and_can_go_to_it_as_a
         assert "to .rawko/memories/jwt-expiry.md" in shown and "one day (24 hours)" in shown
         await write_confirmed(pilot)
     assert commits(root) == 2 and not (root / ".rawko" / "memories" / "jwt-token-expiry-is-24-hours.md").exists()
+    assert git(root, "log", "-1", "--format=%s").startswith("rawko-tui: append jwt-expiry.md")  # an append, named as one
     assert "instead of creating a new one" in git(root, "log", "-1", "--format=%B")
     assert "one day (24 hours)" in (root / ".rawko" / "memories" / "jwt-expiry.md").read_text()
 

@@ -36,7 +36,7 @@ from .messages import MemoryHighlighted
 from .safe import clean, one_line
 from .checks import ChecksScreen
 from .confirm import ConfirmWrite
-from .curation import ConsolidationScreen, MemoryEditor, SessionsScreen, creation_summary, new_memory_planner
+from .curation import ConsolidationScreen, MemoryEditor, SessionsScreen, creation_commit, new_memory_planner
 from .screens import DiffScreen, HelpScreen, NoStoreScreen
 from .widgets.breakdown.breakdown import Breakdown
 from .widgets.memories.memory_list import MemoryList, build_rows
@@ -638,7 +638,7 @@ class RawkoApp(App[int]):
 
         def written(writes: list[PlannedWrite] | None) -> None:
             if writes is not None:
-                self.apply_plan(writes, "create", creation_summary(writes, f"New memory: {writes[0].title}"))
+                self.apply_plan(writes, *creation_commit(writes, "create", f"New memory: {writes[0].title}"))
 
         self.push_screen(MemoryEditor(self.root, new_memory_template(agent), intro, new_memory_planner(self.root), impact=self._impact, store=self.store), written)
 

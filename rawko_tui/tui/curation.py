@@ -409,7 +409,7 @@ class SessionsScreen(Screen[None]):
 
         def promoted(writes: list[PlannedWrite] | None) -> None:
             if writes is not None:
-                self.write_promotion(writes, creation_summary(writes, f"Promoted from session {session.id}, {item.kind} {item.id}."))
+                self.write_promotion(writes, *creation_commit(writes, "promote", f"Promoted from session {session.id}, {item.kind} {item.id}."))
 
         self.app.push_screen(MemoryEditor(self.root, promotion_draft(session, item), intro, new_memory_planner(self.root), store=self.store), promoted)
 
@@ -452,25 +452,25 @@ class SessionsScreen(Screen[None]):
 
         def written(writes: list[PlannedWrite] | None) -> None:
             if writes is not None:
-                self.write_promotion(writes, creation_summary(writes, f"Extracted by Claude from session {session.id}."))
+                self.write_promotion(writes, *creation_commit(writes, "promote", f"Extracted by Claude from session {session.id}."))
 
         intro = f"Claude's proposal from session {session.id}. Edit it, then Ctrl+S shows what is written; Esc rejects it."
         self.app.push_screen(MemoryEditor(self.root, text, intro, new_memory_planner(self.root), store=self.store), written)
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="promote a session item")
-    def write_promotion(self, writes: list[PlannedWrite], summary: str) -> None:
-        written = apply_writes(self.root, writes, "promote", summary)
+    def write_promotion(self, writes: list[PlannedWrite], action: str, summary: str) -> None:
+        written = apply_writes(self.root, writes, action, summary)
         self.app.call_from_thread(self._written, written.describe(self.root))
 
     def _written(self, note: str) -> None:
         after_write(self, note)
 
 
-def creation_summary(writes: list[PlannedWrite], summary: str) -> str:
-    """The commit message of a creation, or of the append that was chosen instead of it."""
+def creation_commit(writes: list[PlannedWrite], action: str, summary: str) -> tuple[str, str]:
+    """The commit's action and message for a creation, or for the append that was chosen instead of it."""
     if writes and writes[0].kind == "append":
-        return f"Appended to {writes[0].name}, the closest existing memory, instead of creating a new one. ({summary})"
-    return summary
+        return "append", f"Appended to {writes[0].name}, the closest existing memory, instead of creating a new one. ({summary})"
+    return action, summary
 
 
 def closest_text(closest) -> Text:
