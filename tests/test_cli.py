@@ -232,3 +232,21 @@ def test_init_starts_a_store_the_app_and_commands_open(capsys, tmp_path):
     assert code == 0 and "nothing was changed" in out
     code, out, _ = run(capsys, "lint", str(tmp_path))
     assert code == 0 and "0 files" in out  # the starter settings are all comments: no finding
+
+
+def test_a_one_shot_command_exits_fast_and_writes_all_its_output(capsys, tmp_path):
+    # the console entry skips the collector and the teardown (os._exit): every byte must still be flushed,
+    # the exit code kept, and a reader that leaves early (… | head) must not see a traceback
+    from storegen import random_store
+
+    root = random_store(tmp_path / "store", seed=5, now_ms=1769256000000.0, size=300)
+    argv = ["preview", str(root), "--task", "add the auth middleware", "--now", FIXED_NOW, "--json"]
+    code, expected, _ = run(capsys, *argv)
+    proc = subprocess.run([sys.executable, "-m", "rawko_tui", *argv], capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stdout) == (code, expected) and len(expected) > 100_000  # beyond a pipe buffer (64 KiB)
+    lint = subprocess.run([sys.executable, "-m", "rawko_tui", "lint", str(tmp_path / "nowhere")], capture_output=True, text=True, timeout=60)
+    assert lint.returncode == 2 and "rawko-tui:" in lint.stderr
+    reader = subprocess.Popen([sys.executable, "-m", "rawko_tui", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    reader.stdout.read(100)
+    reader.stdout.close()
+    assert reader.wait(timeout=60) == 0 and b"Traceback" not in reader.stderr.read()

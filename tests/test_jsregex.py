@@ -83,3 +83,41 @@ def test_patterns_without_lookaround_or_backreferences_run_on_re2():
     assert compile_js("implement.{0,10}auth").linear_time
     assert compile_js("(a+)+$.*").linear_time
     assert not compile_js(r"(a)\1").linear_time
+
+
+ASCII_TEXT = "ab AB1_-sSkK.\\{}xy"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_required_needles_never_rule_out_a_match(seed):
+    # the first query of a preview skips a regex whose needles the (ASCII) text lacks: that must never skip a match
+    rng = random.Random(seed)
+    tested = skipped = 0
+    for _ in range(4000):
+        source = "".join(rng.choice(TOKENS) for _ in range(rng.randint(1, 7)))
+        text = "".join(rng.choice(ASCII_TEXT) for _ in range(rng.randint(0, 12)))
+        try:
+            compiled = compile_js(source, ignore_case=rng.random() < 0.7)
+        except JsRegexSyntaxError:
+            continue
+        tested += 1
+        if not compiled.may_match(text.lower()):
+            skipped += 1
+            assert not compiled.test(text), (source, text, compiled.needles)
+    assert tested > 1500 and skipped > tested // 10  # the filter is exercised, not vacuous
+
+
+def test_required_needles_of_usual_patterns():
+    from rawko_tui.core.jsregex import _Parser, required_needles
+
+    def needles(source):
+        return required_needles(_Parser(source, True).parse())
+
+    assert needles(".*service-alert.*") == ("service-alert",)
+    assert needles("session..*download_payment") == ("download_payment",)  # the longer of two required parts
+    assert needles("(foo|bar)baz") == ("barbaz", "foobaz")
+    assert needles("\\bAuth\\b") == ("auth",)  # lowered: the text is matched lowered
+    assert needles("colou?r") == ("colo",)
+    assert needles("[é]") == ()  # cannot match ASCII text at all
+    for unknown in (".", "\\d+", "abc|.*", "(?=abc)", "[^a]"):
+        assert needles(unknown) is None, unknown

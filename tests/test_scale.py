@@ -250,3 +250,21 @@ def test_the_fold_of_a_file_without_appended_entries_is_its_frontmatter_without_
             assert fresh._entries is None or not fresh.single_entry()
             memory.entries  # noqa: B018 - split: the slow path from here on
             assert memory.effective() == fast, memory.rel_path
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_first_query_tests_patterns_alone_and_agrees_with_the_sets(tmp_path, seed, monkeypatch):
+    from rawko_tui.core.arbiters.scoring import memory_facts
+
+    root = hostile_store(tmp_path) if seed == 0 else random_store(tmp_path / "store", seed=seed, now_ms=NOW, size=300)
+    store = load_store(root)
+    facts = [memory_facts(m) for m in store.files if m.spec is not None and isinstance(m.attrs, dict) and isinstance(m.attrs.get("title"), str)]
+    rng = random.Random(seed)
+    texts = [random_task(rng) for _ in range(40)] + [t.upper() for t in TASKS] + [f"{t} é😀" for t in TASKS] + TASKS + [""]
+    for text in texts:
+        alone = rankindex.PatternIndex(facts)
+        with monkeypatch.context() as patched:  # the first query compiles no set
+            patched.setattr(rankindex, "_compile_bucket", lambda patterns: pytest.fail("compiled a set"))
+            first = alone.first_matches(text)
+        assert first == alone.first_matches(text), text  # the second query runs the sets
+        assert sorted(alone._matched_one_by_one(text)) == sorted(alone._matched_by_sets(text)), text

@@ -661,6 +661,98 @@ def _emit(node: Node, for_re2: bool) -> str:
 
 
 # --------------------------------------------------------------------------
+# Required needles: a prefilter that lets one task skip most regexes
+# --------------------------------------------------------------------------
+
+_MAX_NEEDLES = 16  # more alternatives than this filter too little to be worth carrying
+_MAX_SET_CHARS = 8
+
+
+def required_needles(tree: Node) -> tuple[str, ...] | None:
+    """Strings such that every match in an ASCII text contains one of them, lowered.
+
+    So on ASCII text, ``any(n in text.lower() for n in needles)`` is false only
+    where the regex cannot match: one task is then tested against the few
+    regexes whose needles it holds (Russ Cox's "regular expression matching
+    with a trigram index", with whole literals).  None: nothing is known (the
+    regex may match a text that holds no particular string).  ``()``: the regex
+    cannot match ASCII text at all.
+    """
+    exact, must = _needle_info(tree)
+    needles = exact if exact is not None else must
+    if needles is None or "" in needles or len(needles) > _MAX_NEEDLES:
+        return None
+    return tuple(sorted(needles))
+
+
+_Info = tuple[frozenset | None, frozenset | None]  # (every string the node matches, if few; a set one of which it contains)
+_EMPTY: _Info = (frozenset({""}), None)
+_UNKNOWN: _Info = (None, None)
+
+
+def _needle_info(node: Node) -> _Info:
+    kind = node.kind
+    if kind == "set":
+        chars = {chr(u).lower() for lo, hi in node.ranges for u in range(lo, min(hi, 0x7F) + 1)} if node.ranges else set()
+        return (frozenset(chars), None) if len(chars) <= _MAX_SET_CHARS else _UNKNOWN
+    if kind in ("assert", "look"):  # zero width
+        return _EMPTY
+    if kind == "group":
+        return _needle_info(node.children[0])
+    if kind == "repeat":
+        exact, must = _needle_info(node.children[0])
+        if node.min == node.max == 1:
+            return exact, must
+        if node.min == 0:
+            return _UNKNOWN
+        return None, _better(must, exact)
+    if kind == "seq":
+        return _seq_info([_needle_info(child) for child in node.children])
+    if kind == "alt":
+        infos = [_needle_info(child) for child in node.children]
+        if all(exact is not None for exact, _ in infos):
+            union = frozenset().union(*(exact for exact, _ in infos))
+            if len(union) <= _MAX_NEEDLES:
+                return union, None
+        musts = [exact if exact is not None else must for exact, must in infos]
+        if any(m is None for m in musts):
+            return _UNKNOWN
+        return None, frozenset().union(*musts)
+    return _UNKNOWN  # a backreference matches what its group took: any string
+
+
+def _seq_info(infos: list[_Info]) -> _Info:
+    exact: frozenset | None = frozenset({""})
+    whole = True  # every string of the sequence is still in ``exact``
+    best: frozenset | None = None
+    for child_exact, child_must in infos:
+        if exact is not None and child_exact is not None and len(exact) * len(child_exact) <= _MAX_NEEDLES:
+            exact = frozenset(a + b for a in exact for b in child_exact)
+            continue
+        best = _better(best, exact)
+        whole = False
+        exact = child_exact
+        best = _better(best, child_must)
+    if whole:
+        return exact, None
+    return None, _better(best, exact)
+
+
+def _better(a: frozenset | None, b: frozenset | None) -> frozenset | None:
+    """The more selective of two needle sets: the longer shortest needle, then fewer needles."""
+    if a is None or not _useful(a):
+        return b if b is not None and _useful(b) else a if a is not None and _useful(a) else None
+    if b is None or not _useful(b):
+        return a
+    rank = lambda needles: (min(map(len, needles), default=1 << 30), -len(needles))  # noqa: E731
+    return a if rank(a) >= rank(b) else b
+
+
+def _useful(needles: frozenset) -> bool:
+    return "" not in needles and len(needles) <= _MAX_NEEDLES
+
+
+# --------------------------------------------------------------------------
 # Compiled patterns
 # --------------------------------------------------------------------------
 
@@ -691,12 +783,20 @@ class JsRegex:
 
     ``translated`` is the pattern in the engine's syntax; the engine compiles
     it on the first search (the ranking's RE2 sets need only the text).
+    ``needles`` (``required_needles``): on ASCII text, a match is possible
+    only where the lowered text contains one of them; None when unknown.
     """
 
     source: str
     engine: str
     translated: str
     ignore_case: bool = True
+    needles: tuple[str, ...] | None = None
+
+    def may_match(self, lowered_ascii: str) -> bool:
+        """False only when no match is possible in this text (ASCII, lowered), whatever the engine would do."""
+        needles = self.needles
+        return needles is None or any(needle in lowered_ascii for needle in needles)
 
     def search(self, text: str) -> tuple[int, int] | None:
         """The span of the first match in ``text`` (Python indices), as ``RegExp.prototype.exec`` finds it.
@@ -766,7 +866,7 @@ def re2_options(max_mem: int | None = None):
     return options
 
 
-_stored_translations: dict | None = None  # from the cache: (source, ignore_case) -> (engine, translated)
+_stored_translations: dict | None = None  # from the cache: (source, ignore_case) -> (engine, translated, needles)
 _new_translations: dict = {}
 
 
@@ -783,15 +883,13 @@ def compile_js(source: str, ignore_case: bool = True) -> JsRegex:
 
         _stored_translations = cache.load_translations() if cache.enabled() else {}
     record = _stored_translations.get((source, ignore_case))
-    if isinstance(record, tuple) and len(record) == 2 and record[0] in ("re2", "backtracking") and isinstance(record[1], str):
-        return JsRegex(source, record[0], record[1], ignore_case)
+    if isinstance(record, tuple) and len(record) == 3 and record[0] in ("re2", "backtracking") and isinstance(record[1], str):
+        return JsRegex(source, record[0], record[1], ignore_case, record[2])
     parser = _Parser(source, ignore_case)
     tree = parser.parse()
-    if not parser.needs_backtracking and parser.max_count <= _RE2_MAX_REPEAT:
-        regex = JsRegex(source, "re2", _emit(tree, for_re2=True), ignore_case)
-    else:
-        regex = JsRegex(source, "backtracking", _emit(tree, for_re2=False), ignore_case)
-    _new_translations[(source, ignore_case)] = (regex.engine, regex.translated)
+    engine = "re2" if not parser.needs_backtracking and parser.max_count <= _RE2_MAX_REPEAT else "backtracking"
+    regex = JsRegex(source, engine, _emit(tree, for_re2=engine == "re2"), ignore_case, required_needles(tree))
+    _new_translations[(source, ignore_case)] = (regex.engine, regex.translated, regex.needles)
     return regex
 
 

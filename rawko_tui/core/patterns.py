@@ -182,7 +182,7 @@ def save_new_plans() -> None:
 
 
 def plan_record(plan: PatternPlan) -> tuple:
-    regex = None if plan.regex is None else (plan.regex.source, plan.regex.engine, plan.regex.translated, plan.regex.ignore_case)
+    regex = None if plan.regex is None else (plan.regex.source, plan.regex.engine, plan.regex.translated, plan.regex.ignore_case, plan.regex.needles)
     return (plan.normalized, plan.interpretation, plan.alternatives, regex, plan.fell_through, plan.notes)
 
 

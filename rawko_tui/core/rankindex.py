@@ -60,7 +60,7 @@ from .arbiters.scoring import (
 from .jsregex import JsRegex, JsRegexTimeout, carrier_text, re2_options
 from .jsvalue import is_prototype_key, js_split_whitespace, js_to_string, utf16_length
 from .patterns import ALTERNATIVES, BAD_REGEX, build_search_text, save_new_plans
-from .store import MemoryFile, Store
+from .store import MemoryFile, Store, no_cyclic_gc
 
 # Tests are spread over a fixed number of sets by a hash of their text, so a
 # changed file recompiles only the sets its patterns fall in.
@@ -100,6 +100,7 @@ class PatternIndex:
         self.slots: list[list[tuple[int, int]]] = []  # test id -> [(memory position, plan index)]
         self.fallbacks: list[object] = []  # test id -> needle (str) or JsRegex, to test one by one
         self.backtracking: list[tuple[int, int, JsRegex]] = []
+        self._prepared = False  # whether queries go through the RE2 sets
         for position, memory in enumerate(facts):
             for plan_index, (_, plan) in enumerate(memory.plans):
                 if plan is None or plan.interpretation == BAD_REGEX:  # a skipped pattern never matches
@@ -132,18 +133,27 @@ class PatternIndex:
                 bucket.sort()
                 self.buckets.append((tuple(p for p, _ in bucket), [t for _, t in bucket]))
 
+    def prepare(self) -> None:
+        """Compile the RE2 sets now (a background worker's job), so no later query waits for them."""
+        if self._prepared:
+            return
+        for patterns, _ in self.buckets:
+            _compile_bucket(patterns)
+        self._prepared = True
+
     def first_matches(self, text: str) -> dict[int, int]:
-        """Memory position -> index of its first whenToUse pattern that matches ``text``."""
-        carrier = carrier_text(text)
-        encoded = carrier.encode("utf-8", "surrogatepass")
-        matched = list(self.always)
-        for patterns, tests in self.buckets:
-            compiled = _compile_bucket(patterns)
-            hits = compiled.regex_set.Match(encoded) if compiled.regex_set is not None else None
-            if hits is not None and compiled.sentinel in hits:
-                matched.extend(tests[hit] for hit in hits if hit != compiled.sentinel)
-            else:  # the set could not be built or its search ran out of memory: test one by one
-                matched.extend(test for test in tests if self._test_alone(test, text))
+        """Memory position -> index of its first whenToUse pattern that matches ``text``.
+
+        The first query tests each pattern alone, skipping the regexes whose
+        needles the text lacks: compiling the sets would cost more than one
+        query (a command-line preview asks once).  From the second query on,
+        the sets answer in one pass over the text.
+        """
+        if self._prepared:
+            matched = self._matched_by_sets(text)
+        else:
+            matched = self._matched_one_by_one(text)
+            self._prepared = True
         first: dict[int, int] = {}
         for test in matched:
             for position, plan_index in self.slots[test]:
@@ -162,6 +172,30 @@ class PatternIndex:
             if tried[key]:
                 first[position] = plan_index
         return first
+
+    def _matched_one_by_one(self, text: str) -> list[int]:
+        lowered = text.lower() if text.isascii() else None  # needles hold for ASCII text only
+        matched = []
+        for test, fallback in enumerate(self.fallbacks):
+            if isinstance(fallback, str):
+                if fallback in text:
+                    matched.append(test)
+            elif (lowered is None or fallback.may_match(lowered)) and self._test_alone(test, text):
+                matched.append(test)
+        return matched
+
+    def _matched_by_sets(self, text: str) -> list[int]:
+        carrier = carrier_text(text)
+        encoded = carrier.encode("utf-8", "surrogatepass")
+        matched = list(self.always)
+        for patterns, tests in self.buckets:
+            compiled = _compile_bucket(patterns)
+            hits = compiled.regex_set.Match(encoded) if compiled.regex_set is not None else None
+            if hits is not None and compiled.sentinel in hits:
+                matched.extend(tests[hit] for hit in hits if hit != compiled.sentinel)
+            else:  # the set could not be built or its search ran out of memory: test one by one
+                matched.extend(test for test in tests if self._test_alone(test, text))
+        return matched
 
     def _test_alone(self, test: int, text: str) -> bool:
         fallback = self.fallbacks[test]
@@ -389,5 +423,6 @@ def store_index(store: Store, view, profile) -> StoreIndex:
     key = ("index", id(view), profile.scorer, profile.name)  # views live as long as the store: their ids stay theirs
     index = store._indexes.get(key)
     if index is None:
-        index = store._indexes[key] = StoreIndex(store, view, profile)
+        with no_cyclic_gc():
+            index = store._indexes[key] = StoreIndex(store, view, profile)
     return index

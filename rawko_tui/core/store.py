@@ -634,12 +634,13 @@ def load_store(root: str | os.PathLike, previous: Store | None = None) -> Store:
     reload) or from the persistent cache (``cache``), each only when the
     file's stat still matches.
     """
-    with _no_cyclic_gc():  # tens of thousands of new objects, none cyclic garbage: collecting is wasted time
+    with no_cyclic_gc():  # tens of thousands of new objects, none cyclic garbage: collecting is wasted time
         return _load_store(Path(root), previous)
 
 
 @contextlib.contextmanager
-def _no_cyclic_gc():
+def no_cyclic_gc():
+    """Build a large, long-lived structure without the cyclic collector walking it as it grows."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

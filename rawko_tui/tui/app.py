@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Markdown, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..core.arbiter import SPEC_AGENTS, Preview, iso_from_ms, parse_now, resolve_options
-from ..core.arbiters.ranking import run_preview
+from ..core.arbiters.ranking import prepare_index, run_preview
 from ..core.checks import budget_for, default_task_name, load_checks, saved_task_write
 from ..core.curation import append_template, effective_store, impact_of_change, new_memory_template, pattern_matches
 from ..core.writer import PlannedWrite, WriteError, apply_writes, person_name, plan_append
@@ -355,6 +355,7 @@ class RawkoApp(App[int]):
                 # then, once typing pauses, what the other profiles inject for the same task: ranking
                 # them after every key would take the interpreter from the UI thread while keys arrive
                 if not worker.is_cancelled and self._pending is None and not self._rank_wanted.wait(OTHERS_AFTER_SECONDS):
+                    prepare_index(store, options)  # the first ranking tested each pattern alone; the next keys use the sets
                     try:
                         comparison = _compare_with_others(store, preview, query)
                     except Exception as exc:  # noqa: BLE001 - the line on the others must never stop the ranking

@@ -56,6 +56,14 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
     return _finish(preview, view)
 
 
+def prepare_index(store: Store, options: ArbiterOptions) -> None:
+    """Compile the profile's pattern sets now (off the typing path), so the next keystroke's ranking does not wait for them."""
+    profile = options.profile
+    view = load_view(store, profile, options.recursive)
+    index = spec0005.spec0005_index(store, view) if profile.selector == "all-by-importance" else store_index(store, view, profile)
+    index.patterns.prepare()
+
+
 def _finish(preview: Preview, view: LoadedView) -> Preview:
     preview.order_note = view.order_note
     if preview.profile.plan_prompt:

@@ -30,7 +30,7 @@ from ..explain import Explanation
 from ..jsvalue import UNDEFINED, js_to_string
 from ..patterns import build_search_text, plan_spec0005_pattern
 from ..rankindex import PatternIndex
-from ..store import MemoryFile, Store
+from ..store import MemoryFile, Store, no_cyclic_gc
 from .loaders import LoadedView
 from .scoring import IMPORTANCE_ORDER, MemoryFacts
 
@@ -211,7 +211,8 @@ def spec0005_index(store: Store, view: LoadedView) -> Spec0005Index:
     key = ("spec-0005 index", id(view))
     index = store._indexes.get(key)
     if index is None:
-        index = store._indexes[key] = Spec0005Index(view)
+        with no_cyclic_gc():
+            index = store._indexes[key] = Spec0005Index(view)
     return index
 
 
