@@ -268,3 +268,25 @@ def test_the_first_query_tests_patterns_alone_and_agrees_with_the_sets(tmp_path,
             first = alone.first_matches(text)
         assert first == alone.first_matches(text), text  # the second query runs the sets
         assert sorted(alone._matched_one_by_one(text)) == sorted(alone._matched_by_sets(text)), text
+
+
+def test_a_files_status_without_splitting_is_the_folds(tmp_path):
+    """`status_of` skips the split where no appended entry can set a status field, and gives what the fold gives."""
+    import copy
+
+    from rawko_tui.core.curation import Status, status_of
+
+    quoted = memory(title="Quoted key") + '\n---\n"st\\x61tus": retired\nreason: "spelled with an escape"\n---\n\nRetired.\n'
+    body_word = memory(title="A word in the body") + "\nThe reason is plain.\n"
+    root = write_store(tmp_path / "escapes", {"quoted.md": quoted, "word.md": body_word})
+    shortcuts = 0
+    for root in (root, hostile_store(tmp_path / "hostile"), random_store(tmp_path / "generated", seed=5, now_ms=NOW, size=300)):
+        for file in load_store(root).files:
+            fresh = copy.copy(file)
+            fast = status_of(fresh)
+            shortcuts += fresh._entries is None
+            file.entries  # noqa: B018 - split: the fold from here on
+            assert fast == status_of(file), file.rel_path
+            if file.name == "quoted.md":
+                assert fast == Status(False, "retired: spelled with an escape", 1)
+    assert shortcuts > 100

@@ -36,8 +36,15 @@ class Status:
     entry: int | None = None  # the entry (0-based) that changed it
 
 
+_STATUS_FIELDS = ("status", "reason", "supersededBy")
+
+
 def status_of(memory: MemoryFile) -> Status:
-    fields, origin = memory.effective()
+    if memory._entries is None and memory.appended_entries_cannot_set(_STATUS_FIELDS):
+        # the fold's status fields are the first frontmatter's: no need to split (a JSON listing asks for every file)
+        fields, origin = memory.spec.attrs, dict.fromkeys(memory.spec.attrs, 0)
+    else:
+        fields, origin = memory.effective()
     if js_to_string(fields.get("status", "")).lower() == RETIRED:
         reason = js_to_string(fields.get("reason", "no reason given"))
         return Status(False, f"retired: {reason}", origin.get("status"))

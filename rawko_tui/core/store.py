@@ -205,6 +205,14 @@ class MemoryFile:
             return False
         return "\n---" not in self.text[len(self.text) - len(self.spec.body) - 1 :]
 
+    def appended_entries_cannot_set(self, fields: tuple[str, ...]) -> bool:
+        """Whether no appended entry can set any of ``fields``: after the first frontmatter, no field name
+        (nor a backslash, which a quoted key could spell one with) appears at all.  Sure, without splitting."""
+        if self.text is None or self.spec is None or not isinstance(self.spec.attrs, dict):
+            return False
+        rest = self.text[len(self.text) - len(self.spec.body) :]
+        return "\\" not in rest and not any(name in rest for name in fields)
+
     @property
     def differs_from_entries(self) -> bool:
         """Whether the spec's view (first frontmatter, all the rest as body) hides appended entries."""
