@@ -198,3 +198,64 @@ def test_caches_of_stores_that_no_longer_exist_are_pruned(tmp_path):
     assert not cache.cache_path(gone).exists() and not cache.cache_path(gone).with_suffix(".root").exists()
     assert not termcache._path(gone).exists()  # the queue's term counts go with it
     assert cache.cache_path(kept).is_file()
+
+
+def test_lint_findings_are_kept_between_runs_and_equal_a_fresh_lint_at_any_time(tmp_path, monkeypatch, settled):
+    """Each file's findings are kept for its very bytes; the one that depends on the time (a future date) is decided per run."""
+    from rawko_tui.core import lint
+
+    root = random_store(tmp_path / "store", seed=6, now_ms=parse_now(FIXED_NOW), size=150)
+    (root / ".rawko" / "memories" / "future.md").write_text(memory(title="Future", at="2026-06-01T00:00:00Z"))
+    (root / ".rawko" / "memories" / "broken.md").write_text("---\ntitle: [unclosed\n---\n")
+    nows = [None, parse_now(FIXED_NOW), parse_now("2026-07-01T00:00:00Z")]
+
+    def fresh(now):
+        with monkeypatch.context() as off:
+            off.setenv("RAWKO_TUI_CACHE", "off")
+            return lint.lint_store(load_store(root), now)
+
+    expected = {now: fresh(now) for now in nows}
+    def future_of_future_md(findings):
+        return [f for f in findings if f.path.endswith("/future.md") and "future" in f.message]
+
+    assert future_of_future_md(expected[nows[1]]) and not future_of_future_md(expected[nows[2]]) and not future_of_future_md(expected[None])
+    lint.lint_store(load_store(root))  # keeps every file's findings
+    assert cache.load_derived(root, "lint", lint.LINT_MODULES)
+    with monkeypatch.context() as patch:  # now nothing is linted again, and every time gets its own findings
+        patch.setattr(lint, "_lint_file_at_any_time", lambda memory: pytest.fail(f"linted {memory.name} again"))
+        for now in nows:
+            assert lint.lint_store(load_store(root), now) == expected[now]
+    # a changed file is linted again; a file that is gone is dropped
+    (root / ".rawko" / "memories" / "future.md").write_text(memory(title="Future", at="2026-06-01T00:00:00Z", importance="urgent"))
+    (root / ".rawko" / "memories" / "broken.md").unlink()
+    assert lint.lint_store(load_store(root), nows[1]) == fresh(nows[1])
+    assert "broken.md" not in cache.load_derived(root, "lint", lint.LINT_MODULES)
+    assert any(f.code == "importance" and f.path.endswith("future.md") for f in fresh(nows[1]))
+    # findings kept by other code are not used
+    assert cache.load_derived(root, "lint", (*lint.LINT_MODULES, "rankindex.py")) == {}
+
+
+def test_rawko_sdk_readings_are_kept_between_runs_and_equal_a_fresh_reading(tmp_path, monkeypatch, settled):
+    from rawko_tui.core.arbiter import ArbiterOptions
+    from rawko_tui.core.arbiters import loaders
+    from rawko_tui.core.arbiters.profiles import RAWKO_SDK
+
+    root = random_store(tmp_path / "store", seed=8, now_ms=parse_now(FIXED_NOW), size=150)
+    (root / ".rawko" / "memories" / "crlf.md").write_bytes(memory(title="Windows").replace("\n", "\r\n").encode())
+    (root / ".rawko" / "memories" / "bad-yaml.md").write_text("---\ntitle: [unclosed\n---\nbody\n")
+
+    def reading(store):
+        view = loaders.load_view(store, RAWKO_SDK, False)
+        return [(m.rel_path, why) for m, _, why in view.gated], [(m.rel_path, repr(m.spec.attrs), m.spec.body, m.spec.frontmatter_text) for m in view.loaded]
+
+    with monkeypatch.context() as off:
+        off.setenv("RAWKO_TUI_CACHE", "off")
+        expected = reading(load_store(root))
+        options = ArbiterOptions(profile=RAWKO_SDK)
+        prompt = run_preview(load_store(root), "auth token", "developer", options).prompt
+    assert reading(load_store(root)) == expected  # keeps the readings
+    with monkeypatch.context() as patch:
+        patch.setattr(loaders, "load_yaml12", lambda text: pytest.fail("parsed again"))
+        assert reading(load_store(root)) == expected
+        assert run_preview(load_store(root), "auth token", "developer", options).prompt == prompt
+    assert any("CRLF" in why for _, why in expected[0]) and any("not valid YAML" in why for _, why in expected[0])

@@ -35,7 +35,7 @@ RACY_NS = 2_000_000_000  # a file changed this close to being read is read again
 _PARSER_MODULES = ("store.py", "yamljs.py", "jsvalue.py", "cache.py")
 _PLAN_MODULES = ("patterns.py", "jsregex.py", "jsvalue.py", "cache.py")
 MAX_PLANS = 200_000
-COMPANIONS = ("terms",)  # files kept per store beside its parse cache (``companion_path``)
+COMPANIONS = ("terms", "lint", "sdk")  # files kept per store beside its parse cache (``companion_path``)
 
 
 def enabled() -> bool:
@@ -58,6 +58,60 @@ def cache_path(root: Path) -> Path:
 def companion_path(store_cache: Path, kind: str) -> Path:
     """Another file kept for the same store (``terms``: the consolidation queue's term counts), pruned with it."""
     return store_cache.with_name(store_cache.name.replace("store-", f"{kind}-", 1))
+
+
+def file_token(memory) -> tuple | None:
+    """What identifies one reading of a memory file: its stat and when it was read (None: not from the working tree).
+
+    Two readings with the same token are the same bytes, by the parse cache's own rule.
+    """
+    return (memory.signature, memory.read_ns) if memory.read_ns and memory.signature else None
+
+
+def load_derived(root: Path, kind: str, modules: tuple[str, ...]) -> dict:
+    """What was derived from each file of the store before (``kind``: ``lint``, ``sdk``): name -> (file token, value).
+
+    ``modules`` name the source files the values come from: other code's values are not used.
+    """
+    data = _read(companion_path(cache_path(root), kind))
+    if not isinstance(data, dict) or data.get("code") != _digest(modules) or data.get("root") != str(root.resolve()):
+        return {}
+    files = data.get("files")
+    return files if isinstance(files, dict) else {}
+
+
+def save_derived(root: Path, kind: str, modules: tuple[str, ...], files: dict) -> None:
+    _write(companion_path(cache_path(root), kind), {"code": _digest(modules), "root": str(root.resolve()), "files": files})
+
+
+class Derived:
+    """Per-file values kept between runs: a file's value is reused while its token is the one it was made from."""
+
+    def __init__(self, root: Path, kind: str, modules: tuple[str, ...]):
+        self.root, self.kind, self.modules = root, kind, modules
+        self.on = enabled()
+        self.stored = load_derived(root, kind, modules) if self.on else {}
+        self.kept: dict = {}
+        self.changed = False
+
+    def get(self, memory, make):
+        """``make(memory)``, or what it gave for this very reading of the file before."""
+        token = file_token(memory)
+        if token is None:
+            return make(memory)
+        hit = self.stored.get(memory.name)
+        if hit is not None and hit[0] == token:
+            value = hit[1]
+        else:
+            value = make(memory)
+            self.changed = True
+        self.kept[memory.name] = (token, value)
+        return value
+
+    def save(self) -> None:
+        """Keep the values of the files seen in this run (a file no longer seen is dropped)."""
+        if self.on and (self.changed or len(self.kept) != len(self.stored)):
+            save_derived(self.root, self.kind, self.modules, self.kept)
 
 
 _code_key: str | None = None

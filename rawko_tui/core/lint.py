@@ -89,20 +89,24 @@ def lint_store(store: Store, now_ms: float | None = None, known: dict | None = N
     findings to the next run while the very same file object is in the store
     (a reload keeps unchanged files' objects); it is updated in place.
     """
+    from .cache import Derived
+
     findings: list[Finding] = []
     titles: dict[str, list[MemoryFile]] = defaultdict(list)
+    kept = Derived(store.root, "lint", LINT_MODULES)  # each file's findings from earlier runs, for the very same bytes
     for memory in store.files:
         earlier = known.get(memory.rel_path) if known is not None else None
         if earlier is not None and earlier[0] is memory:
             own = earlier[1]
         else:
-            own = lint_file(memory, now_ms)
+            own = kept.get(memory, _lint_file_at_any_time)
             if known is not None:
                 known[memory.rel_path] = (memory, own)
-        findings.extend(own)
+        findings.extend(_at(own, now_ms))
         title = memory.attrs.get("title")
         if isinstance(title, str) and title.strip():
             titles[title.strip().lower()].append(memory)
+    kept.save()
     findings.extend(_missing_links(store))
     for same in titles.values():
         if len(same) > 1:
@@ -155,8 +159,36 @@ def _profile_findings(store: Store, arbiter: str | None) -> list[Finding]:
     return found
 
 
+# The source a file's findings come from: a change to any of them makes the kept findings stale.
+LINT_MODULES = (
+    "lint.py", "arbiter.py", "arbiters/scoring.py", "commonwords.py", "data/english_words.txt", "jsregex.py",
+    "jsvalue.py", "patterns.py", "safetext.py", "store.py", "writer.py", "yamljs.py", "cache.py",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class FileFindings:
+    """One file's findings whatever the time, and the one that depends on it: a discoveredAt in the future."""
+
+    findings: tuple[Finding, ...]
+    future: tuple[int, float, Finding] | None = None  # (where it goes in ``findings``, the date in ms, the finding)
+
+
+def _at(own: FileFindings, now_ms: float | None) -> list[Finding] | tuple[Finding, ...]:
+    """The file's findings at ``now_ms`` (None: no date is in the future)."""
+    if own.future is None or now_ms is None or not own.future[1] > now_ms:
+        return own.findings
+    at, _, finding = own.future
+    return [*own.findings[:at], finding, *own.findings[at:]]
+
+
 def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
+    return list(_at(_lint_file_at_any_time(memory), now_ms))
+
+
+def _lint_file_at_any_time(memory: MemoryFile) -> FileFindings:
     out: list[Finding] = []
+    future: tuple[int, float, Finding] | None = None
     path = memory.rel_path
 
     def add(severity: str, code: str, message: str, line: int | None = None) -> None:
@@ -164,7 +196,7 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
 
     if memory.symlink:
         add(WARNING, "symlink", "a symlink: the spec's loader skips it (Deno readDir reports it as not a file), and rawko-tui does not follow it")
-        return out
+        return FileFindings(tuple(out))
     if not memory.name.endswith(".md"):
         add(WARNING, "extension", "the name does not end in lower-case '.md', so the spec's loader skips it")
     if not memory.top_level:
@@ -174,7 +206,7 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
     if memory.error is not None:
         consequence = " A SPEC-0007 arbiter that loads it throws and injects nothing at all." if memory.spec_loadable else ""
         add(ERROR, "parse", memory.error.reason + "." + consequence, memory.error.line)
-        return out
+        return FileFindings(tuple(out))
     attrs = memory.attrs
     line_of = _field_lines(memory)
 
@@ -235,8 +267,8 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
         elif not isinstance(discovered, (JsDate, str)):
             add(WARNING, "date", f"discoveredAt is a {type_name(discovered)}; JavaScript reads it as {date.iso()}", line_of("discoveredAt"))
         else:
-            if now_ms is not None and date.ms > now_ms:
-                add(WARNING, "date", f"discoveredAt {date.iso()} is in the future: it always counts as recent (+10)", line_of("discoveredAt"))
+            # in the future or not depends on when lint runs: kept aside, so the rest can be kept between runs
+            future = (len(out), date.ms, Finding(path, WARNING, "date", f"discoveredAt {date.iso()} is in the future: it always counts as recent (+10)", line_of("discoveredAt")))
             if isinstance(discovered, str) and _LOCAL_DATETIME.match(discovered.strip()):
                 add(INFO, "date", "discoveredAt has a time but no offset: JavaScript reads it in the arbiter machine's local time zone; add 'Z'", line_of("discoveredAt"))
 
@@ -279,7 +311,7 @@ def lint_file(memory: MemoryFile, now_ms: float | None = None) -> list[Finding]:
             for key, value in (entry.frontmatter or {}).items():
                 if key in ("title", "whenToUse", "importance", "tags", "discoveredAt", "discoveredBy") and not _same_value(first.get(key, UNDEFINED), value):
                     add(WARNING, "hidden-change", f"entry {entry.index + 1} sets {key}: {display_value(value)!r}, which the spec's arbiter never sees", entry.line)
-    return out
+    return FileFindings(tuple(out), future)
 
 
 def settings_findings(store: Store) -> list[Finding]:

@@ -89,12 +89,17 @@ def _build_view(store: Store, profile: Profile, recursive: bool) -> LoadedView:
             else:
                 loaded.append(memory)
     elif loader.splitter == "sdk-regex" or loader.gate != "none" or loader.on_error == "skip":
+        from ..cache import Derived
+
+        kept = Derived(store.root, "sdk", SDK_MODULES) if store.view == "spec" else None  # each file's reading from earlier runs
         for memory in candidates:
-            read = sdk_read(memory, profile) if store.view == "spec" else _folded_read(memory, profile)
+            read = sdk_read(memory, profile, kept) if kept is not None else _folded_read(memory, profile)
             if isinstance(read, str):
                 gated.append((memory, REASON_SKIPPED, read))
             else:
                 loaded.append(read)
+        if kept is not None:
+            kept.save()
     else:
         loaded = candidates
     return LoadedView(loader, gated, loaded, order_note)
@@ -120,25 +125,46 @@ def _ordered(store: Store, order: str) -> tuple[list[MemoryFile], str]:
     return ordered, "files read in directory order (as os.scandir lists the folder on this machine)"
 
 
-def sdk_read(memory: MemoryFile, profile: Profile) -> MemoryFile | str:
-    """The file as rawko-sdk's loader reads it, or why it skips the file (its console warning, in words)."""
+# The source an SDK reading comes from: a change to any of them makes the kept readings stale.
+SDK_MODULES = ("arbiters/loaders.py", "arbiters/yaml12.py", "yamljs.py", "jsvalue.py", "store.py", "cache.py")
+
+
+def sdk_read(memory: MemoryFile, profile: Profile, kept=None) -> MemoryFile | str:
+    """The file as rawko-sdk's loader reads it, or why it skips the file (its console warning, in words).
+
+    ``kept`` (a ``cache.Derived``) holds each file's reading from earlier runs: the YAML is not parsed again.
+    """
     name = profile.name
     if memory.text is None:
         return f"{name} skips this file: it cannot be read ({memory.error.reason if memory.error else 'no text'})"
-    text = ("\ufeff" + memory.text) if memory.bom else memory.text  # Deno.readTextFile keeps the BOM
-    match = SDK_FRONTMATTER.match(text)
-    if match is None:
-        return f"{name} skips this file: {_why_no_match(text)}, so it reads no fields and its validation gate fails"
-    try:
-        attrs = load_yaml12(match.group(1))
-    except YamlError as exc:
-        return f"{name} skips this file: its frontmatter is not valid YAML to npm yaml 2.8.2 ({exc.message}), so it reads no fields"
+    reading = kept.get(memory, sdk_parse) if kept is not None else sdk_parse(memory)
+    if reading[0] == "skip":
+        return f"{name} skips this file: {reading[1]}"
+    _, attrs, (frontmatter_start, frontmatter_end), body_start = reading
     problem = gate_problem(attrs, profile)
     if problem is not None:
         return problem
-    body = js_trim(match.group(2)) if profile.loader.trim_body else match.group(2)
-    spec = SpecView(attrs, body, match.group(1), 2)
+    text = _sdk_text(memory)
+    body = js_trim(text[body_start:]) if profile.loader.trim_body else text[body_start:]
+    spec = SpecView(attrs, body, text[frontmatter_start:frontmatter_end], 2)
     return dataclasses.replace(memory, spec=spec, error=None, _facts=None, _entries=None, _suspects=None)
+
+
+def _sdk_text(memory: MemoryFile) -> str:
+    return ("\ufeff" + memory.text) if memory.bom else memory.text  # Deno.readTextFile keeps the BOM
+
+
+def sdk_parse(memory: MemoryFile) -> tuple:
+    """What depends on the text alone: ("skip", why) or ("read", fields, the frontmatter's span, where the body starts)."""
+    text = _sdk_text(memory)
+    match = SDK_FRONTMATTER.match(text)
+    if match is None:
+        return ("skip", f"{_why_no_match(text)}, so it reads no fields and its validation gate fails")
+    try:
+        attrs = load_yaml12(match.group(1))
+    except YamlError as exc:
+        return ("skip", f"its frontmatter is not valid YAML to npm yaml 2.8.2 ({exc.message}), so it reads no fields")
+    return ("read", attrs, match.span(1), match.start(2))
 
 
 def _folded_read(memory: MemoryFile, profile: Profile) -> MemoryFile | str:
