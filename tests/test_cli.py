@@ -242,9 +242,9 @@ def test_a_one_shot_command_exits_fast_and_writes_all_its_output(capsys, tmp_pat
     root = random_store(tmp_path / "store", seed=5, now_ms=1769256000000.0, size=300)
     argv = ["preview", str(root), "--task", "add the auth middleware", "--now", FIXED_NOW, "--json"]
     code, expected, _ = run(capsys, *argv)
-    proc = subprocess.run([sys.executable, "-m", "rawko_tui", *argv], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([sys.executable, "-m", "rawko_tui", *argv], capture_output=True, text=True, timeout=60, check=False)
     assert (proc.returncode, proc.stdout) == (code, expected) and len(expected) > 100_000  # beyond a pipe buffer (64 KiB)
-    lint = subprocess.run([sys.executable, "-m", "rawko_tui", "lint", str(tmp_path / "nowhere")], capture_output=True, text=True, timeout=60)
+    lint = subprocess.run([sys.executable, "-m", "rawko_tui", "lint", str(tmp_path / "nowhere")], capture_output=True, text=True, timeout=60, check=False)
     assert lint.returncode == 2 and "rawko-tui:" in lint.stderr
     reader = subprocess.Popen([sys.executable, "-m", "rawko_tui", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     reader.stdout.read(100)

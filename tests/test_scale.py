@@ -278,9 +278,9 @@ def test_a_files_status_without_splitting_is_the_folds(tmp_path):
 
     quoted = memory(title="Quoted key") + '\n---\n"st\\x61tus": retired\nreason: "spelled with an escape"\n---\n\nRetired.\n'
     body_word = memory(title="A word in the body") + "\nThe reason is plain.\n"
-    root = write_store(tmp_path / "escapes", {"quoted.md": quoted, "word.md": body_word})
+    escapes = write_store(tmp_path / "escapes", {"quoted.md": quoted, "word.md": body_word})
     shortcuts = 0
-    for root in (root, hostile_store(tmp_path / "hostile"), random_store(tmp_path / "generated", seed=5, now_ms=NOW, size=300)):
+    for root in (escapes, hostile_store(tmp_path / "hostile"), random_store(tmp_path / "generated", seed=5, now_ms=NOW, size=300)):
         for file in load_store(root).files:
             fresh = copy.copy(file)
             fast = status_of(fresh)

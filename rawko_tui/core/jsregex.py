@@ -744,8 +744,11 @@ def _better(a: frozenset | None, b: frozenset | None) -> frozenset | None:
         return b if b is not None and _useful(b) else a if a is not None and _useful(a) else None
     if b is None or not _useful(b):
         return a
-    rank = lambda needles: (min(map(len, needles), default=1 << 30), -len(needles))  # noqa: E731
-    return a if rank(a) >= rank(b) else b
+    return a if _selectivity(a) >= _selectivity(b) else b
+
+
+def _selectivity(needles: frozenset) -> tuple[int, int]:
+    return min(map(len, needles), default=1 << 30), -len(needles)
 
 
 def _useful(needles: frozenset) -> bool:
