@@ -90,22 +90,23 @@ def test_a_broken_or_foreign_cache_is_ignored_and_rewritten(tmp_path, settled):
     path = cache.cache_path(root)
     path.write_bytes(b"not a pickle at all")
     assert load_store(root).files[0].attrs["title"] == "A"
-    assert cache.load(root)  # rewritten
+    assert cache.load(root)[0]  # rewritten
     import pickle
 
-    path.write_bytes(pickle.dumps({"code": cache.code_key(), "root": str(root.resolve()), "files": [("a.md", 1, 2)]}))
+    texts = pickle.loads(path.read_bytes())["texts"]
+    path.write_bytes(pickle.dumps({"code": cache.code_key(), "root": str(root.resolve()), "files": [("a.md", 1, 2)], "texts": texts}))
     assert load_store(root).files[0].attrs["title"] == "A"  # a record of the wrong shape: no cache
     os.chmod(path, 0o666)  # anyone could have written it: never unpickled
-    assert cache.load(root) == []
+    assert cache.load(root) == ([], None)
     assert load_store(root).files[0].attrs["title"] == "A"
 
 
 def test_a_cache_from_other_parser_code_is_not_used(tmp_path, monkeypatch, settled):
     root = write_store(tmp_path, {"a.md": memory(title="A")})
     load_store(root)
-    assert cache.load(root)
+    assert cache.load(root)[0]
     monkeypatch.setattr(cache, "_code_key", "another version")
-    assert cache.load(root) == []
+    assert cache.load(root) == ([], None)
 
 
 def test_the_cache_can_be_turned_off(tmp_path, monkeypatch):
@@ -193,8 +194,11 @@ def test_caches_of_stores_that_no_longer_exist_are_pruned(tmp_path):
 
     consolidation_candidates(load_store(gone), 0)
     assert cache.cache_path(gone).is_file() and cache.cache_path(gone).with_suffix(".root").is_file() and termcache._path(gone).is_file()
+    gone_texts = cache._text_files(cache.cache_path(gone))
+    assert len(gone_texts) == 1
     shutil.rmtree(gone)
     load_store(kept)  # writing any store's cache prunes the others'
+    assert not gone_texts[0].exists()  # its texts go with it
     assert not cache.cache_path(gone).exists() and not cache.cache_path(gone).with_suffix(".root").exists()
     assert not termcache._path(gone).exists()  # the queue's term counts go with it
     assert cache.cache_path(kept).is_file()
@@ -259,3 +263,33 @@ def test_rawko_sdk_readings_are_kept_between_runs_and_equal_a_fresh_reading(tmp_
         assert reading(load_store(root)) == expected
         assert run_preview(load_store(root), "auth token", "developer", options).prompt == prompt
     assert any("CRLF" in why for _, why in expected[0]) and any("not valid YAML" in why for _, why in expected[0])
+
+
+def test_a_warm_load_leaves_the_texts_in_the_cache_until_they_are_asked_for(tmp_path, monkeypatch, settled):
+    """The texts are one mapped file beside the records: a ranking decodes only what it shows, and gets the same text."""
+    import pickle
+
+    from rawko_tui.core.store import LazyText
+
+    root = random_store(tmp_path / "store", seed=3, now_ms=parse_now(FIXED_NOW), size=80)
+    (root / ".rawko" / "memories" / "bom.md").write_bytes(b"\xef\xbb\xbf" + memory(title="Bom \u00e9\U0001f600").encode())
+    (root / ".rawko" / "memories" / "bad-utf8.md").write_bytes(memory(title="Bad").encode() + b"\xff\xfe tail\n")
+    fresh = load_store(root)
+    warm = load_store(root)
+    assert all(isinstance(f._text, LazyText) and f._text._value is None for f in warm.files if not f.symlink)
+    preview = run_preview(warm, "auth token", "developer")
+    decoded = [f for f in warm.files if isinstance(f._text, LazyText) and f._text._value is not None]
+    assert len(decoded) < len(warm.files) // 2  # only what was injected (and shown) was decoded
+    assert preview.prompt == run_preview(fresh, "auth token", "developer").prompt
+    assert parsed(warm) == parsed(fresh)
+    # a rewrite leaves one text file; a text file that is gone (or anyone could write) means no cache, not wrong text
+    texts = sorted(cache.cache_dir().glob("texts-*.bin"))
+    (root / ".rawko" / "memories" / "new.md").write_text(memory(title="New"))
+    load_store(root)
+    assert len(sorted(cache.cache_dir().glob("texts-*.bin"))) == 1 and sorted(cache.cache_dir().glob("texts-*.bin")) != texts
+    current = cache.cache_dir() / pickle.loads(cache.cache_path(root).read_bytes())["texts"]
+    os.chmod(current, 0o666)
+    assert cache.load(root) == ([], None)
+    current.unlink()
+    assert cache.load(root) == ([], None)
+    assert parsed(load_store(root))[:3] == parsed(fresh)[:3]

@@ -26,6 +26,7 @@ import hashlib
 import os
 import pickle
 import stat
+import time
 from pathlib import Path
 
 FORMAT = 1
@@ -147,18 +148,30 @@ def trusted(signature: tuple, cached_signature: tuple, ctime_ns: int, read_ns: i
     return signature == cached_signature and ctime_ns < read_ns - RACY_NS
 
 
-def load(root: Path) -> list:
-    """The memory files as last parsed (``MemoryFile.cache_record`` tuples, in store order); empty when there is no usable cache."""
-    data = _read(cache_path(root))
-    if not isinstance(data, dict) or data.get("code") != code_key() or data.get("root") != str(root.resolve()):
-        return []
-    files = data.get("files")
-    return files if isinstance(files, list) else []
-
-
-def save(root: Path, files: list) -> None:
+def load(root: Path) -> tuple[list, object]:
+    """The memory files as last parsed (``MemoryFile.cache_record`` tuples, in store order) and their texts
+    (the text file, mapped); no records when there is no usable cache."""
     path = cache_path(root)
-    _write(path, {"code": code_key(), "root": str(root.resolve()), "files": files})
+    data = _read(path)
+    if not isinstance(data, dict) or data.get("code") != code_key() or data.get("root") != str(root.resolve()):
+        return [], None
+    files, texts_name = data.get("files"), data.get("texts")
+    if not isinstance(files, list) or not isinstance(texts_name, str) or "/" in texts_name:
+        return [], None
+    texts = _map(path.with_name(texts_name))
+    return (files, texts) if texts is not None else ([], None)
+
+
+def save(root: Path, files: list, texts: bytes) -> None:
+    """The records, and the texts they point into: a text file of a new name first, then the records naming it."""
+    path = cache_path(root)
+    texts_name = f"{path.stem.replace('store-', 'texts-', 1)}-{time.time_ns():x}-{os.getpid()}.bin"
+    if not _write_bytes(path.with_name(texts_name), texts):
+        return
+    _write(path, {"code": code_key(), "root": str(root.resolve()), "files": files, "texts": texts_name})
+    for old in _text_files(path):  # a process that mapped an older one keeps reading it until it closes
+        if old.name != texts_name:
+            old.unlink(missing_ok=True)
     try:
         path.with_suffix(".root").write_text(str(root.resolve()), encoding="utf-8", errors="surrogateescape")
     except OSError:
@@ -166,13 +179,34 @@ def save(root: Path, files: list) -> None:
     prune()
 
 
+def _text_files(store_cache: Path) -> list[Path]:
+    try:
+        return list(store_cache.parent.glob(store_cache.stem.replace("store-", "texts-", 1) + "-*.bin"))
+    except OSError:
+        return []
+
+
+def _map(path: Path):
+    """The text file mapped read-only (bytes for an empty one); None when it is missing or not this user's own."""
+    import mmap
+
+    try:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) or not stat.S_ISREG(info.st_mode):
+                return None
+            if info.st_size == 0:
+                return b""
+            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+
+
 UNOWNED_DAYS = 30  # a cache file that names no store (an older format) is removed after this long unused
 
 
 def prune() -> list[Path]:
     """Remove the caches of stores that no longer exist (their folder, or its .rawko/, is gone); returns what was removed."""
-    import time
-
     removed = []
     folder = cache_dir()
     try:
@@ -190,6 +224,8 @@ def prune() -> list[Path]:
             if gone:
                 pickled.unlink(missing_ok=True)
                 named.unlink(missing_ok=True)
+                for texts in _text_files(pickled):
+                    texts.unlink(missing_ok=True)
                 for kind in COMPANIONS:
                     companion_path(pickled, kind).unlink(missing_ok=True)
                 removed.append(pickled)
@@ -242,8 +278,16 @@ def _read(path: Path) -> object:
         return None
 
 
-def _write(path: Path, data: dict) -> None:
-    """Write atomically (a temporary file renamed over the old one); failures are ignored."""
+def _write(path: Path, data: dict) -> bool:
+    """Write atomically (a temporary file renamed over the old one); failures are ignored (False)."""
+    return _write_with(path, lambda out: pickle.dump(data, out, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _write_bytes(path: Path, data: bytes) -> bool:
+    return _write_with(path, lambda out: out.write(data))
+
+
+def _write_with(path: Path, write) -> bool:
     import tempfile  # only when writing: a warm start never pays for it
 
     try:
@@ -251,10 +295,11 @@ def _write(path: Path, data: dict) -> None:
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".store-", suffix=".tmp")
         try:
             with os.fdopen(handle, "wb") as out:
-                pickle.dump(data, out, protocol=pickle.HIGHEST_PROTOCOL)
+                write(out)
             os.replace(temporary, path)
         except BaseException:
             os.unlink(temporary)
             raise
     except (OSError, RecursionError, pickle.PicklingError, TypeError, ValueError):
-        pass  # a cache is an optimisation: a read-only or full disk only makes the next start slower
+        return False  # a cache is an optimisation: a read-only or full disk only makes the next start slower
+    return True

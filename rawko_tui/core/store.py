@@ -85,14 +85,72 @@ class LoadError:
         return f"{where}: {self.reason}"
 
 
-@dataclass(frozen=True, slots=True)
-class SpecView:
-    """Deno ``extract``: the first frontmatter block parsed as YAML, the rest as body."""
+class LazyText:
+    """A file's text kept as UTF-8 bytes in the parse cache's text file (mapped, not read), decoded when first asked for.
 
-    attrs: object  # whatever the YAML held: a dict for a proper memory
-    body: str
-    frontmatter_text: str
-    frontmatter_line: int  # 1-based line where the frontmatter text starts
+    A warm start then reads only the parsed fields: at 100,000 memories the
+    texts are most of the cache, and a ranking needs few of them.
+    """
+
+    __slots__ = ("_data", "_start", "_end", "_value")
+
+    def __init__(self, data, start: int, end: int):
+        self._data, self._start, self._end, self._value = data, start, end, None
+
+    def value(self) -> str:
+        if self._value is None:
+            self._value = self._data[self._start : self._end].decode("utf-8", "surrogatepass")
+        return self._value
+
+    def utf8(self) -> bytes:
+        """The bytes as kept (for the next cache, without decoding)."""
+        return self._data[self._start : self._end] if self._value is None else self._value.encode("utf-8", "surrogatepass")
+
+    def __len__(self) -> int:
+        return len(self.value())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyText):
+            other = other.value()
+        return self.value() == other if isinstance(other, str) else NotImplemented
+
+    __hash__ = None
+
+
+class SpecView:
+    """Deno ``extract``: the first frontmatter block parsed as YAML, the rest as body.
+
+    The body is the text's last ``body_length`` characters; for a file from the
+    cache it is cut from the text when asked for (not held twice).
+    """
+
+    __slots__ = ("attrs", "frontmatter_text", "frontmatter_line", "body_length", "_body", "_source")
+
+    def __init__(self, attrs: object, body: str | None, frontmatter_text: str, frontmatter_line: int, source: LazyText | None = None, body_length: int = 0):
+        self.attrs = attrs  # whatever the YAML held: a dict for a proper memory
+        self.frontmatter_text = frontmatter_text
+        self.frontmatter_line = frontmatter_line  # 1-based line where the frontmatter text starts
+        self._body, self._source = body, source
+        self.body_length = len(body) if body is not None else body_length
+
+    @property
+    def body(self) -> str:
+        if self._body is not None:
+            return self._body
+        if not self.body_length:
+            return ""
+        text = self._source.value()
+        return text[len(text) - self.body_length :]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SpecView):
+            return NotImplemented
+        return (self.attrs, self.frontmatter_text, self.frontmatter_line, self.body) == (other.attrs, other.frontmatter_text, other.frontmatter_line, other.body)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"SpecView(attrs={self.attrs!r}, body_length={self.body_length}, frontmatter_line={self.frontmatter_line})"
 
 
 @dataclass(frozen=True)
@@ -124,7 +182,7 @@ class MemoryFile:
     mtime_ns: int = 0
     signature: tuple = ()  # (size, mtime, ctime, inode, device) when read: what the cache checks
     read_ns: int = 0  # when the bytes were read (a file changed just before is not trusted from the cache)
-    text: str | None = None
+    _text: str | LazyText | None = None  # ``text``: a file from the cache decodes it when first asked for
     spec: SpecView | None = None
     error: LoadError | None = None
     _entries: list[Entry] | None = None  # the entry log, split on first use
@@ -137,8 +195,27 @@ class MemoryFile:
     def __repr__(self) -> str:  # the text can be megabytes: keep reprs (and logs) short
         return f"MemoryFile({self.rel_path!r}, {self.size} bytes)"
 
-    def cache_record(self) -> tuple:
-        """What the parse cache keeps: the file as read and parsed (plain values: quick to unpickle)."""
+    @property
+    def text(self) -> str | None:
+        text = self._text
+        return text.value() if isinstance(text, LazyText) else text
+
+    @text.setter
+    def text(self, value: str | None) -> None:
+        self._text = value
+
+    def text_utf8(self) -> bytes | None:
+        """The text as UTF-8 (a file from the cache gives its kept bytes without decoding them)."""
+        text = self._text
+        if isinstance(text, LazyText):
+            return text.utf8()
+        return None if text is None else text.encode("utf-8", "surrogatepass")
+
+    def cache_record(self, text_at: tuple[int, int] | None) -> tuple:
+        """What the parse cache keeps: the file as read and parsed (plain values: quick to unpickle).
+
+        The text itself goes to the cache's text file; ``text_at`` is where (offset, length in bytes).
+        """
         spec, error = self.spec, self.error
         return (
             self.name,
@@ -146,21 +223,23 @@ class MemoryFile:
             self.symlink,
             self.signature,
             self.read_ns,
-            self.text,
+            text_at,
             self.bom,
             self.bad_utf8,
-            None if spec is None else (spec.attrs, len(spec.body), spec.frontmatter_text, spec.frontmatter_line),
+            None if spec is None else (spec.attrs, spec.body_length, spec.frontmatter_text, spec.frontmatter_line),
             None if error is None else (error.reason, error.line, error.stage),
         )
 
     @staticmethod
-    def from_cache_record(record: tuple) -> MemoryFile:
-        name, location, symlink, signature, read_ns, text, bom, bad_utf8, spec, error = record
+    def from_cache_record(record: tuple, texts) -> MemoryFile:
+        """The file from its record; ``texts`` is the cache's text file (bytes, or a map of it)."""
+        name, location, symlink, signature, read_ns, text_at, bom, bad_utf8, spec, error = record
         memory = _memory_file(name, location, symlink, signature)
-        memory.read_ns, memory.text, memory.bom, memory.bad_utf8 = read_ns, text, bom, bad_utf8
+        text = None if text_at is None else LazyText(texts, text_at[0], text_at[0] + text_at[1])
+        memory.read_ns, memory._text, memory.bom, memory.bad_utf8 = read_ns, text, bom, bad_utf8
         if spec is not None:
             attrs, body_length, frontmatter_text, frontmatter_line = spec
-            memory.spec = SpecView(attrs, text[len(text) - body_length :] if body_length else "", frontmatter_text, frontmatter_line)
+            memory.spec = SpecView(attrs, None, frontmatter_text, frontmatter_line, source=text, body_length=body_length)
         if error is not None:
             memory.error = LoadError(memory.rel_path, *error)
         return memory
@@ -203,14 +282,16 @@ class MemoryFile:
         """Whether the file surely holds one entry: no line after its frontmatter starts with ``---`` (``split_entries``'s own test)."""
         if self.text is None or self.spec is None or not isinstance(self.spec.attrs, dict):
             return False
-        return "\n---" not in self.text[len(self.text) - len(self.spec.body) - 1 :]
+        text = self.text
+        return "\n---" not in text[len(text) - self.spec.body_length - 1 :]
 
     def appended_entries_cannot_set(self, fields: tuple[str, ...]) -> bool:
         """Whether no appended entry can set any of ``fields``: after the first frontmatter, no field name
         (nor a backslash, which a quoted key could spell one with) appears at all.  Sure, without splitting."""
         if self.text is None or self.spec is None or not isinstance(self.spec.attrs, dict):
             return False
-        rest = self.text[len(self.text) - len(self.spec.body) :]
+        text = self.text
+        rest = text[len(text) - self.spec.body_length :]
         return "\\" not in rest and not any(name in rest for name in fields)
 
     @property
@@ -382,10 +463,10 @@ def split_entries(text: str, spec: SpecView | None) -> tuple[list[Entry], list[S
     entries: list[Entry] = []
     suspects: list[SuspectBlock] = []
     if spec is not None and isinstance(spec.attrs, dict):
-        consumed = text[: len(text) - len(spec.body)]
+        consumed = text[: len(text) - spec.body_length]
         start = consumed.count("\n") if consumed.endswith("\n") else consumed.count("\n") + 1
         entries.append(Entry(0, 1, spec.attrs, ""))
-        searched = text[len(text) - len(spec.body) - 1 :]
+        searched = text[len(text) - spec.body_length - 1 :]
     else:
         start = 0
         entries.append(Entry(0, 1, None, ""))
@@ -548,12 +629,28 @@ def _memory_file(name: str, path: str, is_link: bool, signature: tuple) -> Memor
     )
 
 
-def _cached_files(records: list) -> dict[str, MemoryFile]:
+def _cached_files(records: list, texts) -> dict[str, MemoryFile]:
     """The cache's files by name; a cache of the wrong shape counts as none (it is rewritten)."""
     try:
-        return {record[0]: MemoryFile.from_cache_record(record) for record in records}
+        return {record[0]: MemoryFile.from_cache_record(record, texts) for record in records}
     except (TypeError, ValueError, IndexError, KeyError, AttributeError):
         return {}
+
+
+def _save_cache(root: Path, files: list[MemoryFile]) -> None:
+    """The records and, apart, every text (one file of UTF-8 bytes, mapped by the next start)."""
+    from . import cache
+
+    records, chunks, offset = [], [], 0
+    for memory in files:
+        data = memory.text_utf8()
+        if data is None:
+            records.append(memory.cache_record(None))
+            continue
+        records.append(memory.cache_record((offset, len(data))))
+        chunks.append(data)
+        offset += len(data)
+    cache.save(root, records, b"".join(chunks))
 
 
 def _cached_differs(memory: MemoryFile, cached: MemoryFile | None) -> bool:
@@ -669,7 +766,7 @@ def _load_store(root: Path, previous: Store | None) -> Store:
     skipped: list[tuple[str, str]] = []
     scanned = _scan_memories(memories_dir, skipped) if memories_dir.is_dir() else []
     use_cache = cache.enabled()
-    cached = _cached_files(cache.load(root)) if use_cache else {}
+    cached = _cached_files(*cache.load(root)) if use_cache else {}
     known = dict(cached)
     if previous is not None and previous.root == root and previous.view == "spec":
         known.update((f.name, f) for f in previous.files if f.read_ns)  # its objects keep their facts
@@ -693,7 +790,7 @@ def _load_store(root: Path, previous: Store | None) -> Store:
     else:
         _store_order(files)
         if use_cache and (fresh or len(files) != len(cached) or any(_cached_differs(f, cached.get(f.name)) for f in files)):
-            cache.save(root, [memory.cache_record() for memory in files])
+            _save_cache(root, files)
     listed = [name for name, _, _, _ in scanned if "/" not in name]  # _scan_memories lists the top level first, in readdir order
     return Store(root=root, files=files, agents=load_agents(root), config=load_config(root), skipped=sorted(skipped), directory_order=listed)
 

@@ -174,7 +174,8 @@ def _folded_read(memory: MemoryFile, profile: Profile) -> MemoryFile | str:
     if problem is not None:
         return problem
     body = js_trim(memory.spec.body) if profile.loader.trim_body else memory.spec.body
-    return dataclasses.replace(memory, spec=dataclasses.replace(memory.spec, body=body), _facts=None)
+    spec = memory.spec
+    return dataclasses.replace(memory, spec=SpecView(spec.attrs, body, spec.frontmatter_text, spec.frontmatter_line), _facts=None)
 
 
 def _why_no_match(text: str) -> str:
