@@ -290,3 +290,35 @@ def test_a_files_status_without_splitting_is_the_folds(tmp_path):
             if file.name == "quoted.md":
                 assert fast == Status(False, "retired: spelled with an escape", 1)
     assert shortcuts > 100
+
+
+@pytest.mark.parametrize("profile", ["spec-0007", "rawko-sdk"])
+def test_a_kept_rank_index_ranks_as_a_fresh_one_and_is_remade_when_a_file_changes(tmp_path, monkeypatch, profile):
+    """The index's tables are kept between runs for the very same readings of the files; every decision equals the reference."""
+    from rawko_tui.core import cache, rankcache
+    from rawko_tui.core.arbiters.loaders import load_view
+    from rawko_tui.core.arbiters.profiles import BUILT_IN
+
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # the test's files are seconds old: let the cache trust them
+    root = hostile_store(tmp_path / "hostile")
+    for name, text in {"extra-a.md": memory(title="Auth token expiry", when='["auth", "token.*expir"]'), "extra-b.md": memory(title="Flaky tests")}.items():
+        (root / ".rawko" / "memories" / name).write_text(text)
+    options = ArbiterOptions(profile=BUILT_IN[profile])
+    rng = random.Random(3)
+    cases = [(task, rng.choice(AGENTS), rng.choice(nows_for(load_store(root)))) for task in TASKS]
+
+    def check(store):
+        for task, agent, now in cases:
+            assert decisions(run_preview(store, task, agent, options, now)) == decisions(run_preview_reference(store, task, agent, options, now)), (task, agent)
+
+    check(load_store(root))  # builds and keeps the tables
+    with monkeypatch.context() as patched:
+        patched.setattr(rankindex.StoreIndex, "_tables", lambda self: pytest.fail("the kept tables were not used"))
+        check(load_store(root))
+        (root / ".rawko" / "memories" / "extra-b.md").write_text(memory(title="Flaky tests, again", when='"flaky|retry"'))
+        store = load_store(root)
+        view = load_view(store, options.profile, False)
+        assert rankcache.load(store, view, options.profile) is None  # a changed file: not these tables
+    check(load_store(root))  # remade, and kept again
+    assert rankcache.load(load_store(root), view, options.profile) is not None
+    assert rankcache.load(effective_store(load_store(root)), view, options.profile) is None  # a fold is never kept

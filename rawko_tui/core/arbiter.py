@@ -20,6 +20,7 @@ arbiter would, so the user sees both.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Callable
@@ -106,10 +107,23 @@ class Candidate:
     rank: int | None = None  # position among matched memories that pass the threshold
     injected: bool = False
     load_index: int = -1
-    facts: MemoryFacts | None = None
+    _facts: MemoryFacts | None = None
     matched_index: int = -1  # which plan matched
     _explanation: Explanation | None = None
     _preview: Preview | None = None
+    _facts_of: Callable[[], MemoryFacts] | None = field(default=None, repr=False, compare=False)  # the facts, made when first asked for (a listing of 10,000 needs none)
+
+    @property
+    def facts(self) -> MemoryFacts | None:
+        """The memory's task-independent facts (None for a file that was not scored)."""
+        if self._facts is None and self._facts_of is not None:
+            self._facts = self._facts_of()
+        return self._facts
+
+    @property
+    def scored(self) -> bool:
+        """Whether the memory was scored (it has facts), without making them."""
+        return self._facts is not None or self._facts_of is not None
 
     @property
     def path(self) -> str:
@@ -127,7 +141,7 @@ class Candidate:
     def why(self) -> str:
         """The decision in one line: the tree's root, said without building the tree where the default builder would."""
         preview = self._preview
-        if self._explanation is None and self.loaded and self.facts is not None and preview is not None:
+        if self._explanation is None and self.loaded and self.scored and preview is not None:
             if preview._explain is None:
                 return _headline(self, preview)
             if preview._headline is not None:  # an unscored profile's own one-line decision
@@ -403,20 +417,24 @@ def crashed_candidate(memory: MemoryFile, crash: str) -> Candidate:
     return _not_loaded(memory, reason, f"skipped: {why} ({crash})")
 
 
-def scored_candidate(memory: MemoryFile, facts: MemoryFacts, components: dict, matched_index: int, meets: bool, load_index: int) -> Candidate:
-    """A loaded memory's decision before ranking: its score is its components' sum, capped at 100."""
+def scored_candidate(memory: MemoryFile, facts: MemoryFacts | None, components: dict, matched_index: int, meets: bool, load_index: int) -> Candidate:
+    """A loaded memory's decision before ranking: its score is its components' sum, capped at 100.
+
+    ``facts`` None: they are made when first asked for (the title is the frontmatter's, as in the facts).
+    """
     return Candidate(
         memory,
         True,
         REASON_NO_MATCH,
-        title=facts.title,
+        title=facts.title if facts is not None else memory.attrs["title"],
         score=min(100, sum(components.values())),
         components=components,
         matched=matched_index >= 0,
         meets_threshold=meets,
         load_index=load_index,
-        facts=facts,
+        _facts=facts,
         matched_index=matched_index,
+        _facts_of=None if facts is not None else functools.partial(memory_facts, memory),
     )
 
 

@@ -36,7 +36,6 @@ RACY_NS = 2_000_000_000  # a file changed this close to being read is read again
 _PARSER_MODULES = ("store.py", "yamljs.py", "jsvalue.py", "cache.py")
 _PLAN_MODULES = ("patterns.py", "jsregex.py", "jsvalue.py", "cache.py")
 MAX_PLANS = 200_000
-COMPANIONS = ("terms", "lint", "sdk")  # files kept per store beside its parse cache (``companion_path``)
 
 
 def enabled() -> bool:
@@ -224,10 +223,10 @@ def prune() -> list[Path]:
             if gone:
                 pickled.unlink(missing_ok=True)
                 named.unlink(missing_ok=True)
-                for texts in _text_files(pickled):
-                    texts.unlink(missing_ok=True)
-                for kind in COMPANIONS:
-                    companion_path(pickled, kind).unlink(missing_ok=True)
+                # its texts, and every companion (``terms-``, ``lint-``, ``index…-``): each file named with the store's key
+                key = pickled.stem.removeprefix("store-")
+                for companion in folder.glob(f"*-{key}*"):
+                    companion.unlink(missing_ok=True)
                 removed.append(pickled)
         except OSError:
             continue  # another process pruned it, or it cannot be read: left for next time

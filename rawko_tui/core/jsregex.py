@@ -796,6 +796,9 @@ class JsRegex:
     ignore_case: bool = True
     needles: tuple[str, ...] | None = None
 
+    def __reduce__(self):  # kept by value, without the compiled engine (made again on the first search)
+        return JsRegex, (self.source, self.engine, self.translated, self.ignore_case, self.needles)
+
     def may_match(self, lowered_ascii: str) -> bool:
         """False only when no match is possible in this text (ASCII, lowered), whatever the engine would do."""
         needles = self.needles

@@ -50,7 +50,7 @@ from .arbiters.scoring import (
     MemoryFacts,
     _verbatim_score_failure,
     _verbatim_type_error,
-    agent_points,
+    agent_points_of,
     components_dict,
     keyword_hits,
     keyword_points,
@@ -133,6 +133,20 @@ class PatternIndex:
                 bucket.sort()
                 self.buckets.append((tuple(p for p, _ in bucket), [t for _, t in bucket]))
 
+    _STATE = ("slots", "fallbacks", "backtracking", "always", "buckets")
+
+    def state(self) -> tuple:
+        """What the index holds (plain values and translations: kept between runs by ``rankcache``)."""
+        return tuple(getattr(self, name) for name in self._STATE)
+
+    @classmethod
+    def from_state(cls, state: tuple) -> PatternIndex:
+        index = cls.__new__(cls)
+        for name, value in zip(cls._STATE, state, strict=True):
+            setattr(index, name, value)
+        index._prepared = False
+        return index
+
     def prepare(self) -> None:
         """Compile the RE2 sets now (a background worker's job), so no later query waits for them."""
         if self._prepared:
@@ -214,6 +228,19 @@ def _escape_literal(needle: str) -> str:
     return re2.escape(carrier_text(needle))
 
 
+class _FactsOf:
+    """The memories' facts by position, each made when first asked for (a kept index has none made)."""
+
+    def __init__(self, memories: list[MemoryFile]):
+        self._memories = memories
+
+    def __getitem__(self, position: int) -> MemoryFacts:
+        return memory_facts(self._memories[position])
+
+    def __len__(self) -> int:
+        return len(self._memories)
+
+
 class StoreIndex:
     """A store as one scoring arbiter sees it, prepared once for any task, agent and options.
 
@@ -223,36 +250,69 @@ class StoreIndex:
     """
 
     def __init__(self, store: Store, view, profile):
+        from . import rankcache
+
         self.store = store
         self.profile = profile
-        self.scorer = scorer = profile.scorer
+        self.scorer = profile.scorer
         self.gated: list[tuple[MemoryFile, str, str]] = list(view.gated)
         self.loaded: list[MemoryFile] = list(view.loaded)
         first_error = next((m for m in self.loaded if has_load_error(m)), None)
         self.load_failure = ArbiterFailure("load", first_error.rel_path, _loader_error_text(first_error), profile.name) if first_error else None
+        tables = rankcache.load(store, view, profile)
+        if tables is None:
+            tables = self._tables()
+            save_new_plans()  # the next start reads these patterns without translating them again
+            rankcache.save(store, view, profile, tables)
+        self._use(tables)
+
+    def _tables(self) -> dict:
+        """Everything the ranking needs that depends on the files alone, as plain values (see ``rankcache``)."""
         # Which memories the spec's scoring throws on does not depend on the agent
         # (only the tag lookup does, and that one still scores the memory).
-        self.at_fault: dict[int, str] = {}
-        self.scorable: list[MemoryFile] = []
-        for memory in self.loaded:
+        at_fault: dict[int, str] = {}
+        scorable: list[int] = []
+        for position, memory in enumerate(self.loaded):
             if has_load_error(memory):
                 continue
-            crash = _verbatim_score_failure(memory.spec.attrs, "", scorer)
+            crash = _verbatim_score_failure(memory.spec.attrs, "", self.scorer)
             if crash is not None and crash[1]:
-                self.at_fault[id(memory)] = crash[0]
+                at_fault[position] = crash[0]
             else:
-                self.scorable.append(memory)
-        self.facts = [memory_facts(memory) for memory in self.scorable]
-        save_new_plans()  # the next start reads these patterns without translating them again
-        self.orders = [IMPORTANCE_ORDER.get(facts.importance_key) for facts in self.facts]
-        self.titles = [facts.title_lower for facts in self.facts]
-        self.patterns = PatternIndex(self.facts)
+                scorable.append(position)
+        facts = [memory_facts(self.loaded[position]) for position in scorable]
+        return {
+            "at_fault": at_fault,
+            "scorable": scorable,
+            "importance_key": [f.importance_key for f in facts],
+            "title_lower": [f.title_lower for f in facts],
+            "tags": [f.tags for f in facts],
+            "discovered_by": [f.attrs.get("discoveredBy") for f in facts],
+            "date_ms": [f.date_ms for f in facts],
+            # where a verbatim arbiter's matchPattern meets a whenToUse item that is not a string
+            "non_string": [next((i for i, (item, _) in enumerate(f.plans) if not isinstance(item, str)), None) for f in facts],
+            "patterns": PatternIndex(facts).state(),
+        }
+
+    def _use(self, tables: dict) -> None:
+        loaded = self.loaded
+        self.at_fault: dict[int, str] = {id(loaded[position]): crash for position, crash in tables["at_fault"].items()}
+        self.scorable: list[MemoryFile] = [loaded[position] for position in tables["scorable"]]
+        self.facts = _FactsOf(self.scorable)  # whole facts only for the memories a decision is made for
+        self.importance_keys: list[str] = tables["importance_key"]
+        self.tags: list = tables["tags"]
+        self.discovered_by: list = tables["discovered_by"]
+        self.dates: list[float] = tables["date_ms"]
+        self.orders = [IMPORTANCE_ORDER.get(key) for key in self.importance_keys]
+        self.titles: list[str] = tables["title_lower"]
+        self.patterns = PatternIndex.from_state(tables["patterns"])
         # Where a verbatim arbiter may throw, in its order (each memory: scoring, then matching).
         # A tag lookup throws only for an agent named like an Object.prototype member.
         self._throws: list[tuple[str, MemoryFile, object]] = []
         self._throws_for_prototype_agents: list[tuple[str, MemoryFile, object]] = []
         positions = {id(memory): position for position, memory in enumerate(self.scorable)}
-        for memory in self.loaded:
+        non_strings = tables["non_string"]
+        for memory in loaded:
             if has_load_error(memory):
                 continue
             if id(memory) in self.at_fault:
@@ -261,10 +321,9 @@ class StoreIndex:
                 self._throws_for_prototype_agents.append(event)
                 continue
             position = positions[id(memory)]
-            facts = self.facts[position]
-            if facts.tags:
+            if self.tags[position]:
                 self._throws_for_prototype_agents.append(("tags", memory, None))
-            non_string = next((i for i, (item, _) in enumerate(facts.plans) if not isinstance(item, str)), None)
+            non_string = non_strings[position]
             if non_string is not None:
                 event = ("match", memory, (position, non_string))
                 self._throws.append(event)
@@ -272,19 +331,19 @@ class StoreIndex:
         self._positions = positions
         self._gate_of = {id(memory): (reason, why) for memory, reason, why in self.gated}
         # the files as this view holds them (a loader may read a file into an object of its own)
-        self._by_path = {key: memory for memory in [m for m, _, _ in self.gated] + self.loaded for key in (memory.rel_path, memory.name)}
+        self._by_path = {key: memory for memory in [m for m, _, _ in self.gated] + loaded for key in (memory.rel_path, memory.name)}
         # the reasons of files that never reach the matching, whatever the task
         self._static_counts: dict[str, int] = {}
         for _, reason, _ in self.gated:
             self._static_counts[reason] = self._static_counts.get(reason, 0) + 1
-        for memory in self.loaded:
+        for memory in loaded:
             if has_load_error(memory) or id(memory) in self.at_fault:
                 reason = REASON_ERROR if memory.error is not None else REASON_CRASH
                 self._static_counts[reason] = self._static_counts.get(reason, 0) + 1
         self._agent_cache: dict[str, list[tuple[int, int, int]]] = {}
         self._base_cache: dict[str, tuple[float, float, list[int]]] = {}
         # where a memory's recency points change: 24 h and 72 h after its discoveredAt
-        dates = [f.date_ms for f in self.facts if not math.isnan(f.date_ms)]
+        dates = [date for date in self.dates if not math.isnan(date)]
         self._recency_lines = sorted(date + hours * 3_600_000 for date in dates for hours in (24, 72))
         self._whole_dates = all(date.is_integer() for date in dates)
 
@@ -336,7 +395,7 @@ class StoreIndex:
 
         failure = self._failure(agent, first)
         counts = dict(self._static_counts)
-        counts[REASON_NO_MATCH] = len(self.facts) - len(first)
+        counts[REASON_NO_MATCH] = len(self.scorable) - len(first)
         counts[REASON_THRESHOLD] = len(first) - len(eligible)
         return finish_preview(self.store, task, agent, options, now_ms, len(ranking), best, build_ranked, failure, build_candidates, counts, lookup)
 
@@ -353,7 +412,8 @@ class StoreIndex:
         """Per memory, the points that do not depend on the task: (importance, agent tags, same agent)."""
         points = self._agent_cache.get(agent)
         if points is None:
-            points = [agent_points(f, agent, self.scorer) for f in self.facts]
+            scorer = self.scorer
+            points = [agent_points_of(key, tags, by, agent, scorer) for key, tags, by in zip(self.importance_keys, self.tags, self.discovered_by)]
             if len(self._agent_cache) >= 32:
                 self._agent_cache.clear()
             self._agent_cache[agent] = points
@@ -364,7 +424,7 @@ class StoreIndex:
         cached = self._base_cache.get(agent)
         if cached is not None and cached[0] <= now_ms < cached[1]:
             return cached[2]
-        base = [i + t + s + recency_points(f.date_ms, now_ms) for (i, t, s), f in zip(self._agent_points(agent), self.facts)]
+        base = [i + t + s + recency_points(date, now_ms) for (i, t, s), date in zip(self._agent_points(agent), self.dates)]
         # Dates are whole milliseconds, so (now - date) / 3600000 < 24 exactly when now < date + 24 h:
         # the points hold from the last line at or before now up to the next one.
         # Anything fractional (never from a clock or a date) is not cached.
@@ -380,9 +440,8 @@ class StoreIndex:
         return base
 
     def _candidate(self, position: int, plan_index: int, meets: bool, now_ms: float, static: tuple[int, int, int], hits: int) -> Candidate:
-        facts = self.facts[position]
-        components = components_dict(static, recency_points(facts.date_ms, now_ms), hits)
-        return scored_candidate(self.scorable[position], facts, components, plan_index, meets, position)
+        components = components_dict(static, recency_points(self.dates[position], now_ms), hits)
+        return scored_candidate(self.scorable[position], None, components, plan_index, meets, position)
 
     def _failure(self, agent: str, first: dict[int, int]) -> ArbiterFailure | None:
         """The first throw of a verbatim arbiter, in its order: loading, then each memory's score and match."""

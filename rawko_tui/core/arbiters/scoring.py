@@ -258,11 +258,12 @@ def memory_facts(memory: MemoryFile) -> MemoryFacts:
 
 def agent_points(facts: MemoryFacts, agent: str, scorer: Scorer = SPEC_SCORER) -> tuple[int, int, int]:
     """The parts of the score that do not depend on the task: (importance, agent tags, same agent)."""
-    return (
-        importance_points(facts.importance_key),
-        tag_points(len(common_tags(facts.tags, agent, scorer))),
-        same_agent_points(facts.attrs.get("discoveredBy"), agent),
-    )
+    return agent_points_of(facts.importance_key, facts.tags, facts.attrs.get("discoveredBy"), agent, scorer)
+
+
+def agent_points_of(importance_key: str, tags: list | None, discovered_by: object, agent: str, scorer: Scorer = SPEC_SCORER) -> tuple[int, int, int]:
+    """``agent_points`` from the three facts it reads (the rank index keeps them in columns)."""
+    return importance_points(importance_key), tag_points(len(common_tags(tags, agent, scorer))), same_agent_points(discovered_by, agent)
 
 
 def score_components(facts: MemoryFacts, words: list[str], agent: str, now_ms: float, scorer: Scorer = SPEC_SCORER) -> dict:

@@ -80,7 +80,7 @@ def _crashed(memory: MemoryFile, profile: str, crash: str) -> Candidate:
 
 def _scanned(memory: MemoryFile, facts: MemoryFacts, load_index: int, matched_index: int) -> Candidate:
     """A memory whose patterns were tried: spec-0005 has no threshold and no score."""
-    return Candidate(memory, True, REASON_NO_MATCH, title=facts.title, matched=matched_index >= 0, meets_threshold=True, load_index=load_index, facts=facts, matched_index=matched_index)
+    return Candidate(memory, True, REASON_NO_MATCH, title=facts.title, matched=matched_index >= 0, meets_threshold=True, load_index=load_index, _facts=facts, matched_index=matched_index)
 
 
 def _by_importance_only(matched: list[Candidate]) -> list[Candidate]:
