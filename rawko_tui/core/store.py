@@ -92,7 +92,7 @@ class LazyText:
     texts are most of the cache, and a ranking needs few of them.
     """
 
-    __slots__ = ("_data", "_start", "_end", "_value")
+    __slots__ = ("_data", "_end", "_start", "_value")
 
     def __init__(self, data, start: int, end: int):
         self._data, self._start, self._end, self._value = data, start, end, None
@@ -124,7 +124,7 @@ class SpecView:
     cache it is cut from the text when asked for (not held twice).
     """
 
-    __slots__ = ("attrs", "frontmatter_text", "frontmatter_line", "body_length", "_body", "_source")
+    __slots__ = ("_body", "_source", "attrs", "body_length", "frontmatter_line", "frontmatter_text")
 
     def __init__(self, attrs: object, body: str | None, frontmatter_text: str, frontmatter_line: int, source: LazyText | None = None, body_length: int = 0):
         self.attrs = attrs  # whatever the YAML held: a dict for a proper memory
