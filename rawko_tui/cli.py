@@ -31,16 +31,10 @@ from .core.arbiters.profiles import ProfileError, defined_profiles, resolve_prof
 from .core.arbiters.ranking import run_preview
 from .core.jsvalue import js_to_string, replace_lone_surrogates
 from .core.safetext import clean, escape_json_controls, plural
-from .core.lint import ERROR, lint_store, lint_text
 from .core.checks import budget_for, impact, load_checks, matrix, prompt_shares, run_checks
-from .core.claude import ClaudeError, ask_claude, build_extraction_prompt, extraction_file, parse_extraction
 from .core.tokens import DEFAULT_MODEL
 from .core.curation import confirm_entry, effective_store, link_writes, now_iso, parse_assignments, read_body, retire_entry, status_of, supersede_writes
 from .core.jsvalue import display_value, parse_js_date_string
-from .core.writer import NotCommitted, WriteError, apply_writes, format_entry, person_name, plan_append, plan_create
-from .core.history import GitError, verify
-from .core.hooks import install_hook
-from .core.sessions import load_sessions, promoted_to, promotion_draft, promotions
 from .core.store import StoreNotFound, find_store_root, load_store, load_store_at, pinned_now, spec_extract
 
 COMMANDS = ("init", "preview", "compare", "arbiters", "explain", "lint", "verify", "hook", "new", "append", "retire", "link", "confirm", "candidates", "opinion", "extract", "sessions", "promote", "check", "impact", "matrix")
@@ -347,25 +341,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ProfileError as exc:
         _error(str(exc))
         return EXIT_USAGE
-    except (UsageError, StoreNotFound, GitError, WriteError, ClaudeError) as exc:
-        message, code = next(
-            (text, code)
-            for kind, text, code in (
-                (UsageError, "{}", EXIT_USAGE),
-                (StoreNotFound, "{}. Give the folder that holds .rawko/ as PATH.", EXIT_USAGE),
-                (GitError, "{}", EXIT_USAGE),
-                (NotCommitted, "{}", EXIT_NOT_COMMITTED),  # before WriteError: it is one, but the bytes are written
-                (WriteError, "{}", EXIT_FINDINGS),  # refused to write: nothing changed
-                (ClaudeError, "no answer from Claude: {}", EXIT_FINDINGS),
-            )
-            if isinstance(exc, kind)
-        )
-        _error(message.format(exc))
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:
+        known = _known_failure(exc)
+        if known is None:
+            raise
+        message, code = known
+        _error(message)
         return code
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        return EXIT_OK
+
+
+# Failures said in one line, with their exit code. A class is looked up only if its module was
+# imported (nothing else can have raised it): a command imports only what it uses.
+_FAILURES = (
+    ("cli", "UsageError", "{}", EXIT_USAGE),
+    ("core.store", "StoreNotFound", "{}. Give the folder that holds .rawko/ as PATH.", EXIT_USAGE),
+    ("core.history", "GitError", "{}", EXIT_USAGE),
+    ("core.writer", "NotCommitted", "{}", EXIT_NOT_COMMITTED),  # before WriteError: it is one, but the bytes are written
+    ("core.writer", "WriteError", "{}", EXIT_FINDINGS),  # refused to write: nothing changed
+    ("core.claude", "ClaudeError", "no answer from Claude: {}", EXIT_FINDINGS),
+)
+
+
+def _known_failure(exc: Exception) -> tuple[str, int] | None:
+    for module, name, text, code in _FAILURES:
+        loaded = sys.modules.get(f"{__package__}.{module}")
+        if loaded is not None and isinstance(exc, getattr(loaded, name)):
+            return text.format(exc), code
+    return None
 
 
 def _now(args, store=None) -> float | None:
@@ -736,6 +742,8 @@ def render_entry_log(memory, entries: list[dict]) -> str:
 
 
 def cmd_lint(args) -> int:
+    from .core.lint import ERROR, lint_store
+
     store = _load(args)
     if args.arbiter:
         _profile(args, store)  # an unknown name is a usage error, not a finding
@@ -752,6 +760,8 @@ def cmd_lint(args) -> int:
 
 
 def cmd_verify(args) -> int:
+    from .core.history import verify
+
     # history alone needs no .rawko/ folder on disk: a server's bare repository has none
     root = Path(args.path or ".").resolve() if args.history_only else find_store_root(args.path)
     report = verify(root, since=args.since, staged=args.staged, remember=args.remember, rev=args.rev, history_only=args.history_only)
@@ -775,6 +785,8 @@ def cmd_verify(args) -> int:
 
 
 def cmd_hook(args) -> int:
+    from .core.hooks import install_hook
+
     hook = install_hook(find_store_root(args.path), force=args.force)
     _write(f"Installed {hook}: a commit that rewrites a memory file is refused (`git commit --no-verify` skips it).\n")
     return EXIT_OK
@@ -782,6 +794,8 @@ def cmd_hook(args) -> int:
 
 def _apply(args, root, writes, action: str, summary: str = "") -> int:
     """Write what was shown, then commit it (one commit for all the files), under the write lock."""
+    from .core.writer import apply_writes
+
     written = apply_writes(root, writes, action, summary, and_commit=not args.no_commit)
     _write(written.describe(root) + "\n")
     return EXIT_OK
@@ -789,6 +803,8 @@ def _apply(args, root, writes, action: str, summary: str = "") -> int:
 
 def _show_and_check(args, root, writes) -> bool:
     """Print the exact bytes of each write and the lint verdict on each result; True when they may be written."""
+    from .core.lint import ERROR, lint_text
+
     errors = False
     for write in writes:
         before = b""
@@ -827,6 +843,8 @@ def cmd_init(args) -> int:
 
 
 def cmd_new(args) -> int:
+    from .core.writer import format_entry, plan_create
+
     root = find_store_root(args.path)
     fields = {
         "title": args.title,
@@ -876,6 +894,8 @@ def _did_you_mean(store, given: str) -> str:
 
 
 def _append(args, root, name: str, fields: dict, body: str, action: str, summary: str) -> int:
+    from .core.writer import format_entry, plan_append
+
     plan = plan_append(root, name, format_entry(fields, body))
     if not _show_and_check(args, root, [plan]):
         return EXIT_FINDINGS
@@ -895,6 +915,8 @@ def _write_closest(store, title: str, body: str, when) -> None:
 
 
 def cmd_append(args) -> int:
+    from .core.writer import person_name
+
     root = find_store_root(args.path)
     name = _memory_name(root, args.memory)
     try:
@@ -907,6 +929,8 @@ def cmd_append(args) -> int:
 
 
 def cmd_retire(args) -> int:
+    from .core.writer import person_name
+
     root = find_store_root(args.path)
     name = _memory_name(root, args.memory)
     by = args.by or person_name(root)
@@ -922,6 +946,8 @@ def cmd_retire(args) -> int:
 
 
 def cmd_link(args) -> int:
+    from .core.writer import person_name
+
     root = find_store_root(args.path)
     name, other = _memory_name(root, args.memory), _memory_name(root, args.other)
     if name == other:
@@ -935,6 +961,8 @@ def cmd_link(args) -> int:
 
 
 def cmd_confirm(args) -> int:
+    from .core.writer import person_name, plan_append
+
     root = find_store_root(args.path)
     name = _memory_name(root, args.memory)
     plan = plan_append(root, name, confirm_entry(args.by or person_name(root), args.note))
@@ -1016,6 +1044,9 @@ def _body(args) -> str:
 
 
 def cmd_extract(args) -> int:
+    from .core.claude import ask_claude, build_extraction_prompt, extraction_file, parse_extraction
+    from .core.writer import plan_create
+
     import os
 
     root = find_store_root(args.path)
@@ -1043,6 +1074,8 @@ def cmd_extract(args) -> int:
 
 
 def cmd_sessions(args) -> int:
+    from .core.sessions import load_sessions, promoted_to, promotions
+
     root = find_store_root(args.path)
     sessions = load_sessions(root)
     if args.json:
@@ -1065,6 +1098,9 @@ def cmd_sessions(args) -> int:
 
 
 def cmd_promote(args) -> int:
+    from .core.sessions import load_sessions, promoted_to, promotion_draft, promotions
+    from .core.writer import plan_create
+
     root = find_store_root(args.path)
     session = next((s for s in load_sessions(root) if s.id == args.session or Path(s.path).parent.name == args.session), None)
     if session is None or session.error:
