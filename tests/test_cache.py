@@ -171,6 +171,7 @@ def test_regex_translations_are_remembered_between_runs_and_read_back_the_same(t
 
     sources = list(translations)[:50]
     with monkeypatch.context() as patch:
+        patch.setattr(jsregex, "_direct_translations", 0)  # read the kept ones at once
         patch.setattr(jsregex._Parser, "parse", no_parsing)
         read_back = [jsregex.compile_js(source, ignore_case) for source, ignore_case in sources]
     jsregex.compile_js.cache_clear()
@@ -293,3 +294,26 @@ def test_a_warm_load_leaves_the_texts_in_the_cache_until_they_are_asked_for(tmp_
     current.unlink()
     assert cache.load(root) == ([], None)
     assert parsed(load_store(root))[:3] == parsed(fresh)[:3]
+
+
+def test_a_few_patterns_are_planned_without_reading_every_kept_plan(tmp_path, monkeypatch, settled):
+    """Explaining a handful of memories (the rank index kept) does not read the plans of every pattern ever seen."""
+    from rawko_tui.core import jsregex, patterns
+
+    root = random_store(tmp_path / "store", seed=2, now_ms=parse_now(FIXED_NOW), size=60)
+    run_preview(load_store(root), "auth", "developer")  # keeps plans and translations
+    kept = cache.load_plans()
+    monkeypatch.setattr(patterns, "_stored_plans", None)
+    monkeypatch.setattr(patterns, "_direct_plans", 3)
+    monkeypatch.setattr(jsregex, "_stored_translations", None)
+    monkeypatch.setattr(jsregex, "_direct_translations", 3)
+    patterns.plan_pattern.cache_clear()
+    jsregex.compile_js.cache_clear()
+    reads = []
+    monkeypatch.setattr(cache, "load_plans", lambda: reads.append("plans") or kept)
+    chosen = sorted(kept)[:5]
+    plans = [patterns.plan_pattern(pattern) for pattern in chosen]
+    assert reads == ["plans"]  # the first three made directly, then the kept ones read once
+    assert [patterns.plan_record(plan) for plan in plans] == [kept[pattern] for pattern in chosen]
+    patterns.plan_pattern.cache_clear()
+    jsregex.compile_js.cache_clear()

@@ -873,6 +873,7 @@ def re2_options(max_mem: int | None = None):
 
 
 _stored_translations: dict | None = None  # from the cache: (source, ignore_case) -> (engine, translated, needles)
+_direct_translations = 64  # made directly before the kept ones are read (as ``patterns.DIRECT_PLANS``)
 _new_translations: dict = {}
 
 
@@ -883,7 +884,10 @@ def compile_js(source: str, ignore_case: bool = True) -> JsRegex:
     A translation made before (by this code: the cache is keyed by its source) is
     taken from the cache; lint of 10,000 patterns otherwise spends seconds here.
     """
-    global _stored_translations
+    global _stored_translations, _direct_translations
+    if _stored_translations is None and _direct_translations > 0:
+        _direct_translations -= 1
+        return _translate(source, ignore_case)
     if _stored_translations is None:
         from . import cache
 
@@ -891,12 +895,16 @@ def compile_js(source: str, ignore_case: bool = True) -> JsRegex:
     record = _stored_translations.get((source, ignore_case))
     if isinstance(record, tuple) and len(record) == 3 and record[0] in ("re2", "backtracking") and isinstance(record[1], str):
         return JsRegex(source, record[0], record[1], ignore_case, record[2])
+    regex = _translate(source, ignore_case)
+    _new_translations[(source, ignore_case)] = (regex.engine, regex.translated, regex.needles)
+    return regex
+
+
+def _translate(source: str, ignore_case: bool) -> JsRegex:
     parser = _Parser(source, ignore_case)
     tree = parser.parse()
     engine = "re2" if not parser.needs_backtracking and parser.max_count <= _RE2_MAX_REPEAT else "backtracking"
-    regex = JsRegex(source, engine, _emit(tree, for_re2=engine == "re2"), ignore_case, required_needles(tree))
-    _new_translations[(source, ignore_case)] = (regex.engine, regex.translated, regex.needles)
-    return regex
+    return JsRegex(source, engine, _emit(tree, for_re2=engine == "re2"), ignore_case, required_needles(tree))
 
 
 def save_new_translations() -> None:

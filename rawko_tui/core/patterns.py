@@ -147,10 +147,19 @@ def looks_like_regex(alternative: str) -> bool:
     return bool(_REGEX_SYNTAX.intersection(_DOTTED_NAME.sub("", alternative)))
 
 
+# Plans made directly before the kept ones are read: a run that explains a few memories
+# (the rank index is kept) does not read every pattern any store ever had.
+DIRECT_PLANS = 64
+_direct_plans = DIRECT_PLANS
+
+
 @functools.lru_cache(maxsize=65536)
 def plan_pattern(pattern: str) -> PatternPlan:
     """Decide which of SPEC-0007's four interpretations applies to ``pattern`` (remembered between runs)."""
-    global _stored_plans
+    global _stored_plans, _direct_plans
+    if _stored_plans is None and _direct_plans > 0:
+        _direct_plans -= 1
+        return _plan(pattern)
     if _stored_plans is None:
         from . import cache
 
@@ -173,7 +182,7 @@ def save_new_plans() -> None:
     from .jsregex import save_new_translations
 
     save_new_translations()
-    if not _new_plans or not cache.enabled():
+    if not _new_plans or not cache.enabled() or _stored_plans is None:
         return
     new = dict(_new_plans)
     _new_plans.clear()

@@ -56,6 +56,7 @@ from .arbiters.scoring import (
     keyword_points,
     memory_facts,
     recency_points,
+    when_items,
 )
 from .jsregex import JsRegex, JsRegexTimeout, carrier_text, re2_options
 from .jsvalue import is_prototype_key, js_split_whitespace, js_to_string, utf16_length
@@ -455,7 +456,7 @@ class StoreIndex:
                 return ArbiterFailure("score", memory.rel_path, _verbatim_score_failure(memory.spec.attrs, agent, self.scorer)[0], name)
             position, non_string = detail
             if first.get(position, _NEVER) >= non_string:  # reached before (or at) the pattern that matches
-                item = self.facts[position].plans[non_string][0]
+                item = when_items(memory.attrs)[non_string]
                 return ArbiterFailure("match", memory.rel_path, _verbatim_type_error(item), name)
         return None
 

@@ -239,7 +239,7 @@ def memory_facts(memory: MemoryFile) -> MemoryFacts:
     tags = attrs.get("tags", UNDEFINED)
     when = attrs.get("whenToUse", UNDEFINED)
     plans = []
-    for item in when if isinstance(when, list) else [when]:
+    for item in when_items(attrs):
         pattern = item if isinstance(item, str) else item.get("pattern") if isinstance(item, dict) else None
         plans.append((item, plan_pattern(pattern) if isinstance(pattern, str) else None))
     facts = MemoryFacts(
@@ -254,6 +254,12 @@ def memory_facts(memory: MemoryFile) -> MemoryFacts:
     )
     memory._facts = facts
     return facts
+
+
+def when_items(attrs: dict) -> list:
+    """The whenToUse items as the spec's ``for … of`` meets them (one value that is not a list is one item)."""
+    when = attrs.get("whenToUse", UNDEFINED)
+    return when if isinstance(when, list) else [when]
 
 
 def agent_points(facts: MemoryFacts, agent: str, scorer: Scorer = SPEC_SCORER) -> tuple[int, int, int]:
