@@ -40,7 +40,7 @@ _STATUS_FIELDS = ("status", "reason", "supersededBy")
 
 
 def status_of(memory: MemoryFile) -> Status:
-    if memory._entries is None and memory.appended_entries_cannot_set(_STATUS_FIELDS):
+    if memory._entries is None and (memory.single_entry() or memory.appended_entries_cannot_set(_STATUS_FIELDS)):
         # the fold's status fields are the first frontmatter's: no need to split (a JSON listing asks for every file)
         fields, origin = memory.spec.attrs, dict.fromkeys(memory.spec.attrs, 0)
     else:
@@ -85,6 +85,7 @@ def effective_store(store: Store) -> Store:
         fields, _ = memory.effective()
         clone = copy.copy(memory)
         clone.spec = SpecView(attrs=fields, body=effective_body(memory), frontmatter_text=memory.spec.frontmatter_text, frontmatter_line=memory.spec.frontmatter_line)
+        clone._single = None  # a new spec view: whatever was known of the file's entries is asked again
         clone.inactive = status_of(memory)
         clone._facts = None  # the facts of the spec's view do not apply
         files.append(clone)

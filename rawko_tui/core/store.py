@@ -191,6 +191,7 @@ class MemoryFile:
     bad_utf8: tuple[int, int] | None = None  # (byte offset, line) of the first byte that is not UTF-8 (read as U+FFFD)
     inactive: object = None  # in an effective store: the fold's Status (retired, superseded)
     _facts: object = None  # the arbiter's task-independent facts, computed once
+    _single: bool | None = None  # ``single_entry()``, once known (kept in the parse cache: no text needed for it)
 
     def __repr__(self) -> str:  # the text can be megabytes: keep reprs (and logs) short
         return f"MemoryFile({self.rel_path!r}, {self.size} bytes)"
@@ -228,12 +229,13 @@ class MemoryFile:
             self.bad_utf8,
             None if spec is None else (spec.attrs, spec.body_length, spec.frontmatter_text, spec.frontmatter_line),
             None if error is None else (error.reason, error.line, error.stage),
+            self.single_entry(),
         )
 
     @staticmethod
     def from_cache_record(record: tuple, texts) -> MemoryFile:
         """The file from its record; ``texts`` is the cache's text file (bytes, or a map of it)."""
-        name, location, symlink, signature, read_ns, text_at, bom, bad_utf8, spec, error = record
+        name, location, symlink, signature, read_ns, text_at, bom, bad_utf8, spec, error, single = record
         memory = _memory_file(name, location, symlink, signature)
         text = None if text_at is None else LazyText(texts, text_at[0], text_at[0] + text_at[1])
         memory.read_ns, memory._text, memory.bom, memory.bad_utf8 = read_ns, text, bom, bad_utf8
@@ -242,6 +244,7 @@ class MemoryFile:
             memory.spec = SpecView(attrs, None, frontmatter_text, frontmatter_line, source=text, body_length=body_length)
         if error is not None:
             memory.error = LoadError(memory.rel_path, *error)
+        memory._single = single
         return memory
 
     @property
@@ -280,10 +283,13 @@ class MemoryFile:
 
     def single_entry(self) -> bool:
         """Whether the file surely holds one entry: no line after its frontmatter starts with ``---`` (``split_entries``'s own test)."""
-        if self.text is None or self.spec is None or not isinstance(self.spec.attrs, dict):
-            return False
-        text = self.text
-        return "\n---" not in text[len(text) - self.spec.body_length - 1 :]
+        if self._single is None:
+            if self._text is None or self.spec is None or not isinstance(self.spec.attrs, dict):
+                self._single = False
+            else:
+                text = self.text
+                self._single = "\n---" not in text[len(text) - self.spec.body_length - 1 :]
+        return self._single
 
     def appended_entries_cannot_set(self, fields: tuple[str, ...]) -> bool:
         """Whether no appended entry can set any of ``fields``: after the first frontmatter, no field name
@@ -567,7 +573,7 @@ def parse_memory_bytes(memory: MemoryFile, data: bytes) -> None:
         if not isinstance(attrs, dict):
             kind = "empty" if attrs is UNDEFINED or attrs is None else f"a {type_name(attrs)}, not a mapping of fields"
             memory.error = LoadError(memory.rel_path, f"frontmatter is {kind}", memory.spec.frontmatter_line, stage="shape")
-    memory._entries = memory._suspects = None  # split from the new text when first asked
+    memory._entries = memory._suspects = memory._single = None  # split from the new text when first asked
 
 
 def _scan_memories(memories_dir: Path, skipped: list[tuple[str, str]] | None = None) -> list[tuple[str, str, bool, tuple]]:

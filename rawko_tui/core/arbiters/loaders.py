@@ -147,7 +147,7 @@ def sdk_read(memory: MemoryFile, profile: Profile, kept=None) -> MemoryFile | st
     text = _sdk_text(memory)
     body = js_trim(text[body_start:]) if profile.loader.trim_body else text[body_start:]
     spec = SpecView(attrs, body, text[frontmatter_start:frontmatter_end], 2)
-    return dataclasses.replace(memory, spec=spec, error=None, _facts=None, _entries=None, _suspects=None)
+    return dataclasses.replace(memory, spec=spec, error=None, _facts=None, _entries=None, _suspects=None, _single=None)
 
 
 def _sdk_text(memory: MemoryFile) -> str:
@@ -175,7 +175,7 @@ def _folded_read(memory: MemoryFile, profile: Profile) -> MemoryFile | str:
         return problem
     body = js_trim(memory.spec.body) if profile.loader.trim_body else memory.spec.body
     spec = memory.spec
-    return dataclasses.replace(memory, spec=SpecView(spec.attrs, body, spec.frontmatter_text, spec.frontmatter_line), _facts=None)
+    return dataclasses.replace(memory, spec=SpecView(spec.attrs, body, spec.frontmatter_text, spec.frontmatter_line), _facts=None, _single=None)
 
 
 def _why_no_match(text: str) -> str:
