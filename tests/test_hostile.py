@@ -313,3 +313,19 @@ def test_the_line_of_a_bad_byte_is_the_line_in_the_version_linted(tmp_path):
     for store, line in ((load_store_at(root, "HEAD"), bad_line), (load_store(root), bad_line + 50)):
         encoding = [f for f in lint_store(store, NOW) if f.code == "encoding"]
         assert [f.line for f in encoding] == [line]
+
+
+def test_the_loads_own_scan_gives_the_watchers_signature(tmp_path):
+    """The app takes the watcher's fingerprint from the load's walk of memories/ (one walk, not two): it must be the same."""
+    from rawko_tui.core.watch import store_signature
+
+    root = make_store(tmp_path / "store")
+    memories = root / ".rawko" / "memories"
+    (memories / "notes.txt").write_text("not a memory")
+    (memories / "deep").mkdir(exist_ok=True)
+    (memories / "deep" / "x.md").write_text("---\ntitle: X\n---\n")
+    if hasattr(os, "mkfifo") and not (memories / "a-pipe.md").exists():
+        os.mkfifo(memories / "a-pipe.md")
+    (memories / "a-linked-folder").symlink_to(tmp_path, target_is_directory=True)
+    store = load_store(root)
+    assert store.file_stats and store_signature(root, store.file_stats) == store_signature(root)

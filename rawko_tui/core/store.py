@@ -352,6 +352,7 @@ class Store:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (name in memories/, why) for entries passed over
     _indexes: dict = field(default_factory=dict, repr=False, compare=False)  # rank indexes and profile views, built on first use
     directory_order: list[str] | None = None  # top-level names as the folder lists them (readdir); None: not known (a git revision)
+    file_stats: list[tuple[str, int, int]] | None = None  # (path, size, mtime) of every file under memories/ as scanned (``watch``)
 
     def __repr__(self) -> str:
         return f"Store({str(self.root)!r}, {len(self.files)} files)"
@@ -576,12 +577,13 @@ def parse_memory_bytes(memory: MemoryFile, data: bytes) -> None:
     memory._entries = memory._suspects = memory._single = None  # split from the new text when first asked
 
 
-def _scan_memories(memories_dir: Path, skipped: list[tuple[str, str]] | None = None) -> list[tuple[str, str, bool, tuple]]:
+def _scan_memories(memories_dir: Path, skipped: list[tuple[str, str]] | None = None, stats: list | None = None) -> list[tuple[str, str, bool, tuple]]:
     """Every ``*.md`` under memories/ as (name, path, is symlink, signature); symlinked folders not followed.
 
     What is passed over and worth knowing about (a symlinked folder, a folder
     named like a memory, a FIFO or device, a folder that cannot be listed) is
-    added to ``skipped`` as (name, reason).
+    added to ``skipped`` as (name, reason).  ``stats`` gets (path, size, mtime)
+    of every file, as ``watch.store_signature`` lists them (one walk for both).
     """
     found: list[tuple[str, str, bool, tuple]] = []
     pending = [str(memories_dir)]
@@ -609,8 +611,13 @@ def _scan_memories(memories_dir: Path, skipped: list[tuple[str, str]] | None = N
                 if not entry.name.lower().endswith(".md"):
                     if is_link and entry.is_dir(follow_symlinks=True):
                         skip(entry.path, "a symlinked folder: never followed (it could lead outside the store, or back into it)")
+                    if stats is not None:
+                        other = entry.stat(follow_symlinks=False)
+                        stats.append((entry.path, other.st_size, other.st_mtime_ns))
                     continue
                 info = entry.stat(follow_symlinks=False)
+                if stats is not None:
+                    stats.append((entry.path, info.st_size, info.st_mtime_ns))
                 if not is_link and not stat.S_ISREG(info.st_mode):
                     skip(entry.path, "not a regular file (a FIFO, socket or device): never opened")
                     continue
@@ -770,7 +777,8 @@ def _load_store(root: Path, previous: Store | None) -> Store:
 
     memories_dir = root / RAWKO_DIR / MEMORIES_DIR
     skipped: list[tuple[str, str]] = []
-    scanned = _scan_memories(memories_dir, skipped) if memories_dir.is_dir() else []
+    stats: list[tuple[str, int, int]] = []
+    scanned = _scan_memories(memories_dir, skipped, stats) if memories_dir.is_dir() else []
     use_cache = cache.enabled()
     cached = _cached_files(*cache.load(root)) if use_cache else {}
     known = dict(cached)
@@ -798,7 +806,7 @@ def _load_store(root: Path, previous: Store | None) -> Store:
         if use_cache and (fresh or len(files) != len(cached) or any(_cached_differs(f, cached.get(f.name)) for f in files)):
             _save_cache(root, files)
     listed = [name for name, _, _, _ in scanned if "/" not in name]  # _scan_memories lists the top level first, in readdir order
-    return Store(root=root, files=files, agents=load_agents(root), config=load_config(root), skipped=sorted(skipped), directory_order=listed)
+    return Store(root=root, files=files, agents=load_agents(root), config=load_config(root), skipped=sorted(skipped), directory_order=listed, file_stats=stats)
 
 
 def load_store_at(root: str | os.PathLike, rev: str) -> Store:

@@ -211,8 +211,8 @@ class RawkoApp(App[int]):
 
         Ranking starts as soon as the store is read; lint follows in its own worker.
         """
-        signature = store_signature(self.root)
         store = load_store_at(self.root, self.at) if self.at else load_store(self.root, previous=self.store)
+        signature = store_signature(self.root, store.file_stats)  # the load's own scan: one walk of the folder
         self._repository = locate_repository(self.root)  # once per load: the polls below read files only
         repository_note = repository_state_in(self._repository).describe()
         self._rewritten = uncommitted_rewrites(self.root) if self._repository and not self.at else set()

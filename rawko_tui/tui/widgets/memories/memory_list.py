@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -29,16 +30,33 @@ _IMPORTANCE_STYLE = {"critical": "bold red", "high": "yellow", "medium": "cyan",
 
 @dataclass
 class Row:
-    """What the table shows of one file, computed once per load."""
+    """What the table shows of one file. What only a sort, the filter or the screen needs is made when first asked for
+    (at 100,000 memories, making every row's age and search text held the first ranking back by a second)."""
 
     memory: MemoryFile
     importance: str
     title: str
-    tags: str
-    age_hours: float
-    haystack: str  # what the fuzzy filter searches
     findings: list[Finding]
     rewritten: bool = False  # the working copy rewrites committed bytes
+    now_ms: float = math.nan
+
+    @functools.cached_property
+    def tags(self) -> str:
+        tags = self.memory.attrs.get("tags")
+        return ", ".join(js_to_string(t) for t in tags) if isinstance(tags, list) else ""
+
+    @functools.cached_property
+    def age_hours(self) -> float:
+        attrs = self.memory.attrs
+        date = js_new_date(attrs["discoveredAt"]) if "discoveredAt" in attrs else None
+        return (self.now_ms - date.ms) / 3_600_000 if date is not None and date.valid else math.nan
+
+    @functools.cached_property
+    def haystack(self) -> str:
+        """What the fuzzy filter searches."""
+        when = self.memory.attrs.get("whenToUse")
+        patterns = " ".join(js_to_string(p.get("pattern") if isinstance(p, dict) else p) for p in (when if isinstance(when, list) else [when]) if p is not None)
+        return f"{self.title} {self.tags} {patterns} {self.memory.name}".lower()
 
     @property
     def badges(self) -> Text:
@@ -66,24 +84,7 @@ def build_rows(store: Store, findings: list[Finding], now_ms: float, rewritten: 
         attrs = memory.attrs
         title = attrs.get("title") if isinstance(attrs.get("title"), str) else memory.name
         importance = js_to_string(attrs["importance"]) if "importance" in attrs else ""
-        tags = attrs.get("tags")
-        tag_text = ", ".join(js_to_string(t) for t in tags) if isinstance(tags, list) else ""
-        date = js_new_date(attrs["discoveredAt"]) if "discoveredAt" in attrs else None
-        age_hours = (now_ms - date.ms) / 3_600_000 if date is not None and date.valid else math.nan
-        when = attrs.get("whenToUse")
-        patterns = " ".join(js_to_string(p.get("pattern") if isinstance(p, dict) else p) for p in (when if isinstance(when, list) else [when]) if p is not None)
-        rows.append(
-            Row(
-                memory,
-                importance,
-                title,
-                tag_text,
-                age_hours,
-                f"{title} {tag_text} {patterns} {memory.name}".lower(),
-                by_path.get(memory.rel_path, []),
-                memory.rel_path in rewritten,
-            )
-        )
+        rows.append(Row(memory, importance, title, by_path.get(memory.rel_path, []), memory.rel_path in rewritten, now_ms))
     return rows
 
 
