@@ -1023,3 +1023,37 @@ async def test_start_up_with_a_task_selects_its_top_memory_whatever_finishes_fir
         assert app.selected == app.preview.injected[0].path == ".rawko/memories/jwt-authentication.md"
         assert_one_selection(app)
         assert app.query_one("#memory-table", DataTable).show_cursor
+
+
+async def test_a_ranking_waits_for_typing_to_pause_and_a_replaced_store_lets_go_of_its_index(store):
+    """Panes redraw when input pauses (a redraw under a key delays its painting), or once the shown ranking grows old."""
+    import time
+
+    from rawko_tui.core.arbiters.ranking import run_preview
+    from rawko_tui.tui import app as app_module
+
+    app = app_for(store, task="auth")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = app.preview
+        assert first is not None and first.task == "auth"
+        first_store = app.store
+        assert first_store._indexes  # the first ranking built its index
+        newer = run_preview(first_store, "auth login", "developer", now_ms=first.now_ms)
+        # a key was just typed: the ranking that arrives waits
+        app._ranking_shown_at = time.monotonic() - 0.5
+        app._input_at = time.monotonic()
+        app._preview_ready(newer, 0.001)
+        assert app.preview is first and app._show_ranking_timer is not None
+        await pilot.pause(app_module.TYPING_PAUSE_SECONDS + 0.2)
+        assert app.preview is newer  # shown once input paused
+        # typing that never pauses still sees the preview follow, once the shown one is old
+        latest = run_preview(first_store, "auth login email", "developer", now_ms=first.now_ms)
+        app._ranking_shown_at = time.monotonic() - app_module.MAX_UNSHOWN_SECONDS
+        app._input_at = time.monotonic()
+        app._preview_ready(latest, 0.001)
+        assert app.preview is latest
+        # a reload replaces the store: the old one's indexes are let go, so no cycle keeps it alive
+        app.load()
+        await settle(pilot)
+        assert app.store is not first_store and not first_store._indexes

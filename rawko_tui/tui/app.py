@@ -10,6 +10,7 @@ handler.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import threading
 import time
@@ -48,6 +49,8 @@ TOKEN_DEBOUNCE_SECONDS = 1.0
 
 
 PREVIEW_REFRESH_SECONDS = 0.25  # while typing, the panes show a new ranking at most this often
+TYPING_PAUSE_SECONDS = 0.15  # ... and once input has paused this long: a redraw under a key delays its painting
+MAX_UNSHOWN_SECONDS = 1.0  # ... or when the ranking shown is this old (fast typing still sees the preview follow)
 OTHERS_AFTER_SECONDS = 0.3  # the other arbiters rank the task once typing has paused this long
 
 
@@ -109,9 +112,11 @@ class RawkoApp(App[int]):
         self._lint_after_ranking: Store | None = None  # a loaded store whose lint waits for its first ranking
         self._unshown_ranking: tuple[Preview, float, str] | None = None  # a ranking waiting to be shown
         self._ranking_shown_at = 0.0
+        self._input_at = 0.0  # the last change to the query (a key in the task box, another agent …)
         self._show_ranking_timer = None
         self._panes_for_ranker: tuple[PreviewPane, MemoryList] | None = None
         self.preview: Preview | None = None
+        self._freeze_after_ranking = False
         self.selected: str | None = None
         self.query_state: PreviewQuery | None = None
         self.signature: tuple | None = None
@@ -211,7 +216,9 @@ class RawkoApp(App[int]):
 
         Ranking starts as soon as the store is read; lint follows in its own worker.
         """
+        gc.unfreeze()  # the last store's objects may be collected again once this one replaces it (see _keep_from_collector)
         store = load_store_at(self.root, self.at) if self.at else load_store(self.root, previous=self.store)
+        self._keep_from_collector()
         signature = store_signature(self.root, store.file_stats)  # the load's own scan: one walk of the folder
         self._repository = locate_repository(self.root)  # once per load: the polls below read files only
         repository_note = repository_state_in(self._repository).describe()
@@ -245,6 +252,9 @@ class RawkoApp(App[int]):
 
     def _loaded(self, store: Store, signature: tuple, rows: list, repository_note: str | None = None) -> None:
         first = self.store is None
+        if self.store is not None and self.store is not store:
+            self.store._indexes.clear()  # no cycle (store <-> its indexes) keeps the replaced store alive
+        self._freeze_after_ranking = True  # the next ranking builds this store's rank index
         if not self.at:
             self.sub_title = self._subtitle(repository_note)
         self.store, self.signature = store, signature
@@ -269,6 +279,16 @@ class RawkoApp(App[int]):
             self.select_memory(None)  # the file is gone
         else:
             self._show_selected()
+
+    def _keep_from_collector(self) -> None:
+        """Keep what lives as long as the store out of the cyclic collector's passes.
+
+        A full pass walks every object: at 100,000 memories it takes most of a
+        second, and one fell on the first ranking (and on keys being typed).
+        Frozen objects are still freed when nothing refers to them; the next
+        load unfreezes them, so a replaced store's cycles are collected then.
+        """
+        gc.freeze()
 
     def _apply_settings(self, config: dict) -> None:
         """Keymap and theme from rawko-tui.yaml; a value the app cannot use is said, and the default kept."""
@@ -315,6 +335,7 @@ class RawkoApp(App[int]):
         """Hand the latest query to the ranking thread; queries typed meanwhile are skipped."""
         if query is None or self.store is None:
             return
+        self._input_at = time.monotonic()
         self.query_state = query
         with self._rank_lock:
             self._pending = (self.store, query)
@@ -422,15 +443,27 @@ class RawkoApp(App[int]):
         would delay the painting of the keys themselves.
         """
         self._start_lint()
+        if self._freeze_after_ranking:
+            self._freeze_after_ranking = False
+            self._keep_from_collector()  # the rank index this ranking built lives as long as the store
         self._unshown_ranking = (preview, seconds, now_source)
-        wait = self._ranking_shown_at + PREVIEW_REFRESH_SECONDS - time.monotonic()
-        if wait <= 0:
+        if self._show_ranking_timer is None:  # else the timer set looks again when it fires
+            self._show_ranking_when_due()
+
+    def _show_ranking_when_due(self) -> None:
+        """Show the newest ranking once input pauses (or the one shown grows old); else check again then."""
+        self._show_ranking_timer = None
+        if self._unshown_ranking is None:
+            return
+        now = time.monotonic()
+        due = max(self._ranking_shown_at + PREVIEW_REFRESH_SECONDS, self._input_at + TYPING_PAUSE_SECONDS)
+        due = min(due, self._ranking_shown_at + MAX_UNSHOWN_SECONDS)
+        if due <= now:
             self._show_ranking()
-        elif self._show_ranking_timer is None:
-            self._show_ranking_timer = self.set_timer(wait, self._show_ranking)
+        else:
+            self._show_ranking_timer = self.set_timer(due - now, self._show_ranking_when_due)
 
     def _show_ranking(self) -> None:
-        self._show_ranking_timer = None
         if self._unshown_ranking is None:
             return
         (preview, seconds, now_source), self._unshown_ranking = self._unshown_ranking, None
