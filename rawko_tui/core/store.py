@@ -120,17 +120,29 @@ class LazyText:
 class SpecView:
     """Deno ``extract``: the first frontmatter block parsed as YAML, the rest as body.
 
-    The body is the text's last ``body_length`` characters; for a file from the
-    cache it is cut from the text when asked for (not held twice).
+    For a file from the cache (or a loader's reading of it) the body and the
+    frontmatter text are cut from the file's text when asked for, not held
+    twice: ``body_at`` is where the body starts (None: it is the text's last
+    ``body_length`` characters), ``frontmatter_at`` the frontmatter's span.
     """
 
-    __slots__ = ("_body", "_source", "attrs", "body_length", "frontmatter_line", "frontmatter_text")
+    __slots__ = ("_body", "_body_at", "_frontmatter_at", "_frontmatter_text", "_source", "attrs", "body_length", "frontmatter_line")
 
-    def __init__(self, attrs: object, body: str | None, frontmatter_text: str, frontmatter_line: int, source: LazyText | None = None, body_length: int = 0):
+    def __init__(
+        self,
+        attrs: object,
+        body: str | None,
+        frontmatter_text: str | None,
+        frontmatter_line: int,
+        source: LazyText | None = None,
+        body_length: int = 0,
+        body_at: int | None = None,
+        frontmatter_at: tuple[int, int] | None = None,
+    ):
         self.attrs = attrs  # whatever the YAML held: a dict for a proper memory
-        self.frontmatter_text = frontmatter_text
         self.frontmatter_line = frontmatter_line  # 1-based line where the frontmatter text starts
-        self._body, self._source = body, source
+        self._body, self._source, self._body_at = body, source, body_at
+        self._frontmatter_text, self._frontmatter_at = frontmatter_text, frontmatter_at
         self.body_length = len(body) if body is not None else body_length
 
     @property
@@ -140,7 +152,15 @@ class SpecView:
         if not self.body_length:
             return ""
         text = self._source.value()
-        return text[len(text) - self.body_length :]
+        start = len(text) - self.body_length if self._body_at is None else self._body_at
+        return text[start : start + self.body_length]
+
+    @property
+    def frontmatter_text(self) -> str:
+        if self._frontmatter_text is not None:
+            return self._frontmatter_text
+        start, end = self._frontmatter_at
+        return self._source.value()[start:end]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SpecView):

@@ -28,7 +28,7 @@ from ..arbiter import (
     not_loaded_gate,
 )
 from ..jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
-from ..store import MemoryFile, SpecView, Store
+from ..store import LazyText, MemoryFile, SpecView, Store
 from ..yamljs import YamlError
 from .profiles import IMPORTANCE_LEVELS, Loader, Profile
 from .yaml12 import load_yaml12
@@ -135,18 +135,23 @@ def sdk_read(memory: MemoryFile, profile: Profile, kept=None) -> MemoryFile | st
     ``kept`` (a ``cache.Derived``) holds each file's reading from earlier runs: the YAML is not parsed again.
     """
     name = profile.name
-    if memory.text is None:
+    if memory._text is None:
         return f"{name} skips this file: it cannot be read ({memory.error.reason if memory.error else 'no text'})"
     reading = kept.get(memory, sdk_parse) if kept is not None else sdk_parse(memory)
     if reading[0] == "skip":
         return f"{name} skips this file: {reading[1]}"
-    _, attrs, (frontmatter_start, frontmatter_end), body_start = reading
+    kind, attrs, frontmatter_at, untrimmed, trimmed = reading
+    if kind == "same":
+        attrs = memory.spec.attrs  # one object for both readings (most files read the same)
     problem = gate_problem(attrs, profile)
     if problem is not None:
         return problem
-    text = _sdk_text(memory)
-    body = js_trim(text[body_start:]) if profile.loader.trim_body else text[body_start:]
-    spec = SpecView(attrs, body, text[frontmatter_start:frontmatter_end], 2)
+    body_at, body_length = trimmed if profile.loader.trim_body else untrimmed
+    text = memory._text
+    if isinstance(text, LazyText):  # cut from the text when asked for, as the cache's own view is
+        spec = SpecView(attrs, None, None, 2, source=text, body_length=body_length, body_at=body_at, frontmatter_at=frontmatter_at)
+    else:
+        spec = SpecView(attrs, text[body_at : body_at + body_length], text[frontmatter_at[0] : frontmatter_at[1]], 2)
     return dataclasses.replace(memory, spec=spec, error=None, _facts=None, _entries=None, _suspects=None, _single=None)
 
 
@@ -155,7 +160,9 @@ def _sdk_text(memory: MemoryFile) -> str:
 
 
 def sdk_parse(memory: MemoryFile) -> tuple:
-    """What depends on the text alone: ("skip", why) or ("read", fields, the frontmatter's span, where the body starts)."""
+    """What depends on the text alone: ("skip", why) or ("read", fields, the frontmatter's span, the body's
+    (start, length) as the regex gives it, and trimmed); "same" instead of "read" (and no fields kept) when
+    the fields are the spec loader's very values."""
     text = _sdk_text(memory)
     match = SDK_FRONTMATTER.match(text)
     if match is None:
@@ -164,7 +171,23 @@ def sdk_parse(memory: MemoryFile) -> tuple:
         attrs = load_yaml12(match.group(1))
     except YamlError as exc:
         return ("skip", f"its frontmatter is not valid YAML to npm yaml 2.8.2 ({exc.message}), so it reads no fields")
-    return ("read", attrs, match.span(1), match.start(2))
+    same = memory.spec is not None and _same_values(attrs, memory.spec.attrs)
+    body = match.group(2)
+    trimmed = js_trim(body)
+    lead = body.find(trimmed) if trimmed else 0  # a trimmed text starts after the leading white space
+    where = (match.span(1), (match.start(2), len(body)), (match.start(2) + lead, len(trimmed)))
+    return ("same", None, *where) if same else ("read", attrs, *where)
+
+
+def _same_values(a: object, b: object) -> bool:
+    """Equal and of the same types throughout (1, 1.0 and True are not the same value here), keys in the same order."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same_values(a[key], b[key]) for key in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_values(x, y) for x, y in zip(a, b))
+    return a == b
 
 
 def _folded_read(memory: MemoryFile, profile: Profile) -> MemoryFile | str:
