@@ -264,6 +264,17 @@ def test_rawko_sdk_readings_are_kept_between_runs_and_equal_a_fresh_reading(tmp_
         assert reading(load_store(root)) == expected
         assert run_preview(load_store(root), "auth token", "developer", options).prompt == prompt
     assert any("CRLF" in why for _, why in expected[0]) and any("not valid YAML" in why for _, why in expected[0])
+    # the values both readings agree on are one object; where YAML 1.2 reads otherwise (a timestamp stays text) apart
+    (root / ".rawko" / "memories" / "quoted.md").write_text(memory(title="Quoted", at='"2026-01-20T00:00:00Z"'))
+    (root / ".rawko" / "memories" / "dated.md").write_text(memory(title="Dated", at="2026-01-20T00:00:00Z"))
+    for _ in range(2):  # read, then kept
+        store = load_store(root)
+        spec = {m.name: m.spec.attrs for m in store.files if m.spec is not None}
+        sdk = {m.name: m.spec.attrs for m in loaders.load_view(store, RAWKO_SDK, False).loaded}
+        assert sdk["quoted.md"] is spec["quoted.md"]
+        assert sdk["dated.md"] is not spec["dated.md"] and sdk["dated.md"]["tags"] is spec["dated.md"]["tags"]
+        assert sdk["dated.md"]["discoveredAt"] == "2026-01-20T00:00:00Z" != spec["dated.md"]["discoveredAt"]
+        assert list(sdk["dated.md"]) == list(spec["dated.md"])
 
 
 def test_a_warm_load_leaves_the_texts_in_the_cache_until_they_are_asked_for(tmp_path, monkeypatch, settled):

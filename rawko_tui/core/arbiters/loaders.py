@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 from dataclasses import dataclass
 
 from ..arbiter import (
@@ -142,7 +143,11 @@ def sdk_read(memory: MemoryFile, profile: Profile, kept=None) -> MemoryFile | st
         return f"{name} skips this file: {reading[1]}"
     kind, attrs, frontmatter_at, untrimmed, trimmed = reading
     if kind == "same":
-        attrs = memory.spec.attrs  # one object for both readings (most files read the same)
+        attrs = memory.spec.attrs  # one object for both readings
+    elif kind == "patch":  # the spec reading's values where they are the same (a timestamp is a Date to one, text to the other)
+        order, patch = attrs
+        spec_attrs = memory.spec.attrs
+        attrs = {key: patch[key] if key in patch else spec_attrs[key] for key in order}
     problem = gate_problem(attrs, profile)
     if problem is not None:
         return problem
@@ -161,8 +166,8 @@ def _sdk_text(memory: MemoryFile) -> str:
 
 def sdk_parse(memory: MemoryFile) -> tuple:
     """What depends on the text alone: ("skip", why) or ("read", fields, the frontmatter's span, the body's
-    (start, length) as the regex gives it, and trimmed); "same" instead of "read" (and no fields kept) when
-    the fields are the spec loader's very values."""
+    (start, length) as the regex gives it, and trimmed).  Where the spec loader read the same values, they
+    are not kept twice: "same" (all of them) or "patch" (the keys in order, and the values that differ)."""
     text = _sdk_text(memory)
     match = SDK_FRONTMATTER.match(text)
     if match is None:
@@ -171,12 +176,17 @@ def sdk_parse(memory: MemoryFile) -> tuple:
         attrs = load_yaml12(match.group(1))
     except YamlError as exc:
         return ("skip", f"its frontmatter is not valid YAML to npm yaml 2.8.2 ({exc.message}), so it reads no fields")
-    same = memory.spec is not None and _same_values(attrs, memory.spec.attrs)
     body = match.group(2)
     trimmed = js_trim(body)
     lead = body.find(trimmed) if trimmed else 0  # a trimmed text starts after the leading white space
     where = (match.span(1), (match.start(2), len(body)), (match.start(2) + lead, len(trimmed)))
-    return ("same", None, *where) if same else ("read", attrs, *where)
+    spec_attrs = memory.spec.attrs if memory.spec is not None else None
+    if _same_values(attrs, spec_attrs):
+        return ("same", None, *where)
+    if isinstance(attrs, dict) and isinstance(spec_attrs, dict):
+        patch = {key: value for key, value in attrs.items() if key not in spec_attrs or not _same_values(value, spec_attrs[key])}
+        return ("patch", (tuple(sys.intern(key) if type(key) is str else key for key in attrs), patch), *where)
+    return ("read", attrs, *where)
 
 
 def _same_values(a: object, b: object) -> bool:
