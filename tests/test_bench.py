@@ -45,3 +45,18 @@ def test_the_command_line_benchmark_times_every_profile_and_mode_beside_node():
     for row in result["preview"]:
         assert row["rawko"] > 0 and row["node"] > 0 and row["ratio"] > 0
     assert result["lint"] > 0 and result["check"] > 0 and result["verifyStaged"] > 0
+    assert 0 < result["floor"]["interpreter"] and 0 < result["floor"]["readStore"]
+
+
+def test_the_speed_targets_are_reported_in_one_run_beside_baselines_and_targets():
+    sys.path.insert(0, str(REPO_ROOT / "bench"))
+    try:
+        from speed import TARGETS, table
+    finally:
+        sys.path.remove(str(REPO_ROOT / "bench"))
+    result = run_bench("speed.py", "--small", "30", "--large", "40", "--runs", "1")
+    for key, *_ in TARGETS:
+        assert result[key] > 0, key
+    text = table(result)
+    assert text.count("| spec-0007,") == 3 and "warm load, 40 memories" in text and "app: peak memory" in text
+    assert "| 0.165 s |" not in text  # the recorded "before" figures belong to 10,000 and 100,000 memories only
