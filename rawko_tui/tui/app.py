@@ -222,7 +222,7 @@ class RawkoApp(App[int]):
         signature = store_signature(self.root, store.file_stats)  # the load's own scan: one walk of the folder
         self._repository = locate_repository(self.root)  # once per load: the polls below read files only
         repository_note = repository_state_in(self._repository).describe()
-        self._rewritten = uncommitted_rewrites(self.root) if self._repository and not self.at else set()
+        # which files the working copy rewrites is asked of git by the lint worker, after the first ranking
         rows = build_rows(store, self.findings, self._now_ms(), self._rewritten)
         if not get_current_worker().is_cancelled:
             self.call_from_thread(self._loaded, store, signature, rows, repository_note)
@@ -231,6 +231,7 @@ class RawkoApp(App[int]):
     def lint(self, store: Store) -> None:
         """Lint every file (a file unchanged since the last lint keeps its findings)."""
         findings = lint_store(store, known=self._lint_known)
+        self._rewritten = uncommitted_rewrites(self.root) if self._repository and not self.at else set()
         rows = build_rows(store, findings, self._now_ms(), self._rewritten)
         if not get_current_worker().is_cancelled:
             self.call_from_thread(self._linted, store, findings, rows)
