@@ -328,3 +328,21 @@ def test_a_few_patterns_are_planned_without_reading_every_kept_plan(tmp_path, mo
     assert [patterns.plan_record(plan) for plan in plans] == [kept[pattern] for pattern in chosen]
     patterns.plan_pattern.cache_clear()
     jsregex.compile_js.cache_clear()
+
+
+def test_values_kept_per_file_survive_a_run_on_a_revision(tmp_path, settled):
+    """Lint of a store read from git blobs (no file of the working tree) does not drop what the working tree's runs kept."""
+    import copy
+
+    from rawko_tui.core import lint
+
+    root = random_store(tmp_path / "store", seed=7, now_ms=parse_now(FIXED_NOW), size=30)
+    lint.lint_store(load_store(root))
+    kept = cache.load_derived(root, "lint", lint.LINT_MODULES)
+    assert len(kept) >= 30
+    at_revision = load_store(root)
+    at_revision.files = [copy.copy(f) for f in at_revision.files]
+    for memory in at_revision.files:
+        memory.read_ns = 0  # as load_store_at makes them: no reading of the working tree
+    lint.lint_store(at_revision)
+    assert cache.load_derived(root, "lint", lint.LINT_MODULES).keys() == kept.keys()

@@ -109,8 +109,11 @@ class Derived:
         return value
 
     def save(self) -> None:
-        """Keep the values of the files seen in this run (a file no longer seen is dropped)."""
-        if self.on and (self.changed or len(self.kept) != len(self.stored)):
+        """Keep the values of the files seen in this run (a file no longer seen is dropped).
+
+        A run that saw no file of the working tree (a store read at a git revision) keeps what was kept.
+        """
+        if self.on and self.kept and (self.changed or len(self.kept) != len(self.stored)):
             save_derived(self.root, self.kind, self.modules, self.kept)
 
 
