@@ -322,3 +322,19 @@ def test_a_kept_rank_index_ranks_as_a_fresh_one_and_is_remade_when_a_file_change
     check(load_store(root))  # remade, and kept again
     assert rankcache.load(load_store(root), view, options.profile) is not None
     assert rankcache.load(effective_store(load_store(root)), view, options.profile) is None  # a fold is never kept
+
+
+def test_preparing_the_index_compiles_its_sets_even_after_a_first_query(tmp_path):
+    """The app prepares the sets once typing pauses, after the first ranking tested each pattern alone: no later key compiles them."""
+    from rawko_tui.core.arbiters.scoring import memory_facts
+
+    store = load_store(random_store(tmp_path / "store", seed=4, now_ms=NOW, size=120))
+    facts = [memory_facts(m) for m in store.files if m.spec is not None and isinstance(m.attrs, dict) and isinstance(m.attrs.get("title"), str)]
+    index = rankindex.PatternIndex(facts)
+    index.first_matches("implement the auth flow")  # one by one
+    rankindex._compile_bucket.cache_clear()
+    index.prepare()
+    compiled = rankindex._compile_bucket.cache_info().misses
+    assert compiled == len(index.buckets)
+    index.first_matches("implement the auth flow for login")
+    assert rankindex._compile_bucket.cache_info().misses == compiled  # the key used the prepared sets

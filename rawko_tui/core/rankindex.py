@@ -101,7 +101,7 @@ class PatternIndex:
         self.slots: list[list[tuple[int, int]]] = []  # test id -> [(memory position, plan index)]
         self.fallbacks: list[object] = []  # test id -> needle (str) or JsRegex, to test one by one
         self.backtracking: list[tuple[int, int, JsRegex]] = []
-        self._prepared = False  # whether queries go through the RE2 sets
+        self._compiled = self._queried = False  # queries go through the RE2 sets once compiled, or from the second on
         for position, memory in enumerate(facts):
             for plan_index, (_, plan) in enumerate(memory.plans):
                 if plan is None or plan.interpretation == BAD_REGEX:  # a skipped pattern never matches
@@ -145,16 +145,16 @@ class PatternIndex:
         index = cls.__new__(cls)
         for name, value in zip(cls._STATE, state, strict=True):
             setattr(index, name, value)
-        index._prepared = False
+        index._compiled = index._queried = False
         return index
 
     def prepare(self) -> None:
         """Compile the RE2 sets now (a background worker's job), so no later query waits for them."""
-        if self._prepared:
+        if self._compiled:
             return
         for patterns, _ in self.buckets:
             _compile_bucket(patterns)
-        self._prepared = True
+        self._compiled = True
 
     def first_matches(self, text: str) -> dict[int, int]:
         """Memory position -> index of its first whenToUse pattern that matches ``text``.
@@ -164,11 +164,11 @@ class PatternIndex:
         query (a command-line preview asks once).  From the second query on,
         the sets answer in one pass over the text.
         """
-        if self._prepared:
+        if self._compiled or self._queried:
             matched = self._matched_by_sets(text)
         else:
             matched = self._matched_one_by_one(text)
-            self._prepared = True
+            self._queried = True
         first: dict[int, int] = {}
         for test in matched:
             for position, plan_index in self.slots[test]:
