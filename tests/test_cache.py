@@ -143,7 +143,7 @@ def test_pattern_plans_are_remembered_between_runs_and_read_back_the_same(tmp_pa
     assert plans, "the index saved the plans it made"
     # a new run: nothing planned in memory, everything read back from the cache
     patterns.plan_pattern.cache_clear()
-    patterns._stored_plans = None
+    patterns.PLANS.stored = None
     for pattern, record in plans.items():
         read_back = patterns.plan_pattern(pattern)
         assert patterns.plan_record(read_back) == record == patterns.plan_record(patterns._plan(pattern))
@@ -164,21 +164,21 @@ def test_regex_translations_are_remembered_between_runs_and_read_back_the_same(t
     translations = cache.load_translations()
     assert translations, "lint saved the translations it made"
     jsregex.compile_js.cache_clear()
-    jsregex._stored_translations = None
+    jsregex.TRANSLATIONS.stored = None
 
     def no_parsing(*args, **kwargs):
         raise AssertionError("a cached translation was parsed again")
 
     sources = list(translations)[:50]
     with monkeypatch.context() as patch:
-        patch.setattr(jsregex, "_direct_translations", 0)  # read the kept ones at once
+        patch.setattr(jsregex.TRANSLATIONS, "direct", 0)  # read the kept ones at once
         patch.setattr(jsregex._Parser, "parse", no_parsing)
         read_back = [jsregex.compile_js(source, ignore_case) for source, ignore_case in sources]
     jsregex.compile_js.cache_clear()
-    jsregex._stored_translations = {}  # as if there were no cache
+    jsregex.TRANSLATIONS.stored = {}  # as if there were no cache
     for regex, (source, ignore_case) in zip(read_back, sources, strict=True):
         assert regex == jsregex.compile_js(source, ignore_case)
-    jsregex._stored_translations = None
+    jsregex.TRANSLATIONS.stored = None
     jsregex.compile_js.cache_clear()
     assert lint_store(load_store(root)) == first
 
@@ -314,17 +314,18 @@ def test_a_few_patterns_are_planned_without_reading_every_kept_plan(tmp_path, mo
     root = random_store(tmp_path / "store", seed=2, now_ms=parse_now(FIXED_NOW), size=60)
     run_preview(load_store(root), "auth", "developer")  # keeps plans and translations
     kept = cache.load_plans()
-    monkeypatch.setattr(patterns, "_stored_plans", None)
-    monkeypatch.setattr(patterns, "_direct_plans", 3)
-    monkeypatch.setattr(jsregex, "_stored_translations", None)
-    monkeypatch.setattr(jsregex, "_direct_translations", 3)
+    monkeypatch.setattr(patterns.PLANS, "stored", None)
+    monkeypatch.setattr(patterns.PLANS, "direct", 3)
+    monkeypatch.setattr(jsregex.TRANSLATIONS, "stored", None)
+    monkeypatch.setattr(jsregex.TRANSLATIONS, "direct", 3)
     patterns.plan_pattern.cache_clear()
     jsregex.compile_js.cache_clear()
     reads = []
-    monkeypatch.setattr(cache, "load_plans", lambda: reads.append("plans") or kept)
+    load_shared = cache._load_shared
+    monkeypatch.setattr(cache, "_load_shared", lambda name: reads.append(name) or (kept if name == "plans" else load_shared(name)))
     chosen = sorted(kept)[:5]
     plans = [patterns.plan_pattern(pattern) for pattern in chosen]
-    assert reads == ["plans"]  # the first three made directly, then the kept ones read once
+    assert [name for name in reads if name == "plans"] == ["plans"]  # the first three made directly, then the kept ones read once
     assert [patterns.plan_record(plan) for plan in plans] == [kept[pattern] for pattern in chosen]
     patterns.plan_pattern.cache_clear()
     jsregex.compile_js.cache_clear()
@@ -342,7 +343,7 @@ def test_values_kept_per_file_survive_a_run_on_a_revision(tmp_path, settled):
     assert len(kept) >= 30
     at_revision = load_store(root)
     at_revision.files = [copy.copy(f) for f in at_revision.files]
-    for memory in at_revision.files:
-        memory.read_ns = 0  # as load_store_at makes them: no reading of the working tree
+    for file in at_revision.files:
+        file.read_ns = 0  # as load_store_at makes them: no reading of the working tree
     lint.lint_store(at_revision)
     assert cache.load_derived(root, "lint", lint.LINT_MODULES).keys() == kept.keys()

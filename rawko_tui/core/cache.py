@@ -250,22 +250,50 @@ def _save_shared(name: str, records: dict) -> None:
     _write(cache_dir() / f"{name}.pickle", {"code": plan_key(), name: records})
 
 
+class SharedRecords:
+    """Records kept for any store (``plans``, ``translations``: how each pattern reads, the same in every store).
+
+    The kept ones are read on first need, after the first ``direct`` lookups
+    are answered by making the record (a run that explains a few memories does
+    not read every pattern ever seen); what is made after that is added on ``save``.
+    """
+
+    def __init__(self, name: str, direct: int):
+        self.name, self.direct = name, direct
+        self.stored: dict | None = None
+        self.new: dict = {}
+
+    def get(self, key):
+        """The kept record for ``key``; None when there is none, or while the first lookups are made directly."""
+        if self.stored is None:
+            if self.direct > 0:
+                self.direct -= 1
+                return None
+            self.stored = _load_shared(self.name) if enabled() else {}
+        return self.stored.get(key)
+
+    def add(self, key, record) -> None:
+        """A record made in this run (one made before the kept ones were read is not kept: it is cheap to make again)."""
+        if self.stored is not None:
+            self.new[key] = record
+
+    def save(self) -> None:
+        """Add the records made in this run to the kept ones (after lint or an index build)."""
+        if not self.new or not enabled() or self.stored is None:
+            return
+        self.stored.update(self.new)
+        self.new.clear()
+        _save_shared(self.name, self.stored)
+
+
 def load_plans() -> dict:
     """How each whenToUse pattern seen before is read (``patterns.plan_record``), for any store."""
     return _load_shared("plans")
 
 
-def save_plans(plans: dict) -> None:
-    _save_shared("plans", plans)
-
-
 def load_translations() -> dict:
-    """How each JavaScript pattern seen before translates (``(source, ignore_case) -> (engine, translated)``), for any store."""
+    """How each JavaScript pattern seen before translates (``(source, ignore_case) -> (engine, translated, needles)``), for any store."""
     return _load_shared("translations")
-
-
-def save_translations(translations: dict) -> None:
-    _save_shared("translations", translations)
 
 
 def _read(path: Path) -> object:

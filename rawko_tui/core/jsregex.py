@@ -29,6 +29,8 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import cache
+
 # Backtracking fallback budget: long enough for any sane pattern, short enough
 # that a keystroke never waits on a pathological one.
 FALLBACK_TIMEOUT_SECONDS = 0.05
@@ -872,9 +874,8 @@ def re2_options(max_mem: int | None = None):
     return options
 
 
-_stored_translations: dict | None = None  # from the cache: (source, ignore_case) -> (engine, translated, needles)
-_direct_translations = 64  # made directly before the kept ones are read (as ``patterns.DIRECT_PLANS``)
-_new_translations: dict = {}
+# (source, ignore_case) -> (engine, translated, needles), kept between runs (the first 64 made directly)
+TRANSLATIONS = cache.SharedRecords("translations", direct=64)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -884,19 +885,11 @@ def compile_js(source: str, ignore_case: bool = True) -> JsRegex:
     A translation made before (by this code: the cache is keyed by its source) is
     taken from the cache; lint of 10,000 patterns otherwise spends seconds here.
     """
-    global _stored_translations, _direct_translations
-    if _stored_translations is None and _direct_translations > 0:
-        _direct_translations -= 1
-        return _translate(source, ignore_case)
-    if _stored_translations is None:
-        from . import cache
-
-        _stored_translations = cache.load_translations() if cache.enabled() else {}
-    record = _stored_translations.get((source, ignore_case))
+    record = TRANSLATIONS.get((source, ignore_case))
     if isinstance(record, tuple) and len(record) == 3 and record[0] in ("re2", "backtracking") and isinstance(record[1], str):
         return JsRegex(source, record[0], record[1], ignore_case, record[2])
     regex = _translate(source, ignore_case)
-    _new_translations[(source, ignore_case)] = (regex.engine, regex.translated, regex.needles)
+    TRANSLATIONS.add((source, ignore_case), (regex.engine, regex.translated, regex.needles))
     return regex
 
 
@@ -905,18 +898,6 @@ def _translate(source: str, ignore_case: bool) -> JsRegex:
     tree = parser.parse()
     engine = "re2" if not parser.needs_backtracking and parser.max_count <= _RE2_MAX_REPEAT else "backtracking"
     return JsRegex(source, engine, _emit(tree, for_re2=engine == "re2"), ignore_case, required_needles(tree))
-
-
-def save_new_translations() -> None:
-    """Add the translations made in this run to the cache (after lint or an index build)."""
-    from . import cache
-
-    if not _new_translations or not cache.enabled() or _stored_translations is None:
-        return
-    new = dict(_new_translations)
-    _new_translations.clear()
-    _stored_translations.update(new)
-    cache.save_translations(_stored_translations)
 
 
 @functools.lru_cache(maxsize=4096)

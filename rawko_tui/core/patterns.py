@@ -19,7 +19,8 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from .jsregex import JsRegex, JsRegexSyntaxError, JsRegexTimeout, compile_js, nested_quantifier_risk
+from . import cache
+from .jsregex import TRANSLATIONS, JsRegex, JsRegexSyntaxError, JsRegexTimeout, compile_js, nested_quantifier_risk
 from .jsvalue import js_trim
 
 ALTERNATIVES = "alternatives"
@@ -135,10 +136,6 @@ class PatternPlan:
         return PatternResult(self.pattern, self.normalized, SUBSTRING, matched, span, fell_through=self.fell_through, notes=self.notes)
 
 
-_stored_plans: dict | None = None  # pattern -> plan_record, from the cache of earlier runs
-_new_plans: dict = {}
-
-
 _DOTTED_NAME = re.compile(r"(?<=\w)\.(?=\w)")
 
 
@@ -147,47 +144,29 @@ def looks_like_regex(alternative: str) -> bool:
     return bool(_REGEX_SYNTAX.intersection(_DOTTED_NAME.sub("", alternative)))
 
 
-# Plans made directly before the kept ones are read: a run that explains a few memories
-# (the rank index is kept) does not read every pattern any store ever had.
-DIRECT_PLANS = 64
-_direct_plans = DIRECT_PLANS
+# pattern -> plan_record, kept between runs; a run that explains a few memories (the rank
+# index is kept) makes its first 64 plans directly instead of reading every pattern ever seen
+PLANS = cache.SharedRecords("plans", direct=64)
 
 
 @functools.lru_cache(maxsize=65536)
 def plan_pattern(pattern: str) -> PatternPlan:
     """Decide which of SPEC-0007's four interpretations applies to ``pattern`` (remembered between runs)."""
-    global _stored_plans, _direct_plans
-    if _stored_plans is None and _direct_plans > 0:
-        _direct_plans -= 1
-        return _plan(pattern)
-    if _stored_plans is None:
-        from . import cache
-
-        _stored_plans = cache.load_plans() if cache.enabled() else {}
-    record = _stored_plans.get(pattern)
+    record = PLANS.get(pattern)
     if record is not None:
         try:
             return _plan_from_record(pattern, record)
         except (TypeError, ValueError):  # not a record this code wrote: plan it again
             pass
     plan = _plan(pattern)
-    _new_plans[pattern] = plan_record(plan)
+    PLANS.add(pattern, plan_record(plan))
     return plan
 
 
 def save_new_plans() -> None:
-    """Add the plans made in this run to the cache (after an index is built)."""
-    from . import cache
-
-    from .jsregex import save_new_translations
-
-    save_new_translations()
-    if not _new_plans or not cache.enabled() or _stored_plans is None:
-        return
-    new = dict(_new_plans)
-    _new_plans.clear()
-    _stored_plans.update(new)
-    cache.save_plans(_stored_plans)
+    """Add the plans and regex translations made in this run to the cache (after lint or an index build)."""
+    TRANSLATIONS.save()
+    PLANS.save()
 
 
 def plan_record(plan: PatternPlan) -> tuple:
