@@ -229,19 +229,6 @@ def _escape_literal(needle: str) -> str:
     return re2.escape(carrier_text(needle))
 
 
-class _FactsOf:
-    """The memories' facts by position, each made when first asked for (a kept index has none made)."""
-
-    def __init__(self, memories: list[MemoryFile]):
-        self._memories = memories
-
-    def __getitem__(self, position: int) -> MemoryFacts:
-        return memory_facts(self._memories[position])
-
-    def __len__(self) -> int:
-        return len(self._memories)
-
-
 class StoreIndex:
     """A store as one scoring arbiter sees it, prepared once for any task, agent and options.
 
@@ -299,7 +286,6 @@ class StoreIndex:
         loaded = self.loaded
         self.at_fault: dict[int, str] = {id(loaded[position]): crash for position, crash in tables["at_fault"].items()}
         self.scorable: list[MemoryFile] = [loaded[position] for position in tables["scorable"]]
-        self.facts = _FactsOf(self.scorable)  # whole facts only for the memories a decision is made for
         self.importance_keys: list[str] = tables["importance_key"]
         self.tags: list = tables["tags"]
         self.discovered_by: list = tables["discovered_by"]

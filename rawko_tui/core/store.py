@@ -106,9 +106,6 @@ class LazyText:
         """The bytes as kept (for the next cache, without decoding)."""
         return self._data[self._start : self._end] if self._value is None else self._value.encode("utf-8", "surrogatepass")
 
-    def __len__(self) -> int:
-        return len(self.value())
-
     def __eq__(self, other: object) -> bool:
         if isinstance(other, LazyText):
             other = other.value()
