@@ -312,8 +312,14 @@ def test_a_few_patterns_are_planned_without_reading_every_kept_plan(tmp_path, mo
     from rawko_tui.core import jsregex, patterns
 
     root = random_store(tmp_path / "store", seed=2, now_ms=parse_now(FIXED_NOW), size=60)
+    # plan every pattern through this test's kept records (earlier tests planned them, in other cache folders)
+    patterns.plan_pattern.cache_clear()
+    monkeypatch.setattr(patterns.PLANS, "stored", None)
+    monkeypatch.setattr(patterns.PLANS, "new", {})
+    monkeypatch.setattr(patterns.PLANS, "direct", 0)
     run_preview(load_store(root), "auth", "developer")  # keeps plans and translations
     kept = cache.load_plans()
+    assert len(kept) >= 5
     monkeypatch.setattr(patterns.PLANS, "stored", None)
     monkeypatch.setattr(patterns.PLANS, "direct", 3)
     monkeypatch.setattr(jsregex.TRANSLATIONS, "stored", None)
