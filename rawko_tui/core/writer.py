@@ -810,11 +810,12 @@ def _read_record_fd(fd: int) -> bytes:
 
 def _parse_record(journal: _Journal, name: str, header: dict, data: bytes | None) -> "_Record | str":
     """A record naming a memory file of this store, or why it is ignored (it names something else: ``/dev/zero``, ``../../x``)."""
-    path = header.get("path") if "path" in header else (_MEMORIES_PREFIX + header["file"] if isinstance(header.get("file"), str) else None)
+    named = header.get("path", header.get("file"))  # an older version's record names the memory from memories/
+    path = named if "path" in header else (_MEMORIES_PREFIX + named if isinstance(named, str) else None)
     offset, length, digest = header.get("offset"), header.get("length"), header.get("sha256")
     if not isinstance(path, str) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (offset, length)) or not isinstance(digest, str):
         return "a write-journal record without a file, offset, length and digest: ignored"
-    shown = clean_name(path)
+    shown = clean_name(named)
     if not path.startswith(journal.prefix + _MEMORIES_PREFIX):
         return f"a write-journal record naming {shown!r}, which is not a memory file of this store: ignored"
     try:

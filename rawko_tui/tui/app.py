@@ -834,7 +834,7 @@ class RawkoApp(App[int]):
         """(where, binding, id) of every key of every screen, in the order help lists them."""
         from .checks import ChecksScreen
         from .confirm import ConfirmDiscard, ConfirmWrite
-        from .curation import MergeScreen
+        from .curation import MergeScreen, TornWriteScreen
 
         sources = [("main screen", self), (MemoryList.BORDER_TITLE, MemoryList), (PreviewPane.BORDER_TITLE, PreviewPane)]
         sources += [
@@ -844,6 +844,7 @@ class RawkoApp(App[int]):
             ("editor (n, a)", MemoryEditor),
             ("merge editor (c, m)", MergeScreen),
             ("confirmation", ConfirmWrite),
+            ("interrupted write (a)", TornWriteScreen),
             ("discard question", ConfirmDiscard),
             ("commit diff", DiffScreen),
             ("keys (?)", HelpScreen),
