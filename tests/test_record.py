@@ -246,6 +246,29 @@ def test_a_refusing_hook_under_core_hooks_path_leaves_nothing_written(repo, caps
     assert git(repo, "log", "-1", "--format=%B").rstrip().endswith("Ticket: OPS-7")
 
 
+def test_the_hooks_see_exactly_the_commit_and_rawko_tuis_own_hook_passes_an_append(repo, capsys):
+    assert main(["hook", "install", str(repo)]) == 0
+    seen = repo / ".git" / "seen-by-hook"
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text(hook.read_text().replace("top=$(", f"git diff --cached --name-only > '{seen}'\ntop=$(", 1))
+    other = mem(repo, "other.md")
+    other.write_text(other.read_text().replace("Body text", "Rewritten text"))
+    git(repo, "add", str(other))  # someone else's staged rewrite: not in rawko-tui's commit, so not the hook's business
+    assert append(repo) == 0
+    assert seen.read_text() == ".rawko/memories/ci-workflow-yaml-layout.md\n"  # the index the hooks saw is the commit's
+    assert git(repo, "diff", "--cached", "--name-only") == ".rawko/memories/other.md"
+
+
+def test_a_commit_git_cannot_make_leaves_nothing_written(repo, capsys):
+    git(repo, "config", "commit.gpgSign", "true")
+    git(repo, "config", "gpg.program", "false")  # signing fails, as with no key
+    before, sha = mem(repo).read_bytes(), head(repo)
+    assert append(repo) == 1
+    err = capsys.readouterr().err
+    assert "nothing was written: git could not make the commit" in err and "Traceback" not in err
+    assert mem(repo).read_bytes() == before and head(repo) == sha
+
+
 # --------------------------------------------------------------------------
 # 10. Line endings: compared as git commits them
 # --------------------------------------------------------------------------

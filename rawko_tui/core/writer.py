@@ -543,6 +543,19 @@ def plan_settings(root: Path, rel_path: str, new: bytes | None = None, addition:
 
 def _plan(root: Path, rel_path: str, kind: str, make_data, may_create: bool = False) -> PlannedWrite:
     """The write of ``make_data(current bytes)`` to ``rel_path``, planned against the disk and, in git, against HEAD."""
+    try:
+        return _plan_against_git(root, rel_path, kind, make_data, may_create)
+    except GitError as exc:
+        raise WriteError(f"{clean_name(rel_path)}: git could not say what the last commit holds ({_git_reason(exc)}); nothing was written") from None
+
+
+def _git_reason(exc: GitError) -> str:
+    """git's own words, its last line (the one that says what failed), made safe for a terminal."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return clean(lines[-1] if lines else "git failed")
+
+
+def _plan_against_git(root: Path, rel_path: str, kind: str, make_data, may_create: bool) -> PlannedWrite:
     current = read_current(root, rel_path)
     if kind == "create" and current is not None:
         raise WriteError(f"{rel_path} exists already; nothing was written")
@@ -1278,14 +1291,22 @@ def apply_writes(root: Path, writes: list[PlannedWrite], action: str, summary: s
         if repo is None:
             return Written(paths, None, "not a git repository")
         try:
-            sha, message_paths = _commit(repo, root, applied, action, summary)
+            made = _make_commit(repo, root, applied, action, summary)
+            _record_commit(repo, made)
         except _Refused as exc:
             if _take_back_all(root, applied):
                 raise WriteError(f"nothing was written: {exc}") from None
             raise NotCommitted(paths, str(exc)) from None
-        note = _update_index(repo, message_paths)
+        # "committed" is said only once HEAD is seen to hold exactly these blobs
+        try:
+            missing = _not_held(repo, made)
+        except GitError as exc:
+            missing = f"HEAD could not be read ({_git_reason(exc)})"
+        if missing:
+            raise NotCommitted(paths, missing, "HEAD does not hold the commit that was made")
+        note = _update_index(repo, made.changes)
         _run_hook(repo, "post-commit", [], None, check=False)
-        return Written(paths, sha, note=note)
+        return Written(paths, made.sha, note=note)
 
 
 def _precheck(root: Path, repo: "_Repo | None", write: PlannedWrite, committing: bool) -> bytes | None:
@@ -1376,44 +1397,67 @@ def _check_identity(repo: _Repo) -> None:
             raise WriteError(f"nothing was written: git cannot name the commit's author ({clean(reason)}); set user.name and user.email") from None
 
 
-def _commit(repo: _Repo, root: Path, applied: list[_Applied], action: str, summary: str) -> tuple[str, list[tuple[str, str, str]]]:
-    """Commit the planned bytes and nothing else; HEAD is checked to hold them. Gives the sha and (path, mode, blob) of each file."""
-    head = repo.head()
-    changes: list[tuple[str, str, str]] = []
-    for item in applied:
-        write = item.write
-        path = repo.path(write.rel_path)
-        committed = _committed(repo, head, path)
-        if committed.blob != write.committed:
-            raise _Refused(f"{write.rel_path} was committed by someone else while it was written")
-        blob_bytes = write.data if write.kind != "append" else committed.data + (write.foreign if write.include_foreign else b"") + write.data
-        conversion = clean_conversions(repo.top, [path])[path]
-        now = read_current(root, write.rel_path) or b""
-        if not conversion.to_git(now, committed.data).startswith(blob_bytes):
-            raise _Refused(f"{write.rel_path} does not hold the planned bytes after writing them")
-        blob = git(repo.top, "hash-object", "-w", "--no-filters", "--stdin", input_bytes=blob_bytes).decode().strip()
-        changes.append((path, committed.mode, blob))
-    tree = _tree_with(repo, f"{head}^{{tree}}" if head else None, {path: (mode, blob) for path, mode, blob in changes})
-    message = _message(repo, root, applied, action, summary)
-    message = _run_commit_hooks(repo, tree, message)
-    sha = git(repo.top, "commit-tree", tree, *(["-p", head] if head else []), "-F", "-", input_bytes=message.encode("utf-8")).decode().strip()
-    subject = message.split("\n", 1)[0]
+@dataclass(frozen=True)
+class _Commit:
+    sha: str
+    parent: str | None  # the HEAD it was made on (None: the first commit)
+    subject: str
+    changes: list[tuple[str, str, str]]  # (path in the repository, mode, blob) of each file
+
+
+def _make_commit(repo: _Repo, root: Path, applied: list[_Applied], action: str, summary: str) -> _Commit:
+    """The commit of the planned bytes and nothing else, not yet on any branch.
+
+    Each blob is the committed blob plus the bytes shown (another writer's
+    only when included), and is checked to be what the working copy now holds
+    in committed form.
+    """
     try:
-        git(repo.top, "update-ref", "-m", f"commit{'' if head else ' (initial)'}: {subject}", "HEAD", sha, head or "")
+        head = repo.head()
+        changes: list[tuple[str, str, str]] = []
+        for item in applied:
+            write = item.write
+            path = repo.path(write.rel_path)
+            committed = _committed(repo, head, path)
+            if committed.blob != write.committed:
+                raise _Refused(f"{write.rel_path} was committed by someone else while it was written")
+            blob_bytes = write.data if write.kind != "append" else committed.data + (write.foreign if write.include_foreign else b"") + write.data
+            conversion = clean_conversions(repo.top, [path])[path]
+            if not conversion.to_git(read_current(root, write.rel_path) or b"", committed.data).startswith(blob_bytes):
+                raise _Refused(f"{write.rel_path} does not hold the planned bytes after writing them")
+            blob = git(repo.top, "hash-object", "-w", "--no-filters", "--stdin", input_bytes=blob_bytes).decode().strip()
+            changes.append((path, committed.mode, blob))
+        tree = _tree_with(repo, f"{head}^{{tree}}" if head else None, {path: (mode, blob) for path, mode, blob in changes})
+        message = _run_commit_hooks(repo, tree, _message(repo, applied, action, summary))
+        parents = ["-p", head] if head else []
+        # commit-tree reads no commit.gpgSign (git commit does): a repository that signs its commits gets this one signed too
+        signed = git(repo.top, "config", "--type=bool", "--get", "commit.gpgSign", check=False).strip() == b"true"
+        sha = git(repo.top, "commit-tree", tree, *parents, *(["-S"] if signed else []), "-F", "-", input_bytes=message.encode("utf-8")).decode().strip()
+    except (GitError, WriteError) as exc:
+        raise _Refused(f"git could not make the commit ({_git_reason(exc) if isinstance(exc, GitError) else exc})") from None
+    return _Commit(sha, head, message.split("\n", 1)[0], changes)
+
+
+def _record_commit(repo: _Repo, made: _Commit) -> None:
+    """HEAD's branch moves to the commit only from the one it was made on: a HEAD that moved meanwhile is never overwritten."""
+    try:
+        git(repo.top, "update-ref", "-m", f"commit{'' if made.parent else ' (initial)'}: {made.subject}", "HEAD", made.sha, made.parent or "")
     except GitError as exc:
-        raise _Refused(f"HEAD moved while writing (another commit was made), so the commit was not recorded ({clean(str(exc).splitlines()[-1])})") from None
-    # "committed" is said only once HEAD is seen to hold exactly these blobs
-    if repo.head() != sha:
-        raise NotCommitted([root / a.write.rel_path for a in applied], f"HEAD is not {sha[:10]} after it was recorded", "HEAD does not hold the commit")
+        raise _Refused(f"HEAD moved while writing (another commit was made), so the commit was not recorded ({_git_reason(exc)})") from None
+
+
+def _not_held(repo: _Repo, made: _Commit) -> str:
+    """Why HEAD does not hold exactly the commit and its blobs ("" when it does)."""
+    changes = made.changes
+    if repo.head() != made.sha:
+        return f"HEAD is not {made.sha[:10]} after it was recorded"
     listed = {}
     for record in git(repo.top, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", "HEAD", "--", *(p for p, _m, _b in changes)).split(b"\x00"):
         meta, _, name = record.partition(b"\t")
         if meta:
             listed[name.decode("utf-8", "surrogateescape")] = meta.decode().split(" ")[2]
-    missing = [p for p, _m, blob in changes if listed.get(p) != blob]
-    if missing:
-        raise NotCommitted([root / a.write.rel_path for a in applied], f"HEAD does not hold the written bytes of {', '.join(missing)}", "the commit is not what was written")
-    return sha, changes
+    missing = [clean_name(p) for p, _m, blob in changes if listed.get(p) != blob]
+    return f"HEAD does not hold the written bytes of {', '.join(missing)}" if missing else ""
 
 
 def _tree_with(repo: _Repo, base: str | None, changes: dict[str, tuple[str, str]]) -> str:
@@ -1443,7 +1487,7 @@ def _tree_with(repo: _Repo, base: str | None, changes: dict[str, tuple[str, str]
     return git(repo.top, "mktree", "-z", "--missing", input_bytes=b"".join(e + b"\x00" for e in entries.values())).decode().strip()
 
 
-def _message(repo: _Repo, root: Path, applied: list[_Applied], action: str, summary: str) -> str:
+def _message(repo: _Repo, applied: list[_Applied], action: str, summary: str) -> str:
     """The structured commit message; bytes rawko-tui did not write are named in its body and its trailers."""
     # names and titles come from memories: a newline or an escape sequence in one must not
     # forge a line of the message or reach the terminal of whoever runs `git log`
@@ -1506,7 +1550,7 @@ def _run_commit_hooks(repo: _Repo, tree: str, message: str) -> str:
         _run_hook(repo, "commit-msg", [str(message_file)], index)
         edited = _whitespace_cleanup(message_file.read_text(encoding="utf-8", errors="replace"))
     except GitError as exc:
-        raise _Refused(f"the commit's index for the hooks could not be made ({clean(str(exc).splitlines()[-1])})") from None
+        raise _Refused(f"the commit's index for the hooks could not be made ({_git_reason(exc)})") from None
     finally:
         index.unlink(missing_ok=True)
         message_file.unlink(missing_ok=True)
@@ -1548,7 +1592,7 @@ def _update_index(repo: _Repo, changes: list[tuple[str, str, str]]) -> str:
                 time.sleep(0.05)
                 continue
             names = " ".join(clean_name(p) for p in paths)
-            return f"The index could not be updated ({clean(str(exc).splitlines()[-1])}): `git reset -q -- {names}` makes it match the commit."
+            return f"The index could not be updated ({_git_reason(exc)}): `git reset -q -- {names}` makes it match the commit."
     for path, tag in flags.items():
         if tag in ("h", "s"):
             git(repo.top, "update-index", "--assume-unchanged", "--", path, check=False)
@@ -1591,21 +1635,31 @@ STARTER_SETTINGS = """# rawko-tui's settings for this store (all optional).
 
 
 def init_store(root: Path) -> list[Path]:
-    """A new store: ``.rawko/memories/`` and a commented ``.rawko/rawko-tui.yaml``; what exists is left alone."""
+    """A new store: ``.rawko/memories/`` and a commented ``.rawko/rawko-tui.yaml``; what exists is left alone (never through a link)."""
     created = []
     directory = memories_dir(root)
-    if not directory.is_dir():
-        try:
-            directory.mkdir(parents=True)
-        except OSError as exc:
-            raise WriteError(f"{directory} cannot be created ({exc.strerror or exc}); nothing was written") from None
+    existed = directory.is_dir() and not directory.is_symlink()
+    try:
+        Path(root).mkdir(parents=True, exist_ok=True)  # the folder the person named (itself may be a link: their choice)
+        os.close(_open_folder(Path(root), [RAWKO_DIR, MEMORIES_DIR], create=True))
+    except OSError as exc:
+        raise WriteError(f"{directory} cannot be created ({exc.strerror or exc}); nothing was written") from None
+    if not existed:
         created.append(directory)
     settings = Path(root) / RAWKO_DIR / "rawko-tui.yaml"
-    if not settings.exists():
+    try:
+        folder = _open_folder(Path(root), [RAWKO_DIR])
         try:
-            with open(settings, "x", encoding="utf-8") as handle:
-                handle.write(STARTER_SETTINGS)
-        except OSError as exc:
-            raise WriteError(f"{settings} cannot be created ({exc.strerror or exc})") from None
-        created.append(settings)
+            fd = os.open(settings.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644, dir_fd=folder)
+        finally:
+            os.close(folder)
+    except FileExistsError:
+        return created
+    except OSError as exc:
+        raise WriteError(f"{settings} cannot be created ({exc.strerror or exc})") from None
+    try:
+        _write_all(fd, STARTER_SETTINGS.encode("utf-8"))
+    finally:
+        os.close(fd)
+    created.append(settings)
     return created
