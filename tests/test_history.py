@@ -259,7 +259,7 @@ real = writer._write_all
 
 def half_then_wait(fd, data):
     if os.readlink(f"/proc/self/fd/{fd}").endswith(".md"):
-        real(fd, data[: len(data) // 2])
+        real(fd, data[: len(data) // 2 if sys.argv[5] == "half" else 0])
         os.fsync(fd)
         print("half", flush=True)
         signal.pause()
@@ -275,9 +275,9 @@ else:
 """
 
 
-def kill_mid_write(root: Path, name: str, body: str = "x" * 200, how: str = "apply") -> None:
-    """A real rawko-tui write, in its own process, killed once half of the entry is in the file."""
-    writer = subprocess.Popen([sys.executable, "-c", KILLED_MID_WRITE, str(root), name, body, how], stdout=subprocess.PIPE)
+def kill_mid_write(root: Path, name: str, body: str = "x" * 200, how: str = "apply", part: str = "half") -> None:
+    """A real rawko-tui write, in its own process, killed once half of the entry is in the file (``part="none"``: before its first byte)."""
+    writer = subprocess.Popen([sys.executable, "-c", KILLED_MID_WRITE, str(root), name, body, how, part], stdout=subprocess.PIPE)
     assert writer.stdout.readline().strip() == b"half"
     writer.send_signal(signal.SIGKILL)
     writer.wait()

@@ -364,6 +364,17 @@ def test_torn_bytes_another_writer_appended_after_are_kept_and_the_acknowledgeme
     assert f"{len(after) - len(before):,} bytes (lines 11-" in git(repo, "log", "-1", "--format=%B")
 
 
+def test_a_write_killed_before_its_first_byte_is_no_torn_write_and_its_record_goes(repo, capsys):
+    path = mem(repo)
+    before = path.read_bytes()
+    kill_mid_write(repo, "ci-workflow-yaml-layout.md", part="none")  # journaled, then killed before writing
+    assert path.read_bytes() == before
+    assert not torn_findings(repo) and main(["verify", str(repo)]) == 0  # nothing of it is in the file: nothing to report
+    assert len(list((repo / ".git" / "rawko-tui-journal").glob("*.write"))) == 1
+    assert append(repo) == 0
+    assert not list((repo / ".git" / "rawko-tui-journal").glob("*.write"))  # the next write cleared the record
+
+
 def test_journal_records_naming_anything_but_a_memory_of_the_store_are_ignored_and_reported(repo, tmp_path):
     """A stranger's clone commits records that name /dev/zero, a path outside the store, /dev/stdin, and a link."""
     journal = repo / ".rawko" / ".write-journal"

@@ -867,7 +867,9 @@ def _torn(root: Path, repo: "_Repo | None", record: _Record) -> TornWrite | None
     if len(tail) == record.length and hashlib.sha256(tail).hexdigest() == record.sha256:
         return None  # it finished; only its record was left behind
     if record.data is not None:
-        arrived = first_difference(current[record.offset : record.offset + record.length], record.data)
+        arrived = first_difference(tail, record.data)
+        if arrived == 0:
+            return None  # killed before its first byte: what follows the offset is someone else's
     else:
         arrived = min(len(current) - record.offset, record.length)
     line = current[: record.offset].count(b"\n") + 1
@@ -894,6 +896,14 @@ def _removable(root: Path, repo: "_Repo | None", record: _Record, current: bytes
         if conversion.unsupported or not conversion.to_git(current[: record.offset], committed.data).startswith(committed.data):
             return None, "they are committed: taking them back would rewrite history"
     return tail, ""
+
+
+def _forget_settled(root: Path, repo: "_Repo | None") -> None:
+    """Under the write lock: the records of writes that finished, or never began, go (only the torn ones stay)."""
+    records, _acknowledged, _ignored = _read_records(root, repo)
+    for record in records:
+        if record.journal.owned and _torn(root, repo, record) is None:
+            _finish(record.journal, record.file)
 
 
 def interrupted_writes(root: Path) -> list[tuple[str, str]]:
@@ -1272,6 +1282,7 @@ def apply_writes(root: Path, writes: list[PlannedWrite], action: str, summary: s
     with write_lock(root) as located:
         refuse_when_busy(root)
         repo = _Repo.of(root) if located else None
+        _forget_settled(root, repo)
         committing = and_commit and repo is not None
         befores = [_precheck(root, repo, write, committing) for write in writes]
         if committing:
