@@ -155,7 +155,11 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
     @on(Input.Changed, "#confirm-name")
     def _name_changed(self, event: Input.Changed) -> None:
         if self.planner is not None:
-            self.writes = self.planner(event.value)
+            try:
+                self.writes = self.planner(event.value)
+            except WriteError as exc:  # the file changed under the confirmation: said, and the last plan stays
+                self.notify(clean(str(exc)), severity="error", timeout=8)
+                return
             self._show()
 
     @on(Input.Submitted, "#confirm-name")
