@@ -881,14 +881,17 @@ def _show_and_check(args, root, writes, ask_on_warnings: bool = False) -> bool:
     if errors and not getattr(args, "force", False):
         _write("Not written: the result has lint errors (use --force to write it anyway).\n")
         return False
-    committing = not getattr(args, "no_commit", False) and not getattr(args, "dry_run", False)
-    if foreign and committing and not getattr(args, "include_uncommitted", False):
-        _write(
-            "Not written: the bytes above that another writer appended are not committed, and rawko-tui commits only what it shows "
+    if foreign and not getattr(args, "no_commit", False) and not getattr(args, "include_uncommitted", False):
+        why = (
+            "the bytes above that another writer appended are not committed, and rawko-tui commits only what it shows "
             "as its own. Commit them first, or use --include-uncommitted to commit them with this entry (the commit message names "
-            "them as not written by rawko-tui).\n"
+            "them as not written by rawko-tui)."
         )
-        return False
+        if getattr(args, "dry_run", False):
+            _write(f"Note: without --include-uncommitted this would not be written: {why}\n")
+        else:
+            _write(f"Not written: {why}\n")
+            return False
     if ask_on_warnings and warnings and not errors and not getattr(args, "force", False):
         if not sys.stdin.isatty():
             _write("Not written: lint warns about the proposal (above); check it, then use --force to write it anyway.\n")

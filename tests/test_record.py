@@ -122,6 +122,7 @@ def test_another_writers_uncommitted_entry_is_shown_and_committed_only_when_incl
     assert "appended since the last commit by another writer; rawko-tui did not write them ---" in out
     assert "An agent's note" in out and "Not written: the bytes above that another writer appended are not committed" in out
     assert path.read_bytes() == with_agent and head(root) == before
+    assert append(root, "--dry-run") == 0 and "Note: without --include-uncommitted this would not be written" in capsys.readouterr().out
     # chosen explicitly: one commit holds both, and its message says which bytes rawko-tui did not write
     assert append(root, "--include-uncommitted") == 0
     rel = f"{store_in}/.rawko/memories/ci-workflow-yaml-layout.md" if store_in else ".rawko/memories/ci-workflow-yaml-layout.md"
