@@ -37,7 +37,7 @@ from .core.curation import confirm_entry, effective_store, link_writes, now_iso,
 from .core.jsvalue import display_value, parse_js_date_string
 from .core.store import StoreNotFound, find_store_root, load_store, load_store_at, pinned_now, spec_extract
 
-COMMANDS = ("init", "preview", "compare", "arbiters", "explain", "lint", "verify", "hook", "new", "append", "retire", "link", "confirm", "candidates", "opinion", "extract", "sessions", "promote", "check", "impact", "matrix")
+COMMANDS = ("init", "preview", "compare", "arbiters", "explain", "lint", "verify", "hook", "new", "append", "retire", "link", "confirm", "torn", "candidates", "opinion", "extract", "sessions", "promote", "check", "impact", "matrix")
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_NOT_COMMITTED = 0, 1, 2, 3
 DEFAULT_AGENT = "developer"  # the app's default too
 
@@ -165,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     retire.add_argument("--by", help="who retires it")
     retire.add_argument("--dry-run", action="store_true", help="show the exact text that would be appended; write nothing")
     retire.add_argument("--no-commit", action="store_true", help="write the file but do not commit")
+    _add_include_uncommitted(retire)
 
     link = sub.add_parser("link", help="append relatedMemories to two memories, each naming the other (one commit)")
     link.add_argument("memory", metavar="MEMORY_PATH")
@@ -179,6 +180,17 @@ def build_parser() -> argparse.ArgumentParser:
     confirm.add_argument("--note", help="what was checked (default: 'Checked: this still holds.')")
     confirm.add_argument("--by", help="who confirms it")
     _add_write_options(confirm, body=False)
+
+    torn = sub.add_parser("torn", help="an interrupted write in a memory: show it, take back rawko-tui's own torn bytes, or acknowledge it")
+    torn.add_argument("memory", metavar="MEMORY_PATH")
+    _add_store_path(torn)
+    resolve = torn.add_mutually_exclusive_group()
+    resolve.add_argument(
+        "--take-back", action="store_true", help="remove the torn bytes (shown first) when they are rawko-tui's own, uncommitted, and end the file"
+    )
+    resolve.add_argument("--acknowledge", action="store_true", help="keep the torn bytes and record that you have seen them")
+    torn.add_argument("--by", help="who acknowledges it (default: the author git would record)")
+    torn.add_argument("--dry-run", action="store_true", help="show what --take-back would remove; change nothing")
 
     opinion = sub.add_parser("opinion", help="ask Claude whether two memories are a duplicate, a contradiction, related or unrelated")
     opinion.add_argument("memory", metavar="MEMORY_PATH")
@@ -207,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     extract.add_argument("--model", help="the Claude model (default: config `model`, else a current Sonnet)")
     extract.add_argument("--write", action="store_true", help="write the proposed memory (after showing it) and commit it")
     extract.add_argument("--no-commit", action="store_true", help="with --write: do not commit")
-    extract.add_argument("--force", action="store_true", help="with --write: write even when lint finds errors")
+    extract.add_argument("--force", action="store_true", help="with --write: write even when lint finds errors or warnings (without a terminal to ask)")
 
     sessions = sub.add_parser("sessions", help="list the agent sessions (.rawko/sessions/*/agent-memory.yaml) and what they hold")
     _add_store_path(sessions)
@@ -258,6 +270,15 @@ def _add_write_options(parser: argparse.ArgumentParser, body: bool = True) -> No
     parser.add_argument("--dry-run", action="store_true", help="show the exact text that would be written; write nothing")
     parser.add_argument("--no-commit", action="store_true", help="write the file but do not commit")
     parser.add_argument("--force", action="store_true", help="write even when lint finds errors in the result")
+    _add_include_uncommitted(parser)
+
+
+def _add_include_uncommitted(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--include-uncommitted",
+        action="store_true",
+        help="commit bytes another writer appended since the last commit together with this entry (shown first; the message names them)",
+    )
 
 
 APP_HELP = """Without a COMMAND, rawko-tui opens the app on the store at PATH (default: the
@@ -327,6 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "retire": cmd_retire,
                 "link": cmd_link,
                 "confirm": cmd_confirm,
+                "torn": cmd_torn,
                 "candidates": cmd_candidates,
                 "opinion": cmd_opinion,
                 "extract": cmd_extract,
@@ -801,26 +823,85 @@ def _apply(args, root, writes, action: str, summary: str = "") -> int:
     return EXIT_OK
 
 
-def _show_and_check(args, root, writes) -> bool:
-    """Print the exact bytes of each write and the lint verdict on each result; True when they may be written."""
-    from .core.lint import ERROR, lint_text
+def _write_planned(args, root, plan, action: str, summary: str = "") -> int:
+    """Plan, show and check the writes, and write exactly what was shown (nothing with --dry-run).
 
-    errors = False
+    Planned under the write lock: no other rawko-tui write comes between what
+    is printed and what is written (an agent's ``>>`` still can: then nothing
+    is written and the message says what changed).
+    """
+    import contextlib
+
+    from .core.writer import write_lock
+
+    with contextlib.nullcontext() if args.dry_run else write_lock(root):
+        writes = _include_uncommitted(args, plan())
+        if not _show_and_check(args, root, writes):
+            return EXIT_FINDINGS
+        if args.dry_run:
+            return EXIT_OK
+        return _apply(args, root, writes, action, summary)
+
+
+def _include_uncommitted(args, writes):
+    """--include-uncommitted: bytes another writer appended since the last commit go into this commit too (they were shown)."""
+    if not getattr(args, "include_uncommitted", False):
+        return writes
+    return [dataclasses.replace(w, include_foreign=True) if w.foreign else w for w in writes]
+
+
+def _show_and_check(args, root, writes, ask_on_warnings: bool = False) -> bool:
+    """Print the exact bytes of each write and the lint verdict on each result; True when they may be written.
+
+    Bytes another writer appended since the last commit are printed as such:
+    they are committed only with --include-uncommitted.  ``ask_on_warnings``
+    (Claude's proposals): lint warnings are asked about on a terminal, and
+    need --force without one.
+    """
+    from .core.lint import ERROR, WARNING, lint_text
+    from .core.writer import read_current
+
+    errors = warnings = False
+    foreign = [w for w in writes if w.foreign]
     for write in writes:
         before = b""
         if write.kind == "append":
-            before = (root / write.rel_path).read_bytes()
+            before = read_current(root, write.rel_path) or b""
             where = f"appended to {write.rel_path} (after its {len(before):,} bytes; the leading blank line separates the entries)"
         else:
             where = f"new file {write.rel_path}"
+        if write.foreign:
+            _write(f"--- {write.foreign_note()} ---\n{write.foreign.decode('utf-8', 'replace')}--- end ---\n")
         _write(f"--- {where} ---\n{write.data.decode('utf-8')}--- end ---\n")
         findings = lint_text(root, write.name, before + write.data)
         for finding in findings:
             _write(f"{finding}\n")
         errors = errors or any(f.severity == ERROR for f in findings)
+        warnings = warnings or any(f.severity == WARNING for f in findings)
     if errors and not getattr(args, "force", False):
         _write("Not written: the result has lint errors (use --force to write it anyway).\n")
         return False
+    if foreign and not getattr(args, "no_commit", False) and not getattr(args, "include_uncommitted", False):
+        why = (
+            "the bytes above that another writer appended are not committed, and rawko-tui commits only what it shows "
+            "as its own. Commit them first, or use --include-uncommitted to commit them with this entry (the commit message names "
+            "them as not written by rawko-tui)."
+        )
+        if getattr(args, "dry_run", False):
+            _write(f"Note: without --include-uncommitted this would not be written: {why}\n")
+        else:
+            _write(f"Not written: {why}\n")
+            return False
+    if ask_on_warnings and warnings and not errors and not getattr(args, "force", False):
+        if not sys.stdin.isatty():
+            _write("Not written: lint warns about the proposal (above); check it, then use --force to write it anyway.\n")
+            return False
+        sys.stdout.write("Lint warns about the proposal (above). Write it anyway? [y/N] ")
+        sys.stdout.flush()
+        answer = sys.stdin.readline().strip().lower()
+        if answer not in ("y", "yes"):
+            _write("Not written.\n")
+            return False
     return True
 
 
@@ -860,12 +941,7 @@ def cmd_new(args) -> int:
         fields["discoveredIn"] = args.discovered_in
     body = _body(args)
     _write_closest(load_store(root), args.title, body, fields["whenToUse"])
-    plan = plan_create(root, args.title, format_entry(fields, body))
-    if not _show_and_check(args, root, [plan]):
-        return EXIT_FINDINGS
-    if args.dry_run:
-        return EXIT_OK
-    return _apply(args, root, [plan], "create", f"New memory: {args.title}")
+    return _write_planned(args, root, lambda: [plan_create(root, args.title, format_entry(fields, body))], "create", f"New memory: {args.title}")
 
 
 def _memory_name(root, given: str) -> str:
@@ -896,12 +972,7 @@ def _did_you_mean(store, given: str) -> str:
 def _append(args, root, name: str, fields: dict, body: str, action: str, summary: str) -> int:
     from .core.writer import format_entry, plan_append
 
-    plan = plan_append(root, name, format_entry(fields, body))
-    if not _show_and_check(args, root, [plan]):
-        return EXIT_FINDINGS
-    if args.dry_run:
-        return EXIT_OK
-    return _apply(args, root, [plan], action, summary)
+    return _write_planned(args, root, lambda: [plan_append(root, name, format_entry(fields, body))], action, summary)
 
 
 def _write_closest(store, title: str, body: str, when) -> None:
@@ -936,12 +1007,9 @@ def cmd_retire(args) -> int:
     by = args.by or person_name(root)
     if args.superseded_by:
         new = _memory_name(root, args.superseded_by)
-        writes = supersede_writes(root, name, new, args.reason, by)  # both sides: supersededBy and supersedes
-        if not _show_and_check(args, root, writes):
-            return EXIT_FINDINGS
-        if args.dry_run:
-            return EXIT_OK
-        return _apply(args, root, writes, "supersede", f"{name} superseded by {new}. Reason: {args.reason}")
+        # both sides: supersededBy and supersedes
+        plan = lambda: supersede_writes(root, name, new, args.reason, by)  # noqa: E731
+        return _write_planned(args, root, plan, "supersede", f"{name} superseded by {new}. Reason: {args.reason}")
     return _append(args, root, name, retire_entry(args.reason, by), f"Retired: {args.reason}", "retire", f"Reason: {args.reason}")
 
 
@@ -952,12 +1020,9 @@ def cmd_link(args) -> int:
     name, other = _memory_name(root, args.memory), _memory_name(root, args.other)
     if name == other:
         raise UsageError("a memory cannot be linked to itself")
-    writes = link_writes(root, load_store(root), name, other, args.by or person_name(root))
-    if not _show_and_check(args, root, writes):
-        return EXIT_FINDINGS
-    if args.dry_run:
-        return EXIT_OK
-    return _apply(args, root, writes, "link", f"Linked {name} and {other} (relatedMemories).")
+    by = args.by or person_name(root)
+    plan = lambda: link_writes(root, load_store(root), name, other, by)  # noqa: E731
+    return _write_planned(args, root, plan, "link", f"Linked {name} and {other} (relatedMemories).")
 
 
 def cmd_confirm(args) -> int:
@@ -965,12 +1030,46 @@ def cmd_confirm(args) -> int:
 
     root = find_store_root(args.path)
     name = _memory_name(root, args.memory)
-    plan = plan_append(root, name, confirm_entry(args.by or person_name(root), args.note))
-    if not _show_and_check(args, root, [plan]):
+    entry = confirm_entry(args.by or person_name(root), args.note)
+    return _write_planned(args, root, lambda: [plan_append(root, name, entry)], "confirm", f"Confirmed {name}: it still holds.")
+
+
+def cmd_torn(args) -> int:
+    """An interrupted write in a memory: shown, and resolved by taking its bytes back or acknowledging it."""
+    from .core.writer import acknowledge, journal_problems, person_name, take_back, torn_hint, torn_writes
+
+    root = find_store_root(args.path)
+    name = _memory_name(root, args.memory)
+    for where, why in journal_problems(root):
+        _write(f"note: {where}: {why}\n")
+    found = [t for t in torn_writes(root) if t.name == name]
+    if not found:
+        _write(f"{name} holds no interrupted write.\n")
+        return EXIT_OK
+    if not (args.take_back or args.acknowledge):
+        for torn in found:
+            _write(f"{torn.rel_path}: {torn.describe()}.\n  {torn_hint(torn)}\n")
         return EXIT_FINDINGS
+    torn = found[0]
+    if args.acknowledge:
+        where = acknowledge(root, torn, args.by or person_name(root))
+        _write(
+            f"Acknowledged {torn.describe()} in {torn.rel_path} (recorded in {where}). Its {torn.arrived:,} bytes stay in the file; "
+            "the next append shows them as uncommitted bytes rawko-tui did not write, and commits them only with --include-uncommitted.\n"
+        )
+        return EXIT_OK
+    if torn.removable is None:
+        _error(f"{torn.rel_path}: {torn.describe()}. {torn_hint(torn)}")
+        return EXIT_FINDINGS
+    _write(
+        f"--- removed from the end of {torn.rel_path} ({len(torn.removable):,} bytes from line {torn.line}: the part of rawko-tui's entry "
+        f"that reached the file, never committed) ---\n{torn.removable.decode('utf-8', 'replace')}\n--- end ---\n"
+    )
     if args.dry_run:
         return EXIT_OK
-    return _apply(args, root, [plan], "confirm", f"Confirmed {name}: it still holds.")
+    take_back(root, torn)
+    _write(f"Took back {len(torn.removable):,} bytes from {torn.rel_path}: it is as it was before the interrupted write.\n")
+    return EXIT_OK
 
 
 def cmd_candidates(args) -> int:
@@ -1065,7 +1164,8 @@ def cmd_extract(args) -> int:
     text = extraction_file(extraction, args.agent, args.task, now_iso())
     _write_closest(store, extraction.title or "", extraction.content, extraction.frontmatter.get("whenToUse"))
     plan = plan_create(root, extraction.title or "memory", text)
-    if not _show_and_check(args, root, [plan]):
+    # Claude's proposal is untrusted text: what lint only warns about (a prompt injection) is asked about before it is written
+    if not _show_and_check(args, root, [plan], ask_on_warnings=args.write):
         return EXIT_FINDINGS
     if not args.write:
         _write("Proposed only: --write writes it.\n")

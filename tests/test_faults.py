@@ -55,13 +55,13 @@ def test_a_disk_that_fills_up_during_an_append_loses_nothing_and_leaves_nothing_
     path = repo / ".rawko" / "memories" / "auth-session.md"
     before = path.read_bytes()
     head = git(repo, "rev-parse", "HEAD")
-    # room for the write journal, and for the first 100 bytes of the new entry only
-    result = _run_with_file_size_limit(repo, len(before) + 100, "append", "auth-session.md", "--body", "A correction. " * 50)
+    # room for the write journal's record of the entry (about 1,050 bytes), not for the whole entry in the memory (about 800 more)
+    result = _run_with_file_size_limit(repo, len(before) + 600, "append", "auth-session.md", "--body", "A correction. " * 50)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "the write failed (File too large); nothing was written, the file is as it was" in result.stderr
     assert path.read_bytes() == before
     assert git(repo, "rev-parse", "HEAD") == head and git(repo, "status", "--porcelain") == ""
-    assert not list((repo / ".rawko" / ".write-journal").glob("*.json"))
+    assert not list((repo / ".git" / "rawko-tui-journal").glob("*.write"))
     assert not [f for f in lint_store(load_store(repo)) if f.code == "torn-entry"]
 
 
@@ -70,7 +70,8 @@ def test_a_disk_that_fills_up_while_creating_leaves_no_half_memory(repo):
         repo, 200, "new", "--title", "Rate limiter keys", "--when", "rate limit", "--importance", "high", "--by", "developer", "--body", BODY * 3
     )
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert "rate-limiter-keys.md: the write failed (File too large); nothing was written" in result.stderr
+    # the journal's record of the entry (written first, and larger than the entry) is what the full disk refuses
+    assert "the write could not be recorded in .git/rawko-tui-journal in the git dir (File too large); nothing was written" in result.stderr
     assert not (repo / ".rawko" / "memories" / "rate-limiter-keys.md").exists()
     assert git(repo, "status", "--porcelain", "--untracked-files=all", "--", ".rawko/memories") == ""
 
@@ -78,7 +79,7 @@ def test_a_disk_that_fills_up_while_creating_leaves_no_half_memory(repo):
 def test_a_full_disk_for_the_write_journal_refuses_before_touching_the_memory(repo):
     path = repo / ".rawko" / "memories" / "auth-session.md"
     before = path.read_bytes()
-    journal = repo / ".rawko" / ".write-journal"
+    journal = repo / ".git" / "rawko-tui-journal"  # in the git dir: never cloned, never committed
     journal.mkdir()
     os.chmod(journal, 0o500)  # the journal cannot be written (as a full disk would refuse it)
     try:
@@ -88,7 +89,7 @@ def test_a_full_disk_for_the_write_journal_refuses_before_touching_the_memory(re
         )
     finally:
         os.chmod(journal, 0o755)
-    assert result.returncode == 1 and "the write could not be recorded in .rawko/.write-journal" in result.stderr
+    assert result.returncode == 1 and "the write could not be recorded in .git/rawko-tui-journal" in result.stderr
     assert path.read_bytes() == before
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from rawko_tui.core.arbiters.ranking import run_preview
 from rawko_tui.core.history import file_history, verify
 from rawko_tui.core.lint import lint_store
 from rawko_tui.core.store import load_store, load_store_at
-from rawko_tui.core.writer import Seen, WriteError, append_entry, commit, create_memory, format_entry, safe_memory_path
+from rawko_tui.core.writer import Seen, WriteError, append_entry, apply_writes, create_memory, format_entry, plan_append, safe_memory_path
 
 NOW = parse_now(FIXED_NOW)
 
@@ -190,14 +191,14 @@ def test_append_keeps_every_byte_and_commits_with_a_structured_message(repo):
     path = mem(repo, "a-memory.md")
     before = path.read_bytes()
     entry = format_entry({"importance": "high", "discoveredBy": "reviewer"}, "## Correction\n\nTwelve rounds.")
-    result = append_entry(repo, "a-memory.md", entry, Seen.of(before))
+    sha = apply_writes(repo, [plan_append(repo, "a-memory.md", entry)], "append", "Correction of the salt rounds.").sha
     after = path.read_bytes()
     assert after.startswith(before) and after.endswith(entry.encode())
-    assert result.merged_after == 0
-    assert not list((repo / ".rawko" / ".write-journal").glob("*.json"))  # a finished write leaves no record
+    assert git(repo, "show", f"{sha}:.rawko/memories/a-memory.md") + "\n" == after.decode()  # the commit holds exactly the file
+    journals = [repo / ".git" / "rawko-tui-journal", repo / ".rawko" / ".write-journal"]
+    assert not [f for folder in journals if folder.is_dir() for f in folder.iterdir() if f.suffix in (".write", ".json")]  # a finished write leaves no record
     entries = load_store(repo).file("a-memory.md").entries
     assert entries[-1].frontmatter == {"importance": "high", "discoveredBy": "reviewer"}
-    sha = commit(repo, [path], "append", "Correction of the salt rounds.")
     message = git(repo, "log", "-1", "--format=%B", sha)
     assert message.startswith("rawko-tui: append a-memory.md") and "Action: append" in message and "Memory: .rawko/memories/a-memory.md" in message
     assert verify(repo).ok
@@ -247,29 +248,48 @@ def test_no_byte_is_lost_with_another_process_appending_at_the_same_time(repo):
         assert entry in text
 
 
+# A child process that appends through rawko-tui and is stopped half-way through the memory's bytes: the
+# kill is made deterministic by a hook in the child (it writes half, says so, and waits to be killed).
+KILLED_MID_WRITE = """
+import os, signal, sys
+from pathlib import Path
+from rawko_tui.core import writer
+
+real = writer._write_all
+
+def half_then_wait(fd, data):
+    if os.readlink(f"/proc/self/fd/{fd}").endswith(".md"):
+        real(fd, data[: len(data) // 2 if sys.argv[5] == "half" else 0])
+        os.fsync(fd)
+        print("half", flush=True)
+        signal.pause()
+    real(fd, data)
+
+writer._write_all = half_then_wait
+root, name, body = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+entry = writer.format_entry({"title": "Huge", "importance": "low"}, body * 1000)
+if sys.argv[4] == "append_entry":
+    writer.append_entry(root, name, entry, None)
+else:
+    writer.apply_writes(root, [writer.plan_append(root, name, entry)], "append")
+"""
+
+
+def kill_mid_write(root: Path, name: str, body: str = "x" * 200, how: str = "apply", part: str = "half") -> None:
+    """A real rawko-tui write, in its own process, killed once half of the entry is in the file (``part="none"``: before its first byte)."""
+    writer = subprocess.Popen([sys.executable, "-c", KILLED_MID_WRITE, str(root), name, body, how, part], stdout=subprocess.PIPE)
+    assert writer.stdout.readline().strip() == b"half"
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+
+
 def test_a_writer_killed_mid_write_leaves_the_old_bytes_and_a_torn_entry_that_is_reported(repo, capsys):
     path = mem(repo, "a-memory.md")
     before = path.read_bytes()
-    script = (
-        "import sys\n"
-        "from pathlib import Path\n"
-        "from rawko_tui.core.writer import append_entry, format_entry\n"
-        "entry = format_entry({'title': 'Huge', 'importance': 'low'}, 'x' * 200_000_000)\n"
-        "print('ready', flush=True)\n"
-        "append_entry(Path(sys.argv[1]), 'a-memory.md', entry, None)\n"
-    )
-    # a frontmatter that is still open when the process dies
-    writer = subprocess.Popen([sys.executable, "-c", script, str(repo)], stdout=subprocess.PIPE)
-    assert writer.stdout.readline().strip() == b"ready"
-    for _ in range(200):
-        if path.stat().st_size > len(before) + 1000:
-            break
-        time.sleep(0.01)
-    writer.send_signal(signal.SIGKILL)
-    writer.wait()
+    kill_mid_write(repo, "a-memory.md", how="append_entry")
     after = path.read_bytes()
     assert after.startswith(before)
-    assert len(after) < len(before) + 200_000_000  # it really was cut short
+    assert len(before) < len(after) < len(before) + 200_000  # it really was cut short
     findings = [f for f in lint_store(load_store(repo), NOW) if f.code == "torn-entry"]
     assert findings and findings[0].path == ".rawko/memories/a-memory.md" and "an interrupted write" in findings[0].message
     assert main(["verify", str(repo), "--json"]) == 1
@@ -331,48 +351,92 @@ def test_the_server_side_pre_receive_recipe_refuses_a_rewriting_push(repo, tmp_p
     assert "rewritten at line" in refused.stderr and "pre-receive hook declined" in refused.stderr
 
 
-def test_concurrent_appends_and_an_agent_all_succeed_and_say_so(repo):
-    """Twelve writers at once, and an agent appending with >>: every writer's entry is written once and committed."""
-    env = {**os.environ, "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "t@example.com"}
-    target = mem(repo, "a-memory.md")
-    agent = subprocess.Popen(
-        ["bash", "-c", f'for i in $(seq 1 10); do printf "\\n\\n---\\nimportance: low\\n---\\n\\nagent note %s\\n" "$i" >> "{target}"; sleep 0.02; done'],
-    )
-    writers = [
+TESTER = {"GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "t@example.com"}
+
+
+def _writers(repo: Path, count: int, *extra: str) -> list[subprocess.Popen]:
+    return [
         subprocess.Popen(
-            [sys.executable, "-m", "rawko_tui", "append", "a-memory.md", str(repo), "--body", f"writer entry {n}"],
-            env=env,
+            [sys.executable, "-m", "rawko_tui", "append", "a-memory.md", str(repo), "--body", f"writer entry {n}", *extra],
+            env={**os.environ, **TESTER},
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
-        for n in range(12)
+        for n in range(count)
     ]
-    results = [(w.wait(timeout=120), w.stdout.read(), w.stderr.read()) for w in writers]
-    assert agent.wait(timeout=60) == 0
+
+
+def test_concurrent_appends_all_succeed_each_in_its_own_commit(repo):
+    """Twelve writers at once: each plans under the write lock, so each entry is written once and committed on its own."""
+    results = [(w.wait(timeout=120), w.stdout.read(), w.stderr.read()) for w in _writers(repo, 12)]
     for code, out, err in results:
         assert code == 0, err
         assert "and committed" in out
-    text = target.read_text()
-    for n in range(12):
-        assert text.count(f"writer entry {n}\n") == 1
-    assert all(text.count(f"agent note {i}\n") == 1 for i in range(1, 11))
-    committed = git(repo, "show", "HEAD:.rawko/memories/a-memory.md")
-    assert all(f"writer entry {n}" in committed for n in range(12))  # every writer's entry is in history
+    text = mem(repo, "a-memory.md").read_text()
+    assert all(text.count(f"writer entry {n}\n") == 1 for n in range(12))
+    assert git(repo, "show", "HEAD:.rawko/memories/a-memory.md") + "\n" == text  # every writer's entry is in history
+    assert int(git(repo, "rev-list", "--count", "HEAD")) == 13
     assert verify(repo).ok
+
+
+def test_concurrent_appends_with_an_agent_appending_lose_nothing_and_commit_no_byte_unseen(repo):
+    """Twelve writers while an agent appends with >>: nothing is lost, and no byte of the agent's goes into a commit unnamed.
+
+    Whether the agent's bytes land before a writer plans (shown, and committed with
+    --include-uncommitted, named in the message) or between its plan and its write
+    (nothing written: "changed since it was shown") depends on timing; either way holds.
+    """
+    target = mem(repo, "a-memory.md")
+    agent = subprocess.Popen(
+        ["bash", "-c", f'for i in $(seq 1 10); do printf "\\n\\n---\\nimportance: low\\n---\\n\\nagent note %s\\n" "$i" >> "{target}"; sleep 0.02; done'],
+    )
+    results = [(w.wait(timeout=120), w.stdout.read(), w.stderr.read()) for w in _writers(repo, 12, "--include-uncommitted")]
+    assert agent.wait(timeout=60) == 0
+    text = target.read_text()
+    assert all(text.count(f"agent note {i}\n") == 1 for i in range(1, 11))
+    for n, (code, out, err) in enumerate(results):
+        assert (code == 0 and "and committed" in out) or (code == 1 and "changed since it was shown" in err and "nothing was written" in err), err
+        assert text.count(f"writer entry {n}\n") == (1 if code == 0 else 0)
+    for sha in git(repo, "rev-list", "HEAD", "--", ".rawko/memories/a-memory.md").split()[:-1]:
+        old = git(repo, "show", f"{sha}~1:.rawko/memories/a-memory.md").encode() + b"\n"
+        new = git(repo, "show", f"{sha}:.rawko/memories/a-memory.md").encode() + b"\n"
+        added, message = new[len(old) :], git(repo, "log", "-1", "--format=%B", sha)
+        named = re.search(r"Not-written-by-rawko-tui: \S+ lines? [\d-]+, bytes ([\d,]+)-([\d,]+)", message)
+        ours = added
+        if named:  # the bytes named are exactly the agent's, and what follows them is the writer's own entry
+            first, last = (int(v.replace(",", "")) for v in named.groups())
+            assert first == len(old) and new[first : last + 1].count(b"agent note") >= 1
+            ours = new[last + 1 :]
+        assert b"agent note" not in ours and ours.count(b"writer entry") == 1
+    assert verify(repo, history_only=True).ok
+
+
+def test_a_refusing_pre_commit_hook_takes_the_entry_back(repo, capsys):
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho 'refused by policy' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    before, head = mem(repo, "a-memory.md").read_bytes(), git(repo, "rev-parse", "HEAD")
+    assert main(["append", "a-memory.md", str(repo), "--body", "refused entry"]) == 1
+    err = capsys.readouterr().err
+    assert "nothing was written: the pre-commit hook refused the commit (refused by policy)" in err
+    assert mem(repo, "a-memory.md").read_bytes() == before and git(repo, "rev-parse", "HEAD") == head
+    assert git(repo, "status", "--porcelain") == ""  # nothing written, nothing staged
 
 
 def test_written_but_not_committed_says_so_with_its_own_exit_code(repo, capsys):
     from rawko_tui.cli import main
 
+    # a hook that refuses after appending to the file itself: the entry can no longer be taken back (its bytes are not last)
+    target = mem(repo, "a-memory.md")
     hook = repo / ".git" / "hooks" / "pre-commit"
-    hook.write_text("#!/bin/sh\necho 'refused by policy' >&2\nexit 1\n")
+    hook.write_text(f"#!/bin/sh\nprintf 'hook line\\n' >> '{target}'\necho 'refused by policy' >&2\nexit 1\n")
     hook.chmod(0o755)
-    before = mem(repo, "a-memory.md").read_bytes()
+    before = target.read_bytes()
     assert main(["append", "a-memory.md", str(repo), "--body", "kept entry"]) == 3
     err = capsys.readouterr().err
     assert "written but not committed: a-memory.md now holds the change" in err and "refused by policy" in err and "do not write it again" in err
-    assert mem(repo, "a-memory.md").read_bytes().startswith(before) and b"kept entry" in mem(repo, "a-memory.md").read_bytes()
+    assert target.read_bytes().startswith(before) and b"kept entry" in target.read_bytes()
 
 
 def test_a_write_of_several_files_writes_none_when_one_changed_since_it_was_shown(repo):
@@ -381,7 +445,7 @@ def test_a_write_of_several_files_writes_none_when_one_changed_since_it_was_show
     writes = [plan_append(repo, "a-memory.md", format_entry({"importance": "low"}, "one")), plan_append(repo, "b-memory.md", format_entry({"importance": "low"}, "two"))]
     before_a = mem(repo, "a-memory.md").read_bytes()
     mem(repo, "b-memory.md").write_text("rewritten by someone else\n")  # after the person saw the writes
-    with pytest.raises(WriteError, match="b-memory.md changed on disk since it was shown; nothing was written"):
+    with pytest.raises(WriteError, match=r"b-memory.md changed since it was shown \(it was cut to \d+ of the \d+ bytes shown\); nothing was written"):
         apply_writes(repo, writes, "supersede")
     assert mem(repo, "a-memory.md").read_bytes() == before_a
     # as shown, they are written together and committed once

@@ -171,7 +171,7 @@ async def test_a_refused_write_in_the_app_is_a_message_not_a_crash(repo):
         from rawko_tui.core.writer import plan_append
 
         entry = "---\nupdatedAt: '2026-11-22T08:00:00Z'\n---\n\nTokens now expire after 12 hours.\n"
-        app.apply_plan([plan_append(repo, "auth-session.md", entry, before)], "append", "")
+        app.apply_plan([plan_append(repo, "auth-session.md", entry)], "append", "")
         for _ in range(100):
             await pilot.pause(0.05)
             if any("nothing was written" in n.message for n in app._notifications):

@@ -195,3 +195,167 @@ def tree_blobs(top: Path, rev: str, prefix: str) -> dict[str, tuple[str, str]]:
                 found[path.decode("utf-8", "surrogateescape")] = (mode, blob)
     return found
 
+
+
+# --------------------------------------------------------------------------
+# A working copy in committed form: git's clean conversion of line endings, in Python
+# --------------------------------------------------------------------------
+#
+# Whether an agent's ``>>`` is an append is a question about what git would
+# commit, not about the bytes on disk: with ``*.md text eol=crlf`` the working
+# copy holds CRLF while the blob holds LF, so the raw bytes never start with the
+# committed ones.  ``clean_conversions`` asks git which conversion applies to
+# each path (``git check-attr``, ``core.autocrlf``), and ``CleanConversion.to_git``
+# applies it as convert.c's ``crlf_to_git`` does.  A path whose conversion runs a
+# program (a filter driver) or re-encodes text cannot be compared here: its
+# ``unsupported`` says why.
+
+_CONVERSION_ATTRIBUTES = ("text", "eol", "crlf", "ident", "filter", "working-tree-encoding")
+# the bytes gather_stats counts as non-printable: controls other than BS, HT, LF, FF, CR, ESC; and DEL
+_NON_PRINTABLE = bytes(c for c in range(32) if c not in (8, 9, 10, 12, 13, 27)) + b"\x7f"
+
+
+@dataclass(frozen=True)
+class CleanConversion:
+    """What ``git add`` does to one path's working copy before storing it (the clean direction).
+
+    ``action``: ``none`` (stored as it is), ``text`` (CRLF becomes LF) or ``auto``
+    (the same, unless the bytes look binary or the committed blob holds CRLF
+    already: git's "safer autocrlf").  ``unsupported``: why git's conversion of
+    this path cannot be reproduced without running a program or re-encoding it.
+    """
+
+    action: str = "none"
+    unsupported: str | None = None
+
+    def to_git(self, data: bytes, committed: bytes = b"") -> bytes:
+        """``data`` as git would store it; ``committed``: the blob git compares against (for ``auto``)."""
+        if self.action == "none" or b"\r\n" not in data:
+            return data
+        if self.action == "auto" and (_looks_binary(data) or _has_crlf_text(committed)):
+            return data
+        return data.replace(b"\r\n", b"\n")  # only a CR before an LF goes, as in crlf_to_git
+
+
+def _looks_binary(data: bytes) -> bool:
+    """convert.c's ``convert_is_binary`` on ``gather_stats``: a lone CR, a NUL, or too many control bytes."""
+    crlf = data.count(b"\r\n")
+    if data.count(b"\r") > crlf or b"\x00" in data:
+        return True
+    non_printable = len(data) - len(data.translate(None, _NON_PRINTABLE))
+    if data.endswith(b"\x1a"):  # a final Ctrl-Z (DOS end of file) is not counted
+        non_printable -= 1
+    printable = len(data) - non_printable - data.count(b"\r") - data.count(b"\n")
+    return (printable >> 7) < non_printable
+
+
+def _has_crlf_text(blob: bytes) -> bool:
+    """convert.c's ``has_crlf_in_index``: the committed text holds CRLF, so ``auto`` leaves CRs alone."""
+    return b"\r\n" in blob and not _looks_binary(blob)
+
+
+def _attribute_action(text: str, crlf: str, eol: str, autocrlf: str) -> str:
+    """convert.c's ``convert_attrs``, reduced to what the clean direction does: none, text or auto."""
+
+    def check(value: str) -> str | None:
+        return {"set": "text", "unset": "none", "input": "text", "auto": "auto"}.get(value)
+
+    action = check(text) or check(crlf)
+    if action is None and eol in ("lf", "crlf"):
+        action = "text"  # eol=... on a path whose text attribute is unspecified makes it text
+    if action is None:
+        action = "auto" if autocrlf in ("true", "input") else "none"
+    return action
+
+
+def _autocrlf(top: Path) -> str:
+    value = git(top, "config", "--get", "core.autocrlf", check=False).decode("utf-8", "replace").strip().lower()
+    if value == "input":
+        return "input"
+    return "true" if value in ("true", "yes", "on", "1") or value.isdigit() and int(value) != 0 else "false"
+
+
+def clean_conversions(top: Path, paths: list[str]) -> dict[str, CleanConversion]:
+    """The clean conversion of each path (from the top of the work tree): one ``git check-attr`` for all of them."""
+    if not paths:
+        return {}
+    names = b"".join(p.encode("utf-8", "surrogateescape") + b"\x00" for p in paths)
+    out = git(top, "check-attr", "-z", "--stdin", *_CONVERSION_ATTRIBUTES, input_bytes=names).split(b"\x00")
+    attributes: dict[str, dict[str, str]] = {}
+    for i in range(0, len(out) - 2, 3):
+        path, name, value = (part.decode("utf-8", "surrogateescape") for part in out[i : i + 3])
+        attributes.setdefault(path, {})[name] = value
+    autocrlf = _autocrlf(top)
+    drivers = _filter_drivers(top) if any(a.get("filter", "unspecified") not in ("unspecified", "unset") for a in attributes.values()) else set()
+    found = {}
+    for path in paths:
+        attrs = attributes.get(path, {})
+        get = lambda name: attrs.get(name, "unspecified")  # noqa: E731
+        action = _attribute_action(get("text"), get("crlf"), get("eol"), autocrlf)
+        unsupported = None
+        if get("filter") not in ("unspecified", "unset") and get("filter") in drivers:
+            unsupported = f"git runs the filter driver {get('filter')!r} (filter.{get('filter')}.clean) on it, a program rawko-tui cannot reproduce"
+        elif get("working-tree-encoding") not in ("unspecified", "unset", "set"):
+            unsupported = f"git re-encodes it from {get('working-tree-encoding')} (working-tree-encoding), which rawko-tui does not reproduce"
+        elif get("ident") == "set":
+            unsupported = "git rewrites its $Id$ keywords (the ident attribute), which rawko-tui does not reproduce"
+        found[path] = CleanConversion("none" if unsupported else action, unsupported)
+    return found
+
+
+def _filter_drivers(top: Path) -> set[str]:
+    """The filter drivers configured with a program (``filter.<name>.clean`` or ``.process``); an unconfigured one does nothing."""
+    out = git(top, "config", "-z", "--get-regexp", r"^filter\.", check=False).decode("utf-8", "surrogateescape")
+    drivers = set()
+    for item in out.split("\x00"):
+        key = item.split("\n", 1)[0]
+        if key.startswith("filter.") and key.endswith((".clean", ".process")):
+            drivers.add(key[len("filter.") : key.rfind(".")])
+    return drivers
+
+
+# --------------------------------------------------------------------------
+# Naming what a change lost
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """Where ``new`` stops keeping ``old`` as a prefix, in a person's terms: the line, what is gone, what stands there now."""
+
+    line: int
+    message: str
+    lost: tuple[str, ...]
+    now: tuple[str, ...]
+
+    def lines(self) -> str:
+        return "".join(f"\n    - {line}" for line in self.lost) + "".join(f"\n    + {line}" for line in self.now)
+
+
+def rewrite_of(old: bytes, new: bytes) -> Rewrite | None:
+    """None when ``new`` starts with every byte of ``old``; otherwise the lines lost (as ``history.check_append`` names them)."""
+    if new.startswith(old):
+        return None
+    index = first_difference(old, new)
+    line_start = old.rfind(b"\n", 0, index) + 1
+    line_number = old.count(b"\n", 0, line_start) + 1
+    old_lines = old[line_start:].decode("utf-8", "replace").split("\n")
+    new_lines = new[line_start:].decode("utf-8", "replace").split("\n")
+    lost = [line for line in old_lines[:5] if line not in new_lines[:50]] or old_lines[:1]
+    now = ([line for line in new_lines[:10] if line not in old_lines[:10]] or new_lines[:1])[:3] if index < len(new) else []
+    if len(new) < len(old) and new_lines == old_lines[: len(new_lines)]:
+        message = f"truncated: {len(old) - len(new)} bytes cut from the end (line {line_number} on)"
+    else:
+        message = f"rewritten at line {line_number}: old content is not kept as a prefix"
+    return Rewrite(line_number, message, tuple(lost[:5]), tuple(now))
+
+
+def first_difference(old: bytes, new: bytes) -> int:
+    """The index of the first byte where the two differ (the shorter one's length when one is a prefix of the other)."""
+    limit = min(len(old), len(new))
+    step = 1 << 16
+    start = 0
+    while start < limit and old[start : start + step] == new[start : start + step]:  # compared in C, a block at a time
+        start += step
+    end = min(limit, start + step)
+    return next((i for i in range(start, end) if old[i] != new[i]), end)

@@ -21,6 +21,7 @@ from .gitrepo import (  # noqa: F401 - GitError, repository_state and files_at a
     MEMORIES,
     BlobReader,
     GitError,
+    clean_conversions,
     RepositoryState,
     files_at,
     git,
@@ -30,6 +31,7 @@ from .gitrepo import (  # noqa: F401 - GitError, repository_state and files_at a
     repository_state,
     repository_state_in,
     rev_sha,
+    rewrite_of,
     store_prefix,
     tree_blobs,
 )
@@ -371,12 +373,15 @@ def file_history(root: Path, rel_path: str, entry_offsets: list[int]) -> FileHis
         except OSError:
             current = b""
         committed = blobs.read(head_blob) if head_blob and " " not in head_blob else b""
+    # compared as git would commit it: an eol=crlf checkout is not a rewrite of its LF blob
+    current = clean_conversions(top, [path_in_repo])[path_in_repo].to_git(current, committed)
     if current != committed:
-        if current.startswith(committed):
+        rewrite = rewrite_of(committed, current)
+        if rewrite is None:
             if badge == "verified":
                 badge, detail = "uncommitted-append", f"{len(current) - len(committed)} bytes appended since the last commit"
         else:
-            badge, detail = "uncommitted-rewrite", "the working copy rewrites committed content"
+            badge, detail = "uncommitted-rewrite", f"the working copy rewrites committed content ({rewrite.message})"
     entry_commits = []
     for offset in entry_offsets:
         found = next((info for info, size in sizes if size > offset), None)
@@ -387,8 +392,10 @@ def file_history(root: Path, rel_path: str, entry_offsets: list[int]) -> FileHis
 def uncommitted_rewrites(root: Path) -> set[str]:
     """Memory files (paths from the store root) whose working copy no longer starts with their committed bytes.
 
-    One ``git diff`` names the changed files; only those are compared. Outside
-    git, or before the first commit, nothing is called rewritten.
+    One ``git diff`` names the changed files; only those are compared, in
+    committed form (git's line-ending conversion for each path: an ``eol=crlf``
+    checkout with an agent's LF append is an append). Outside git, or before
+    the first commit, nothing is called rewritten.
     """
     root = Path(root)
     top = repo_root(root)
@@ -402,16 +409,17 @@ def uncommitted_rewrites(root: Path) -> set[str]:
         return found
     store_rel = Path(os.path.relpath(root.resolve(), top.resolve())).as_posix()
     committed = tree_blobs(top, "HEAD", prefix)  # every memory file in HEAD, in one git call
+    conversions = clean_conversions(top, [name for name in names if name in committed])
     with BlobReader(top) as blobs:
         for name in names:
             if name not in committed:
                 continue  # new since HEAD: nothing committed to rewrite
-            sha = committed[name][1]
+            old = blobs.read(committed[name][1])
             try:
-                current = (top / name).read_bytes()
+                current = conversions[name].to_git((top / name).read_bytes(), old)
             except OSError:
                 current = b""  # deleted: every committed byte is gone
-            if not current.startswith(blobs.read(sha)):
+            if not current.startswith(old):
                 found.add(name if store_rel == "." else os.path.relpath(name, store_rel))
     return found
 

@@ -1,32 +1,58 @@
-"""The only module that writes memory files: append, create, commit.
+"""The only module that writes: plan, apply, commit.
 
 Rules it keeps, whoever calls it:
 
-- A memory file is only ever appended to (``O_APPEND``); nothing is truncated
-  or rewritten, except that a write which fails half-way (a full disk) takes
-  back the part of its own entry that reached the file.
-- Before appending it checks that the file still starts with the bytes the
-  caller read.  If an agent appended meanwhile, the new entry goes after the
-  agent's text (nothing is clobbered); if the file was rewritten, it refuses.
-- A new memory gets the kebab-case slug of its title as its name, inside
-  ``.rawko/memories/``; no name can point outside it, and an existing file is
-  never overwritten (``O_EXCL``).
+- A write is planned first (``PlannedWrite``) against git and the disk: the
+  committed blob of the file, the working copy's bytes, and what lies between
+  them.  A person is shown the plan; ``apply_writes`` writes exactly that or
+  nothing.
+- A commit made here contains exactly the bytes its confirmation showed.  It is
+  built with git's plumbing: each new blob is the committed blob plus the bytes
+  shown (``hash-object --no-filters``), the tree is HEAD's tree with those blobs
+  (``mktree``), and ``update-ref HEAD NEW OLD`` refuses a HEAD that moved.
+  Another person's staged changes, ``assume-unchanged``, ``skip-worktree`` and
+  clean filters can neither add nor drop a byte.  The commit hooks still run
+  (they may refuse, not change the commit), and HEAD is checked to hold the
+  blobs before "committed" is said.
+- Working copies are compared with their commits in committed form (git's
+  line-ending conversion for the path, ``gitrepo.clean_conversions``).  A
+  rewrite of committed bytes, in the working copy or the index, is refused
+  before any byte is written, naming the lines.  Bytes another writer appended
+  since the last commit are shown as such and committed only when the person
+  chooses to (``include_foreign``), and the commit message names them.  A file
+  that changed after its write was shown is not written (``ChangedSinceShown``):
+  it is planned and shown again.
+- A memory file is only ever appended to (``O_APPEND``); a new one is created
+  with ``O_EXCL``; a settings file is replaced atomically.  Nothing is opened
+  through a link: every folder from ``.rawko`` down is opened with
+  ``O_NOFOLLOW`` relative to its parent.
 - Entries are written the way SPEC-0005 appends them: ``existing + "\\n\\n" +
-  "---\\n" + YAML + "---\\n\\n" + body``.
+  "---\\n" + YAML + "---\\n\\n" + body``, and every entry ends with a newline.
+- Every write is journaled (one record per write, never overwritten) until its
+  bytes are on disk.  A write killed half-way leaves its record: the torn write
+  is reported until it is resolved (its bytes taken back, or acknowledged), and
+  the file is not appended to meanwhile.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import io
+import json
 import os
 import re
+import secrets
+import stat
+import subprocess
+import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .gitrepo import GitError, clean_conversions, first_difference, git, locate_repository, repo_root, repository_state_in, rev_sha, rewrite_of
 from .jsregex import JS_WHITESPACE
 from .safetext import clean, clean_name
 from .store import MEMORIES_DIR, RAWKO_DIR
@@ -34,11 +60,40 @@ from .store import MEMORIES_DIR, RAWKO_DIR
 CHUNK = 1 << 16
 LOCK_WAIT_SECONDS = 30.0  # how long a write waits for another rawko-tui write to finish
 INDEX_LOCK_WAIT_SECONDS = 2.0  # ... and for another git command's index.lock (a stale one is reported after this)
-JOURNAL_DIR = ".write-journal"  # inside .rawko/, beside memories/: never loaded as a memory
+JOURNAL_DIR = ".write-journal"  # inside .rawko/, for a store outside git (and where older versions kept it)
+GIT_JOURNAL_DIR = "rawko-tui-journal"  # inside the git dir: never cloned, never committed
+FILE_LIMIT = 64 << 20  # the largest file rawko-tui appends to (it is read whole to be compared with its commit)
+_HOOK_SECONDS = 600
 
 
 class WriteError(Exception):
     """A write that would break the append-only record, or could not be done; nothing was written."""
+
+
+class ChangedSinceShown(WriteError):
+    """A file changed after its write was shown to the person: nothing was written; plan it and show it again."""
+
+    def __init__(self, rel_path: str, what: str) -> None:
+        self.rel_path = rel_path
+        self.what = what
+        super().__init__(f"{clean_name(rel_path)} changed since it was shown ({what}); nothing was written")
+
+
+class NotCommitted(WriteError):
+    """The bytes are in the files, but they were not committed: never write them again."""
+
+    def __init__(self, paths: list[Path], reason: str, why: str = "git refused the commit") -> None:
+        self.paths = paths
+        self.reason = reason
+        names = ", ".join(clean_name(Path(p).name) for p in paths)
+        super().__init__(
+            f"written but not committed: {names} now hold{'s' if len(paths) == 1 else ''} the change, but {why} ({reason}); "
+            "commit it with git, do not write it again"
+        )
+
+
+class _Refused(Exception):
+    """The commit could not be made (a hook said no, HEAD moved); the bytes written for it are taken back."""
 
 
 @dataclass(frozen=True)
@@ -69,22 +124,6 @@ def slugify(title: str) -> str:
 
 def memories_dir(root: Path) -> Path:
     return Path(root) / RAWKO_DIR / MEMORIES_DIR
-
-
-def safe_memory_path(root: Path, name: str) -> Path:
-    """``.rawko/memories/<name>``, refusing anything that would leave that folder or follow a link."""
-    base = memories_dir(root).resolve()
-    if not name.endswith(".md") or "\x00" in name:
-        raise WriteError(f"{name!r} is not a memory file name (it must end in .md)")
-    candidate = (base / name).resolve()
-    if base not in candidate.parents:
-        raise WriteError(f"{name!r} is outside .rawko/memories")
-    current = base
-    for part in Path(name).parts:
-        current = current / part
-        if current.is_symlink():
-            raise WriteError(f"{name!r} goes through a symlink; memory files are never written through links")
-    return candidate
 
 
 def loadable_fields(frontmatter: dict) -> dict:
@@ -139,6 +178,11 @@ def format_entry(frontmatter: dict, body: str) -> str:
     return f"---\n{text}---\n\n{body}\n"
 
 
+def ends_with_newline(text: str) -> str:
+    """An entry as written: ending with a newline, so the next ``cat >>`` of an agent starts on a line of its own."""
+    return text if text.endswith("\n") else text + "\n"
+
+
 _YAML11_BREAKS = "\x85\u2028\u2029"
 
 
@@ -156,41 +200,155 @@ def _dump_yaml(data: dict, style: str | None = None, escape_non_ascii: bool = Fa
     return stream.getvalue()
 
 
-def _journal_path(root: Path, name: str) -> Path:
-    return Path(root) / RAWKO_DIR / JOURNAL_DIR / (hashlib.sha256(name.encode()).hexdigest()[:16] + ".json")
+# --------------------------------------------------------------------------
+# Paths: never outside the store, never through a link
+# --------------------------------------------------------------------------
+
+_MEMORIES_PREFIX = f"{RAWKO_DIR}/{MEMORIES_DIR}/"
+_NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
+_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW
 
 
-def _begin(root: Path, name: str, offset: int, data: bytes) -> Path:
-    """Record the write about to happen, so that an interrupted one can be recognised later."""
-    import json
-
-    journal = _journal_path(root, name)
-    journal.parent.mkdir(parents=True, exist_ok=True)
-    temporary = journal.with_suffix(".tmp")
-    temporary.write_text(json.dumps({"file": name, "offset": offset, "length": len(data), "sha256": hashlib.sha256(data).hexdigest()}))
-    os.replace(temporary, journal)
-    return journal
+def _name_parts(name: str) -> list[str]:
+    """A memory's name (``x.md``, ``sub/x.md``) as its parts below ``memories/``; anything that could leave it is refused."""
+    if not name.endswith(".md") or "\x00" in name:
+        raise WriteError(f"{clean_name(name)!r} is not a memory file name (it must end in .md)")
+    parts = name.split("/")
+    if name.startswith("/") or any(part in ("", ".", "..") for part in parts):
+        raise WriteError(f"{clean_name(name)!r} is outside .rawko/memories")
+    return parts
 
 
-def interrupted_writes(root: Path) -> list[tuple[str, str]]:
-    """(memory name, what happened) for every write that began and never finished."""
-    import json
+def _store_parts(rel_path: str) -> list[str]:
+    """A path from the store root (``.rawko/…``) as its parts; only files inside ``.rawko/`` are ever written."""
+    parts = rel_path.split("/")
+    if "\x00" in rel_path or parts[0] != RAWKO_DIR or len(parts) < 2 or any(part in ("", ".", "..") for part in parts):
+        raise WriteError(f"{clean_name(rel_path)!r} is outside .rawko")
+    return parts
 
-    folder = Path(root) / RAWKO_DIR / JOURNAL_DIR
-    found = []
-    for journal in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            record = json.loads(journal.read_text())
-            name, offset, length = record["file"], int(record["offset"]), int(record["length"])
-            data = (memories_dir(root) / name).read_bytes()
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-        arrived = max(0, min(len(data) - offset, length))
-        if arrived == length and hashlib.sha256(data[offset : offset + length]).hexdigest() == record["sha256"]:
-            continue  # the write finished; only its journal record was left behind
-        line = data[:offset].count(b"\n") + 1
-        found.append((name, f"an interrupted write: {arrived:,} of {length:,} bytes of the entry starting at line {line} reached the file"))
-    return found
+
+def safe_memory_path(root: Path, name: str) -> Path:
+    """``.rawko/memories/<name>``, refusing anything that would leave that folder or go through a link."""
+    parts = _name_parts(name)
+    _refuse_links(Path(root), [RAWKO_DIR, MEMORIES_DIR, *parts], name)
+    return memories_dir(root).joinpath(*parts)
+
+
+def safe_store_path(root: Path, rel_path: str) -> Path:
+    """A file inside ``.rawko/`` (never through a link, never outside it)."""
+    parts = _store_parts(rel_path)
+    _refuse_links(Path(root), parts, rel_path)
+    return Path(root).joinpath(*parts)
+
+
+def _refuse_links(root: Path, parts: list[str], shown: str) -> None:
+    current = root
+    for part in parts:
+        current = current / part
+        if current.is_symlink():
+            raise WriteError(f"{clean_name(shown)!r} goes through a symlink ({clean_name(current.relative_to(root).as_posix())}); rawko-tui never writes through links")
+
+
+def _open_folder(root: Path, parts: list[str], create: bool = False) -> int:
+    """A descriptor for ``root/parts…``, each folder opened relative to its parent without following a link.
+
+    The store root itself may be a link (the person's own choice); ``.rawko``,
+    ``memories/`` and everything below are not: a link there could send a write
+    anywhere.  ``create`` makes missing folders.
+    """
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for i, part in enumerate(parts):
+            try:
+                child = os.open(part, _FOLDER_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                try:
+                    os.mkdir(part, 0o755, dir_fd=fd)
+                except FileExistsError:
+                    pass
+                child = os.open(part, _FOLDER_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    shown = "/".join(parts[: i + 1])
+                    kind = "a symlink" if _is_link(fd, part) else "not a folder"
+                    raise WriteError(f"{clean_name(shown)} is {kind}; rawko-tui never writes through links, so nothing was written") from None
+                raise
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _is_link(folder: int, name: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _open_file(folder: int, name: str, flags: int, shown: str) -> int:
+    """A regular file in ``folder``, opened without following a link (a FIFO or device is refused, never waited on)."""
+    try:
+        fd = os.open(name, flags | _NOFOLLOW | os.O_NONBLOCK, 0o644, dir_fd=folder)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise WriteError(f"{clean_name(shown)} is a symlink; rawko-tui never writes through links, so nothing was written") from None
+        raise
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise WriteError(f"{clean_name(shown)} is not a regular file; nothing was written")
+    return fd
+
+
+def _open_store_file(root: Path, rel_path: str, flags: int) -> tuple[int, int]:
+    """(descriptor of its folder, descriptor of the file) for a path inside ``.rawko/``; the caller closes both."""
+    parts = _store_parts(rel_path)
+    folder = _open_folder(Path(root), parts[:-1])
+    try:
+        return folder, _open_file(folder, parts[-1], flags, rel_path)
+    except BaseException:
+        os.close(folder)
+        raise
+
+
+@contextmanager
+def _file(root: Path, rel_path: str, flags: int):
+    """(descriptor of its folder, descriptor of the file) for a path inside ``.rawko/``, closed after."""
+    folder, fd = _open_store_file(root, rel_path, flags)
+    try:
+        yield folder, fd
+    finally:
+        os.close(fd)
+        os.close(folder)
+
+
+def _read_fd(fd: int, limit: int = FILE_LIMIT, shown: str = "the file") -> bytes:
+    chunks = []
+    offset = 0
+    while True:
+        chunk = os.pread(fd, 1 << 20, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
+        if offset > limit:
+            raise WriteError(f"{clean_name(shown)} holds more than {limit:,} bytes, too many to compare with its commit; nothing was written")
+
+
+def read_current(root: Path, rel_path: str) -> bytes | None:
+    """The file's bytes now (None when it does not exist), read without following a link."""
+    try:
+        with _file(root, rel_path, os.O_RDONLY) as (_folder, fd):
+            return _read_fd(fd, shown=rel_path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise WriteError(f"{clean_name(rel_path)} cannot be read ({exc.strerror or exc}); nothing was written") from None
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -200,10 +358,627 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
+# --------------------------------------------------------------------------
+# What git holds of a file
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Repo:
+    top: Path
+    git_dir: Path
+    store: str  # the store root from the top of the work tree: "" or "sub/dir/"
+
+    @classmethod
+    def of(cls, root: Path) -> "_Repo | None":
+        located = locate_repository(Path(root))
+        top = repo_root(Path(root)) if located else None
+        if located is None or top is None:
+            return None
+        rel = Path(os.path.relpath(Path(root).resolve(), top.resolve())).as_posix()
+        return cls(top, located[0], "" if rel == "." else rel + "/")
+
+    def path(self, rel_path: str) -> str:
+        return self.store + rel_path
+
+    def head(self) -> str | None:
+        return rev_sha(self.top, "HEAD")
+
+
+@dataclass(frozen=True)
+class _Committed:
+    blob: str | None  # the file's blob at HEAD (None: not in HEAD)
+    mode: str
+    data: bytes
+    staged: str | None  # why the index does not hold exactly the committed file (None: it does)
+
+
+def _committed(repo: _Repo, head: str | None, path: str) -> _Committed:
+    blob, mode = None, "100644"
+    if head is not None:
+        for record in git(repo.top, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", head, "--", path).split(b"\x00"):
+            meta, _, name = record.partition(b"\t")
+            if name.decode("utf-8", "surrogateescape") != path:
+                continue
+            entry_mode, kind, sha = meta.decode().split(" ")
+            if kind != "blob" or entry_mode == "120000":
+                what = {"tree": "a folder", "commit": "a submodule"}.get(kind, "a symlink")
+                raise WriteError(f"{clean_name(path)} is {what} in the last commit, not a file; nothing was written")
+            blob, mode = sha, entry_mode
+    entries = []
+    for record in git(repo.top, "--literal-pathspecs", "ls-files", "-s", "-z", "--", path).split(b"\x00"):
+        meta, _, name = record.partition(b"\t")
+        if name.decode("utf-8", "surrogateescape") == path:
+            entries.append(meta.decode().split(" "))  # mode, sha, stage
+    staged = None
+    if any(stage != "0" for _mode, _sha, stage in entries):
+        staged = "it has unresolved merge conflicts in the index"
+    elif entries and entries[0][1] != blob:
+        staged = "its staged version (the index) differs from the last commit"
+    elif not entries and blob is not None:
+        staged = "it is staged for deletion"
+    data = git(repo.top, "cat-file", "blob", blob) if blob else b""
+    return _Committed(blob, mode, data, staged)
+
+
+def _line_span(before: bytes, span: bytes) -> tuple[int, int]:
+    """The lines (1-based, inclusive) that ``span`` occupies when it follows ``before``."""
+    first = before.count(b"\n") + 1
+    return first, first + span.rstrip(b"\n").count(b"\n")
+
+
+# --------------------------------------------------------------------------
+# Planned writes: what a person is shown, confirms, and gets
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlannedWrite:
+    """One write exactly as a person confirms it: the file and the bytes that go into it.
+
+    ``kind`` is ``create`` (a new file), ``append`` (``data`` goes after the
+    file's current end) or ``replace`` (a settings file, such as
+    ``checks.yaml``, rewritten whole; ``data`` is its new content).  In git, the
+    plan also records the file's committed blob and the bytes another writer
+    appended after it (``foreign``, as git would store them): they are
+    committed with ``data`` only when ``include_foreign`` is chosen.
+    """
+
+    rel_path: str  # from the store root: .rawko/memories/x.md
+    kind: str
+    data: bytes
+    seen: Seen | None = None  # the working copy when planned (None: it did not exist)
+    title: str = ""  # a new memory's title
+    in_git: bool = False  # planned against a git repository (the fields below are meaningful)
+    committed: str | None = None  # the file's blob at HEAD when planned (None: not in HEAD)
+    committed_size: int = 0  # its length: where the bytes not yet committed begin
+    foreign: bytes = b""  # bytes appended since that commit by another writer, not by rawko-tui
+    foreign_lines: tuple[int, int] = (0, 0)
+    include_foreign: bool = False  # the person chose to commit them with this write
+
+    @property
+    def name(self) -> str:
+        return self.rel_path.rsplit("/", 1)[-1]
+
+    @property
+    def memory_name(self) -> str | None:
+        """The name inside ``memories/`` (``sub/x.md``), None for a settings file."""
+        return self.rel_path[len(_MEMORIES_PREFIX) :] if self.rel_path.startswith(_MEMORIES_PREFIX) else None
+
+    def describe(self) -> str:
+        """One line naming the target and the size, for the confirmation."""
+        if self.kind == "create":
+            return f"creates {self.rel_path} ({len(self.data):,} bytes)"
+        if self.kind == "replace":
+            return f"rewrites {self.rel_path} ({len(self.data):,} bytes; it held {self.seen.size if self.seen else 0:,})"
+        before = self.seen.size if self.seen else 0
+        line = f"appends {len(self.data):,} bytes to {self.rel_path}, after its {before:,} bytes"
+        if self.foreign:
+            line += f" ({len(self.foreign):,} of them not committed and not written by rawko-tui: {self.foreign_where()})"
+        return line
+
+    def foreign_where(self) -> str:
+        first, last = self.foreign_lines
+        lines = f"line {first}" if first == last else f"lines {first}-{last}"
+        return f"{lines}, bytes {self.committed_size:,}-{self.committed_size + len(self.foreign) - 1:,}"
+
+    def foreign_note(self) -> str:
+        """What the confirmation says of bytes another writer appended since the last commit."""
+        return (
+            f"{self.rel_path} holds {len(self.foreign):,} bytes ({self.foreign_where()}) appended since the last commit "
+            "by another writer; rawko-tui did not write them"
+        )
+
+
+def _store_rel(root: Path, path: Path) -> str:
+    return Path(path).relative_to(Path(root)).as_posix()
+
+
+def plan_append(root: Path, name: str, entry: str) -> PlannedWrite:
+    """An entry appended to a memory file: a blank line, then the entry (nothing before it changes).
+
+    Refused when the file holds a torn write, or when its working copy or index
+    rewrites what is committed (the lines are named).
+    """
+    parts = _name_parts(name)
+    rel_path = _MEMORIES_PREFIX + "/".join(parts)
+    torn = [t for t in torn_writes(root) if t.rel_path == rel_path]
+    if torn:
+        raise WriteError(f"{torn[0].rel_path} holds {torn[0].describe()}; nothing was written. {torn_hint(torn[0])}")
+    entry = ends_with_newline(entry)
+    return _plan(Path(root), rel_path, "append", lambda current: ("\n\n" + entry if current else entry).encode("utf-8"))
+
+
+def plan_create(root: Path, title: str, text: str, taken: set[str] | None = None) -> PlannedWrite:
+    """A new memory file under the first free kebab-case name for its title (as ``create_memory`` picks it).
+
+    A name the last commit or the index holds is taken too (creating it would replace committed content).
+    """
+    repo = _Repo.of(Path(root))
+    committed = set()
+    if repo is not None:
+        prefix = repo.path(_MEMORIES_PREFIX)
+        for listing in (("ls-tree", "-r", "-z", "--name-only", "--full-tree", "HEAD"), ("ls-files", "-z")):
+            out = git(repo.top, "--literal-pathspecs", *listing, "--", prefix.rstrip("/"), check=False)
+            committed |= {n.decode("utf-8", "surrogateescape")[len(prefix) :] for n in out.split(b"\x00") if n}
+    stem = slugify(title)
+    for name in free_names(stem):
+        if name in (taken or set()) or name in committed or os.path.lexists(memories_dir(root) / name):
+            continue
+        write = _plan(Path(root), _MEMORIES_PREFIX + name, "create", lambda _current: ends_with_newline(text).encode("utf-8"))
+        return replace(write, title=title)
+    raise WriteError(f"no free file name for {stem!r}")
+
+
+def plan_settings(root: Path, rel_path: str, new: bytes | None = None, addition: bytes | None = None) -> PlannedWrite:
+    """A file of ``.rawko/`` other than a memory: an append (``addition``) or its new content (``new``)."""
+    if addition is not None:
+
+        def appended(current: bytes | None) -> bytes:
+            return (b"\n" + addition) if current and not current.endswith(b"\n") else addition
+
+        return _plan(Path(root), rel_path, "append", appended, may_create=True)
+    return _plan(Path(root), rel_path, "replace", lambda _current: new or b"", may_create=True)
+
+
+def _plan(root: Path, rel_path: str, kind: str, make_data, may_create: bool = False) -> PlannedWrite:
+    """The write of ``make_data(current bytes)`` to ``rel_path``, planned against the disk and, in git, against HEAD."""
+    try:
+        return _plan_against_git(root, rel_path, kind, make_data, may_create)
+    except GitError as exc:
+        raise WriteError(f"{clean_name(rel_path)}: git could not say what the last commit holds ({_git_reason(exc)}); nothing was written") from None
+
+
+def _git_reason(exc: GitError) -> str:
+    """git's own words, its last line (the one that says what failed), made safe for a terminal."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return clean(lines[-1] if lines else "git failed")
+
+
+def _plan_against_git(root: Path, rel_path: str, kind: str, make_data, may_create: bool) -> PlannedWrite:
+    current = read_current(root, rel_path)
+    if kind == "create" and current is not None:
+        raise WriteError(f"{rel_path} exists already; nothing was written")
+    if kind in ("append", "replace") and current is None:
+        if not may_create:
+            raise WriteError(f"{rel_path} does not exist; create it instead")
+        kind = "create"
+    data = make_data(current)
+    seen = Seen.of(current) if current is not None else None
+    repo = _Repo.of(root)
+    if repo is None:
+        return PlannedWrite(rel_path, kind, data, seen)
+    path = repo.path(rel_path)
+    committed = _committed(repo, repo.head(), path)
+    shown = clean_name(rel_path)
+    if kind == "create":
+        if committed.blob is not None or committed.staged:
+            raise WriteError(
+                f"{shown} is not in the working copy but the last commit or the index holds it: writing it would replace "
+                f"committed content; restore it first (git checkout -- {clean_name(path)}); nothing was written"
+            )
+        return PlannedWrite(rel_path, kind, data, seen, in_git=True)
+    if committed.staged:
+        raise WriteError(
+            f"{shown}: {committed.staged}; rawko-tui commits exactly what it shows, so it writes nothing until that is "
+            f"committed or unstaged (git restore --staged {clean_name(path)})"
+        )
+    conversion = clean_conversions(repo.top, [path])[path]
+    if conversion.unsupported:
+        raise WriteError(f"{shown} cannot be compared with its last commit: {conversion.unsupported}; nothing was written")
+    converted = conversion.to_git(current, committed.data)
+    if kind == "replace":
+        if committed.blob is None or converted != committed.data:
+            state = "is not committed yet" if committed.blob is None else "has changes that are not committed"
+            raise WriteError(f"{shown} {state} (the commit would hold them too, unseen); commit or discard them first; nothing was written")
+        return PlannedWrite(rel_path, kind, data, seen, in_git=True, committed=committed.blob, committed_size=len(committed.data))
+    rewrite = rewrite_of(committed.data, converted)
+    if rewrite is not None:
+        lost = "; ".join(repr(line) for line in rewrite.lost[:2])
+        now = "; ".join(repr(line) for line in rewrite.now[:2]) or "nothing"
+        raise WriteError(
+            f"{shown}: the working copy is not an append of the last commit ({rewrite.message}: {lost} became {now}); "
+            f"appending would commit that rewrite too, so nothing was written. Restore the committed lines (git restore {clean_name(path)}) first"
+        )
+    if conversion.to_git(current + data, committed.data) != converted + data:
+        raise WriteError(f"{shown}: git would change the line endings of this entry when committing it (its text/eol attributes); nothing was written")
+    foreign = converted[len(committed.data) :]
+    return PlannedWrite(
+        rel_path,
+        kind,
+        data,
+        seen,
+        in_git=True,
+        committed=committed.blob,
+        committed_size=len(committed.data),
+        foreign=foreign,
+        foreign_lines=_line_span(committed.data, foreign) if foreign else (0, 0),
+    )
+
+
+def replan(root: Path, writes: list[PlannedWrite]) -> list[PlannedWrite]:
+    """The same writes planned again on the files as they are now (after ``ChangedSinceShown``).
+
+    An append keeps its entry, a new memory its title and text (it may get
+    another free name); a settings file's content depends on what it held, so
+    its caller plans it again instead (``WriteError``).
+    """
+    fresh: list[PlannedWrite] = []
+    taken: set[str] = set()
+    for write in writes:
+        name = write.memory_name
+        if name is not None and write.kind == "append":
+            entry = write.data.decode("utf-8")
+            entry = entry[2:] if write.seen and write.seen.size and entry.startswith("\n\n") else entry
+            fresh.append(plan_append(root, name, entry))
+        elif name is not None and write.kind == "create":
+            planned = plan_create(root, write.title or write.name, write.data.decode("utf-8"), taken)
+            taken.add(planned.name)
+            fresh.append(planned)
+        else:
+            raise WriteError(f"{write.rel_path} changed since it was shown; nothing was written: make the change again")
+    return fresh
+
+
+def free_names(stem: str):
+    """The names a new memory may take, in order: ``stem.md``, then ``stem-2.md``, ``stem-3.md``, …"""
+    yield f"{stem}.md"
+    for attempt in range(2, 1000):
+        yield f"{stem}-{attempt}.md"
+
+
+# --------------------------------------------------------------------------
+# The write journal: one record per write, kept until the write is on disk
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Journal:
+    """Where a store's write records are: the git dir when there is one, else ``.rawko/.write-journal``."""
+
+    folder: Path  # the folder that holds the journal folder
+    parts: tuple[str, ...]  # the journal folder below it, each part opened without following a link
+    prefix: str  # what a record's path starts with for this store: the store's place in the work tree
+    owned: bool  # this version writes here (the other place is only read: records of older versions)
+    shown: str  # how a message names it
+
+
+def _journals(root: Path, repo: "_Repo | None") -> list[_Journal]:
+    in_store = _Journal(Path(root), (RAWKO_DIR, JOURNAL_DIR), "", repo is None, f"{RAWKO_DIR}/{JOURNAL_DIR}")
+    if repo is None:
+        return [in_store]
+    return [_Journal(repo.git_dir, (GIT_JOURNAL_DIR,), repo.store, True, f"{repo.git_dir.name}/{GIT_JOURNAL_DIR} in the git dir"), in_store]
+
+
+_RECORD = ".write"  # a record: a JSON header line, then the entry's bytes
+_ACK = ".ack"  # a person's acknowledgement of a torn write
+_LEGACY = ".json"  # older versions' records: one per file, the header only
+_HEADER_LIMIT = 1 << 16
+
+
+@dataclass(frozen=True)
+class _Record:
+    journal: _Journal
+    file: str  # the record's own file name
+    rel_path: str  # the memory, from the store root
+    offset: int
+    length: int
+    sha256: str
+    data: bytes | None  # the entry's bytes (None for an older version's record)
+
+
+@dataclass(frozen=True)
+class TornWrite:
+    """A write that began and never finished: part of an entry is in the file, and the rest never will be."""
+
+    rel_path: str  # from the store root: .rawko/memories/x.md
+    record: str  # the journal record it was recognised by
+    offset: int
+    length: int
+    arrived: int  # bytes of the entry that reached the file
+    line: int  # where the entry starts
+    removable: bytes | None  # the bytes a take-back removes; None when it cannot (see why_kept)
+    why_kept: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.rel_path[len(_MEMORIES_PREFIX) :]
+
+    def describe(self) -> str:
+        return f"an interrupted write: {self.arrived:,} of {self.length:,} bytes of the entry starting at line {self.line} reached the file"
+
+
+def torn_hint(torn: TornWrite) -> str:
+    """What a person can do about a torn write, in the command line's words."""
+    name = clean_name(torn.name)
+    if torn.removable is not None:
+        return f"`rawko-tui torn {name} --take-back` removes its {len(torn.removable):,} bytes (shown first); `rawko-tui torn {name} --acknowledge` keeps them"
+    return f"Its bytes cannot be taken back ({torn.why_kept}); `rawko-tui torn {name} --acknowledge` records that you have seen it"
+
+
+def _new_record_name(suffix: str) -> str:
+    return f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(4)}{suffix}"
+
+
+def _begin(root: Path, rel_path: str, offset: int, data: bytes) -> tuple[_Journal, str]:
+    """Record the write about to happen, in a record of its own, so an interrupted one is recognised later."""
+    repo = _Repo.of(Path(root))
+    journal = next(j for j in _journals(Path(root), repo) if j.owned)
+    header = {
+        "v": 2,
+        "path": journal.prefix + rel_path,
+        "offset": offset,
+        "length": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "pid": os.getpid(),
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    name = _new_record_name(_RECORD)
+    try:
+        folder = _open_folder(journal.folder, list(journal.parts), create=True)
+        try:
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600, dir_fd=folder)
+            try:
+                _write_all(fd, json.dumps(header).encode() + b"\n" + data)
+                os.fsync(fd)
+            except OSError:
+                os.unlink(name, dir_fd=folder)
+                raise
+            finally:
+                os.close(fd)
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+    except OSError as exc:
+        raise WriteError(f"the write could not be recorded in {journal.shown} ({exc.strerror or exc}); nothing was written") from None
+    return journal, name
+
+
+def _finish(journal: _Journal, name: str) -> None:
+    """The write is on disk: its record goes."""
+    try:
+        folder = _open_folder(journal.folder, list(journal.parts))
+        try:
+            os.unlink(name, dir_fd=folder)
+        finally:
+            os.close(folder)
+    except (OSError, WriteError):
+        pass  # a leftover record of a finished write is recognised as finished and never reported
+
+
+def _read_records(root: Path, repo: "_Repo | None") -> tuple[list[_Record], set[str], list[tuple[str, str]]]:
+    """Every write record of this store, the records acknowledged, and the records ignored (with why)."""
+    records: list[_Record] = []
+    acknowledged: set[str] = set()
+    ignored: list[tuple[str, str]] = []
+    for journal in _journals(Path(root), repo):
+        try:
+            folder = _open_folder(journal.folder, list(journal.parts))
+        except FileNotFoundError:
+            continue
+        except (OSError, WriteError) as exc:
+            ignored.append((journal.shown, f"the write journal cannot be read ({clean(str(exc))}): its records are ignored"))
+            continue
+        try:
+            names = sorted(os.listdir(folder))
+            for name in names:
+                if not name.endswith((_RECORD, _ACK, _LEGACY)):
+                    continue
+                where = f"{journal.shown}/{clean_name(name)}"
+                try:
+                    fd = os.open(name, os.O_RDONLY | _NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+                    try:
+                        raw = _read_record_fd(fd)
+                    finally:
+                        os.close(fd)
+                    header_line, _, data = raw.partition(b"\n")
+                    header = json.loads(header_line[:_HEADER_LIMIT])
+                except (OSError, ValueError, WriteError) as exc:
+                    reason = "a symlink" if isinstance(exc, OSError) and exc.errno == errno.ELOOP else str(getattr(exc, "strerror", None) or exc)
+                    ignored.append((where, f"a write-journal record that cannot be read ({clean(reason)}): ignored"))
+                    continue
+                if not isinstance(header, dict):
+                    ignored.append((where, "a write-journal record that is not a JSON object: ignored"))
+                    continue
+                if name.endswith(_ACK):
+                    if isinstance(header.get("acknowledges"), str):
+                        acknowledged.add(header["acknowledges"])
+                    continue
+                record = _parse_record(journal, name, header, data if name.endswith(_RECORD) else None)
+                if isinstance(record, str):
+                    ignored.append((where, record))
+                else:
+                    records.append(record)
+        finally:
+            os.close(folder)
+    return records, acknowledged, ignored
+
+
+def _read_record_fd(fd: int) -> bytes:
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        raise WriteError("not a regular file")
+    return _read_fd(fd, FILE_LIMIT + _HEADER_LIMIT, "a write-journal record")
+
+
+def _parse_record(journal: _Journal, name: str, header: dict, data: bytes | None) -> "_Record | str":
+    """A record naming a memory file of this store, or why it is ignored (it names something else: ``/dev/zero``, ``../../x``)."""
+    named = header.get("path", header.get("file"))  # an older version's record names the memory from memories/
+    path = named if "path" in header else (_MEMORIES_PREFIX + named if isinstance(named, str) else None)
+    offset, length, digest = header.get("offset"), header.get("length"), header.get("sha256")
+    if not isinstance(path, str) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (offset, length)) or not isinstance(digest, str):
+        return "a write-journal record without a file, offset, length and digest: ignored"
+    shown = clean_name(named)
+    if not path.startswith(journal.prefix + _MEMORIES_PREFIX):
+        return f"a write-journal record naming {shown!r}, which is not a memory file of this store: ignored"
+    try:
+        _name_parts(path[len(journal.prefix + _MEMORIES_PREFIX) :])
+    except WriteError:
+        return f"a write-journal record naming {shown!r}, which is not a memory file of this store: ignored"
+    if data is not None and (len(data) != length or hashlib.sha256(data).hexdigest() != digest):
+        data = None  # a record cut short itself: the entry's bytes are not known
+    return _Record(journal, name, path[len(journal.prefix) :], offset, length, digest, data)
+
+
+def torn_writes(root: Path) -> list[TornWrite]:
+    """Every write that began and never finished, and is not resolved (taken back or acknowledged)."""
+    root = Path(root)
+    repo = _Repo.of(root)
+    records, acknowledged, _ignored = _read_records(root, repo)
+    found = []
+    for record in records:
+        if record.file in acknowledged:
+            continue
+        torn = _torn(root, repo, record)
+        if torn is not None:
+            found.append(torn)
+    return found
+
+
+def _torn(root: Path, repo: "_Repo | None", record: _Record) -> TornWrite | None:
+    """The torn write a record stands for, or None when the write finished (or nothing of it reached the file)."""
+    try:
+        current = read_current(root, record.rel_path)
+    except WriteError:
+        current = None
+    if current is None or len(current) <= record.offset:
+        return None  # nothing of it is in the file (or the file is gone: verify reports that)
+    tail = current[record.offset : record.offset + record.length]
+    if len(tail) == record.length and hashlib.sha256(tail).hexdigest() == record.sha256:
+        return None  # it finished; only its record was left behind
+    if record.data is not None:
+        arrived = first_difference(tail, record.data)
+        if arrived == 0:
+            return None  # killed before its first byte: what follows the offset is someone else's
+    else:
+        arrived = min(len(current) - record.offset, record.length)
+    line = current[: record.offset].count(b"\n") + 1
+    removable, why = _removable(root, repo, record, current)
+    return TornWrite(record.rel_path, record.file, record.offset, record.length, arrived, line, removable, why)
+
+
+def _removable(root: Path, repo: "_Repo | None", record: _Record, current: bytes) -> tuple[bytes | None, str]:
+    """The bytes a take-back would remove: rawko-tui's own, never committed, and the very end of the file."""
+    if record.data is None:
+        return None, "an older rawko-tui recorded only their digest, so they cannot be told from other bytes"
+    tail = current[record.offset :]
+    if not record.data.startswith(tail):
+        return None, "other bytes follow them or stand in their place; removing them would remove someone else's"
+    if repo is not None:
+        path = repo.path(record.rel_path)
+        try:
+            committed = _committed(repo, repo.head(), path)
+            conversion = clean_conversions(repo.top, [path])[path]
+        except (GitError, WriteError) as exc:
+            return None, str(exc)
+        if committed.staged:
+            return None, f"the index holds another version of the file ({committed.staged})"
+        if conversion.unsupported or not conversion.to_git(current[: record.offset], committed.data).startswith(committed.data):
+            return None, "they are committed: taking them back would rewrite history"
+    return tail, ""
+
+
+def _forget_settled(root: Path, repo: "_Repo | None") -> None:
+    """Under the write lock: the records of writes that finished, or never began, go (only the torn ones stay)."""
+    records, _acknowledged, _ignored = _read_records(root, repo)
+    for record in records:
+        if record.journal.owned and _torn(root, repo, record) is None:
+            _finish(record.journal, record.file)
+
+
+def interrupted_writes(root: Path) -> list[tuple[str, str]]:
+    """(memory name, what happened) for every torn write that is not resolved (lint and verify report them)."""
+    return [(torn.name, torn.describe()) for torn in torn_writes(root)]
+
+
+def journal_problems(root: Path) -> list[tuple[str, str]]:
+    """(where, why) for every write-journal record that was ignored: unreadable, or naming no memory file of this store."""
+    root = Path(root)
+    return _read_records(root, _Repo.of(root))[2]
+
+
+def take_back(root: Path, torn: TornWrite) -> bytes:
+    """Remove a torn write's bytes from the end of its file (rawko-tui's own, never committed); returns them.
+
+    Done under the write lock and the file's lock, after checking again that the
+    file ends exactly in those bytes; its record then goes.
+    """
+    with write_lock(root):
+        fresh = next((t for t in torn_writes(root) if t.record == torn.record), None)
+        if fresh is None:
+            raise WriteError(f"{torn.rel_path}: that interrupted write is resolved already; nothing was changed")
+        if fresh.removable is None or fresh.removable != torn.removable:
+            raise WriteError(f"{torn.rel_path}: its bytes cannot be taken back ({fresh.why_kept or 'the file changed since they were shown'}); nothing was changed")
+        with _file(root, torn.rel_path, os.O_RDWR) as (_folder, fd):
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            current = _read_fd(fd, shown=torn.rel_path)
+            if current != current[: torn.offset] + torn.removable or len(current) != torn.offset + len(torn.removable):
+                raise WriteError(f"{torn.rel_path} changed since its torn write was shown; nothing was changed")
+            os.ftruncate(fd, torn.offset)
+            os.fsync(fd)
+        repo = _Repo.of(Path(root))
+        for journal in _journals(Path(root), repo):
+            _finish(journal, torn.record)
+    return torn.removable
+
+
+def acknowledge(root: Path, torn: TornWrite, by: str) -> str:
+    """Record that a person has seen a torn write whose bytes stay (the file may then be appended to again); returns where."""
+    repo = _Repo.of(Path(root))
+    journal = next(j for j in _journals(Path(root), repo) if j.owned)
+    record = {
+        "v": 2,
+        "acknowledges": torn.record,
+        "path": torn.rel_path,
+        "by": by,
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "what": torn.describe(),
+    }
+    name = _new_record_name(_ACK)
+    with write_lock(root):
+        try:
+            folder = _open_folder(journal.folder, list(journal.parts), create=True)
+            try:
+                fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600, dir_fd=folder)
+                try:
+                    _write_all(fd, json.dumps(record).encode() + b"\n")
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            finally:
+                os.close(folder)
+        except OSError as exc:
+            raise WriteError(f"the acknowledgement could not be recorded in {journal.shown} ({exc.strerror or exc})") from None
+    return f"{journal.shown}/{name}"
+
+
+# --------------------------------------------------------------------------
+# Writing bytes
+# --------------------------------------------------------------------------
+
+
 def refuse_when_busy(root: Path) -> None:
     """Raise WriteError when the repository is mid-rebase, mid-merge, locked or on a detached HEAD."""
-    from .gitrepo import locate_repository, repository_state_in
-
     located = locate_repository(Path(root))
     deadline = time.monotonic() + INDEX_LOCK_WAIT_SECONDS
     state = repository_state_in(located)
@@ -216,89 +991,95 @@ def refuse_when_busy(root: Path) -> None:
 
 
 def append_entry(root: Path, name: str, entry: str, seen: Seen | None) -> AppendResult:
-    """Append ``entry`` to an existing memory file, after everything on disk (a blank line between entries)."""
-    path = safe_memory_path(root, name)
-    return _append_bytes(root, path, name, lambda current: ("\n\n" + entry if current else entry).encode("utf-8"), seen)
+    """Append ``entry`` to an existing memory file, after everything on disk (a blank line between entries).
 
-
-def _append_bytes(root: Path, path: Path, name: str, make_data, seen: Seen | None) -> AppendResult:
-    """Append ``make_data(current bytes)`` to ``path`` under an exclusive lock, checking it still starts with what was seen."""
-    if not path.is_file():
-        raise WriteError(f"{name} does not exist; create it instead")
+    The working copy only: nothing is committed, and bytes another writer
+    appended since ``seen`` are kept (the entry goes after them).
+    """
+    rel_path = _MEMORIES_PREFIX + "/".join(_name_parts(name))
+    entry = ends_with_newline(entry)
     refuse_when_busy(root)
+    return _append(Path(root), rel_path, lambda current: ("\n\n" + entry if current else entry).encode("utf-8"), seen, exact=False)
+
+
+def _append(root: Path, rel_path: str, make_data, seen: Seen | None, exact: bool) -> AppendResult:
+    """Append ``make_data(current bytes)`` under the file's lock.
+
+    ``exact``: the file must hold exactly what was seen (a planned write);
+    otherwise it must only start with it (bytes appended since are kept).
+    """
     try:
-        fd = os.open(path, os.O_RDWR | os.O_APPEND)
+        folder, fd = _open_store_file(root, rel_path, os.O_RDWR | os.O_APPEND)
+    except FileNotFoundError:
+        raise WriteError(f"{rel_path} does not exist; create it instead") from None
     except OSError as exc:
-        raise WriteError(f"{name} cannot be opened for appending ({exc.strerror or exc}); nothing was written") from None
+        raise WriteError(f"{rel_path} cannot be opened for appending ({exc.strerror or exc}); nothing was written") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        current = _read_fd(fd)
+        current = _read_fd(fd, shown=rel_path)
         merged_after = 0
         if seen is not None:
+            if exact and Seen.of(current) != seen:
+                raise ChangedSinceShown(rel_path, _what_changed(current, seen))
             head = current[: seen.size]
             if len(head) < seen.size or hashlib.sha256(head).hexdigest() != seen.sha256:
                 raise WriteError(
-                    f"{name} changed on disk since it was read and no longer starts with what was read "
+                    f"{rel_path} changed on disk since it was read and no longer starts with what was read "
                     "(rewritten or truncated by someone else); nothing was written"
                 )
             merged_after = len(current) - seen.size
         data = make_data(current)
-        journal = _begin_or_refuse(root, name, len(current), data)
+        journal, record = _begin(root, rel_path, len(current), data)
         try:
             _write_all(fd, data)
             os.fsync(fd)
         except OSError as exc:
-            raise _undo_partial_append(fd, name, len(current), data, journal, exc) from None
-        journal.unlink()
-        return AppendResult(path, len(current) + (len(data) - len(data.lstrip(b"\n")) if current else 0), len(data), merged_after)
+            raise _undo_partial_append(fd, rel_path, len(current), data, journal, record, exc) from None
+        after = _read_fd(fd, shown=rel_path) if exact else current + data
+        if not after.startswith(current + data):
+            # another writer's bytes landed between the check and this write: ours are not where they were shown
+            if after.endswith(data) and len(after) > len(current) + len(data):
+                os.ftruncate(fd, len(after) - len(data))
+                os.fsync(fd)
+                _finish(journal, record)
+                raise ChangedSinceShown(rel_path, f"another writer appended {len(after) - len(current) - len(data):,} bytes at the same moment; the entry was taken back")
+            _finish(journal, record)
+            raise NotCommitted([Path(root) / rel_path], "another writer appended at the same moment, so the entry is not where it was shown", "its place changed")
+        _finish(journal, record)
+        return AppendResult(Path(root) / rel_path, len(current) + (len(data) - len(data.lstrip(b"\n")) if current else 0), len(data), merged_after)
     finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+        os.close(fd)  # releases the file's lock
+        os.close(folder)
 
 
-def _begin_or_refuse(root: Path, name: str, offset: int, data: bytes) -> Path:
-    try:
-        return _begin(root, name, offset, data)
-    except OSError as exc:
-        raise WriteError(f"the write could not be recorded in .rawko/{JOURNAL_DIR} ({exc.strerror or exc}); nothing was written") from None
+def _what_changed(current: bytes, seen: Seen) -> str:
+    """How a file differs from what was shown of it, in a person's words."""
+    if len(current) > seen.size and Seen.of(current[: seen.size]) == seen:
+        return f"{len(current) - seen.size:,} bytes were appended to it by another writer"
+    if len(current) < seen.size:
+        return f"it was cut to {len(current):,} of the {seen.size:,} bytes shown"
+    return "it was rewritten"
 
 
-def _undo_partial_append(fd: int, name: str, offset: int, data: bytes, journal: Path, exc: OSError) -> WriteError:
+def _undo_partial_append(fd: int, rel_path: str, offset: int, data: bytes, journal: _Journal, record: str, exc: OSError) -> WriteError:
     """After a failed write (disk full, quota, I/O error): take back the part that reached the file.
 
     Only when the file ends exactly in a prefix of our entry: bytes someone else
-    appended after it are never cut. Otherwise the journal stays, and lint and
-    verify report the torn entry.
+    appended after it are never cut. Otherwise the record stays, and lint and
+    verify report the torn write.
     """
     reason = exc.strerror or str(exc)
+    name = rel_path.rsplit("/", 1)[-1]
     try:
         tail = _read_fd(fd)[offset:]
         if len(tail) <= len(data) and data.startswith(tail):
             os.ftruncate(fd, offset)
             os.fsync(fd)
-            journal.unlink()
+            _finish(journal, record)
             return WriteError(f"{name}: the write failed ({reason}); nothing was written, the file is as it was")
     except OSError:
         pass
     return WriteError(f"{name}: the write failed ({reason}) after part of the entry was written; lint reports it as a torn entry")
-
-
-def _read_fd(fd: int) -> bytes:
-    chunks = []
-    offset = 0
-    while True:
-        chunk = os.pread(fd, 1 << 20, offset)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        offset += len(chunk)
-
-
-def free_names(stem: str):
-    """The names a new memory may take, in order: ``stem.md``, then ``stem-2.md``, ``stem-3.md``, …"""
-    yield f"{stem}.md"
-    for attempt in range(2, 1000):
-        yield f"{stem}-{attempt}.md"
 
 
 def create_memory(root: Path, title: str, entry: str, exact_name: str | None = None) -> Path:
@@ -307,182 +1088,101 @@ def create_memory(root: Path, title: str, entry: str, exact_name: str | None = N
     With ``exact_name`` (the name a person was shown) only that name is used: taken, it is refused.
     """
     refuse_when_busy(root)
-    directory = memories_dir(root)
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise WriteError(f"{directory} cannot be created ({exc.strerror or exc}); nothing was written") from None
     stem = slugify(title)
     for name in [exact_name] if exact_name else free_names(stem):
-        path = safe_memory_path(root, name)
+        rel_path = _MEMORIES_PREFIX + "/".join(_name_parts(name))
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            return _create(Path(root), rel_path, ends_with_newline(entry).encode("utf-8"))
         except FileExistsError:
             if exact_name:
                 raise WriteError(f"{name} was created by someone else meanwhile; nothing was written") from None
-            continue
+    raise WriteError(f"no free file name for {stem!r}")
+
+
+def _create(root: Path, rel_path: str, data: bytes) -> Path:
+    """A new file holding ``data`` (``O_EXCL``: an existing file or link is never written); FileExistsError when taken."""
+    name = rel_path.rsplit("/", 1)[-1]
+    parts = _store_parts(rel_path)
+    try:
+        folder = _open_folder(root, parts[:-1], create=True)
+    except OSError as exc:
+        raise WriteError(f"{'/'.join(parts[:-1])} cannot be created ({exc.strerror or exc}); nothing was written") from None
+    try:
+        try:
+            fd = os.open(parts[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644, dir_fd=folder)
+        except FileExistsError:
+            raise
         except OSError as exc:
             raise WriteError(f"{name} cannot be created ({exc.strerror or exc}); nothing was written") from None
-        data = entry.encode("utf-8")
-        journal = None
+        record = None
         try:
-            journal = _begin(root, name, 0, data)
+            record = _begin(root, rel_path, 0, data)
             _write_all(fd, data)
             os.fsync(fd)
-            journal.unlink()
-        except OSError as exc:
+            _finish(*record)
+        except (OSError, WriteError) as exc:
             # the file is new and ours alone (O_EXCL): remove it whole rather than leave half a memory
-            os.unlink(path)
-            if journal is not None:
-                journal.unlink(missing_ok=True)
+            os.unlink(parts[-1], dir_fd=folder)
+            if record is not None:
+                _finish(*record)
+            if isinstance(exc, WriteError):
+                raise
             raise WriteError(f"{name}: the write failed ({exc.strerror or exc}); nothing was written") from None
         finally:
             os.close(fd)
-        return path
-    raise WriteError(f"no free file name for {stem!r}")
+    finally:
+        os.close(folder)
+    return root / rel_path
 
 
-def commit(root: Path, paths: list[Path], action: str, summary: str = "") -> str:
-    """Commit exactly these files with a structured message; returns the new commit's sha."""
-    from git import Repo
-    from git.exc import GitCommandError, InvalidGitRepositoryError, NoSuchPathError
+def replace_file(root: Path, write: PlannedWrite) -> Path:
+    """A settings file rewritten whole, atomically, only if it still holds what was seen.
 
-    try:
-        repo = Repo(root, search_parent_directories=True)
-    except (InvalidGitRepositoryError, NoSuchPathError):
-        raise WriteError(f"{root} is not in a git repository; the change was written but not committed") from None
-    top = Path(repo.working_tree_dir)
-    rel = [os.path.relpath(Path(p).resolve(), top.resolve()) for p in paths]
-    # names and titles come from memories: a newline or an escape sequence in one must not
-    # forge a line of the message or reach the terminal of whoever runs `git log`
-    names = ", ".join(clean_name(Path(p).name) for p in paths)
-    summary = clean(summary.rstrip())
-    message = f"rawko-tui: {action} {names}\n\n" + (summary + "\n\n" if summary else "") + f"Action: {action}\n" + "".join(f"Memory: {clean_name(r)}\n" for r in rel)
-    deadline = time.monotonic() + INDEX_LOCK_WAIT_SECONDS
-    while True:
-        try:
-            repo.git.add("--", *rel)
-            if not repo.git.status("--porcelain", "--", *rel).strip():
-                return repo.head.commit.hexsha  # another commit already holds these bytes
-            repo.git.commit("-m", message, "--", *rel)
-            return repo.head.commit.hexsha
-        except GitCommandError as exc:
-            reason = _git_reason(exc)
-            # another git process (not rawko-tui: those wait for the write lock) holds the index for a moment
-            if "index.lock" in reason and time.monotonic() < deadline:
-                time.sleep(0.05)
-                continue
-            raise NotCommitted([Path(p) for p in paths], reason) from None
-
-
-def _git_reason(exc) -> str:
-    """git's own words, first meaningful line only, made safe for a terminal."""
-    lines = [line.strip() for line in str(getattr(exc, "stderr", "") or exc).splitlines() if line.strip()]
-    lines = [line.removeprefix("stderr: ").strip("'").strip() for line in lines]
-    meaningful = [line for line in lines if line and not line.startswith(("cmdline:", "Cmd('git')"))]
-    return clean(meaningful[0] if meaningful else "git failed")
-
-
-class NotCommitted(WriteError):
-    """The bytes are in the files, but they were not committed: never write them again."""
-
-    def __init__(self, paths: list[Path], reason: str, why: str = "git refused the commit") -> None:
-        self.paths = paths
-        self.reason = reason
-        names = ", ".join(clean_name(p.name) for p in paths)
-        super().__init__(
-            f"written but not committed: {names} now hold{'s' if len(paths) == 1 else ''} the change, but {why} ({reason}); "
-            "commit it with git, do not write it again"
-        )
-
-
-def commit_if_repo(root: Path, paths: list[Path], action: str, summary: str = "") -> str | None:
-    """Commit when the store is in git (the sha); outside git the write stands uncommitted (None)."""
-    from .gitrepo import repo_root
-
-    return commit(root, paths, action, summary) if repo_root(root) is not None else None
-
-
-# --------------------------------------------------------------------------
-# Planned writes: what a person is shown, confirms, and gets
-# --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PlannedWrite:
-    """One write exactly as a person confirms it: the file and the bytes that go into it.
-
-    ``kind`` is ``create`` (a new memory file), ``append`` (``data`` goes after
-    the file's current end) or ``replace`` (a settings file, such as
-    ``checks.yaml``, rewritten whole; ``data`` is its new content).
+    The new content goes to a temporary file of a fresh random name (``O_EXCL``:
+    never a link or file that is there already), which then replaces the file.
     """
-
-    rel_path: str  # from the store root: .rawko/memories/x.md
-    kind: str
-    data: bytes
-    seen: Seen | None = None  # what the person saw of the file before (append, replace)
-    title: str = ""  # a new memory's title
-
-    @property
-    def name(self) -> str:
-        return self.rel_path.rsplit("/", 1)[-1]
-
-    def describe(self) -> str:
-        """One line naming the target and the size, for the confirmation."""
-        if self.kind == "create":
-            return f"creates {self.rel_path} ({len(self.data):,} bytes)"
-        if self.kind == "replace":
-            return f"rewrites {self.rel_path} ({len(self.data):,} bytes; it held {self.seen.size if self.seen else 0:,})"
-        before = self.seen.size if self.seen else 0
-        return f"appends {len(self.data):,} bytes to {self.rel_path}, after its {before:,} bytes"
-
-
-def _store_rel(root: Path, path: Path) -> str:
-    return Path(path).relative_to(Path(root)).as_posix()
-
-
-def plan_append(root: Path, name: str, entry: str, current: bytes | None = None) -> PlannedWrite:
-    """An entry appended to a memory file: a blank line, then the entry (nothing before it changes)."""
-    path = safe_memory_path(root, name)
-    if current is None:
+    refuse_when_busy(root)
+    parts = _store_parts(write.rel_path)
+    try:
+        folder = _open_folder(Path(root), parts[:-1], create=True)
+    except OSError as exc:
+        raise WriteError(f"{write.rel_path} cannot be written ({exc.strerror or exc}); it is as it was") from None
+    temporary = f".{parts[-1]}.{secrets.token_hex(6)}.rawko-tui.tmp"
+    try:
         try:
-            current = path.read_bytes()
+            fd = _open_file(folder, parts[-1], os.O_RDONLY, write.rel_path)
+            try:
+                current = _read_fd(fd, shown=write.rel_path)
+            finally:
+                os.close(fd)
+        except FileNotFoundError:
+            current = None
+        if write.seen is not None and (current is None or Seen.of(current) != write.seen) or write.seen is None and current is not None:
+            raise WriteError(f"{write.rel_path} changed on disk since it was read; nothing was written")
+        try:
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644, dir_fd=folder)
+            try:
+                _write_all(fd, write.data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(temporary, parts[-1], src_dir_fd=folder, dst_dir_fd=folder)
         except OSError as exc:
-            raise WriteError(f"{name} cannot be read ({exc.strerror or exc}); nothing was written") from None
-    data = ("\n\n" + entry if current else entry).encode("utf-8")
-    return PlannedWrite(_store_rel(root, path), "append", data, Seen.of(current))
+            try:
+                os.unlink(temporary, dir_fd=folder)
+            except OSError:
+                pass
+            raise WriteError(f"{write.rel_path} cannot be written ({exc.strerror or exc}); it is as it was") from None
+    finally:
+        os.close(folder)
+    return Path(root) / write.rel_path
 
 
-def plan_create(root: Path, title: str, text: str, taken: set[str] | None = None) -> PlannedWrite:
-    """A new memory file under the first free kebab-case name for its title (as ``create_memory`` picks it)."""
-    directory = memories_dir(root)
-    stem = slugify(title)
-    for name in free_names(stem):
-        if not (directory / name).exists() and name not in (taken or set()):
-            return PlannedWrite(f"{RAWKO_DIR}/{MEMORIES_DIR}/{name}", "create", text.encode("utf-8"), None, title)
-    raise WriteError(f"no free file name for {stem!r}")
+# --------------------------------------------------------------------------
+# One write at a time
+# --------------------------------------------------------------------------
 
-
-def plan_settings(root: Path, rel_path: str, new: bytes | None = None, addition: bytes | None = None) -> PlannedWrite:
-    """A file of ``.rawko/`` other than a memory: an append (``addition``) or its new content (``new``)."""
-    path = safe_store_path(root, rel_path)
-    current = path.read_bytes() if path.is_file() else b""
-    if addition is not None:
-        if current and not current.endswith(b"\n"):
-            addition = b"\n" + addition
-        return PlannedWrite(rel_path, "append" if path.is_file() else "create", addition, Seen.of(current))
-    return PlannedWrite(rel_path, "replace" if path.is_file() else "create", new or b"", Seen.of(current))
-
-
-def safe_store_path(root: Path, rel_path: str) -> Path:
-    """A file inside ``.rawko/`` (not through a link, never outside it)."""
-    base = (Path(root) / RAWKO_DIR).resolve()
-    candidate = (Path(root) / rel_path).resolve()
-    if base not in candidate.parents or "\x00" in rel_path:
-        raise WriteError(f"{rel_path!r} is outside .rawko")
-    if (Path(root) / rel_path).is_symlink():
-        raise WriteError(f"{rel_path!r} is a symlink; rawko-tui never writes through links")
-    return candidate
+_held = threading.local()
 
 
 @contextmanager
@@ -490,32 +1190,57 @@ def write_lock(root: Path):
     """One rawko-tui write (and its commit) at a time per repository; waits a bounded time for the others.
 
     Gives the repository it locked (``locate_repository``), None outside git.
+    Taken again by the same thread (a command that plans under the lock, then
+    applies), it is already held.
 
     Two writers that each append and then commit would otherwise race for git's
     index: one commit takes the other's bytes, and the other is told it failed.
     """
-    from .gitrepo import locate_repository
-
     located = locate_repository(Path(root))
-    folder = located[0] if located else Path(root) / RAWKO_DIR / JOURNAL_DIR
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(folder / "rawko-tui-write.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        if located:
+            folder = os.open(located[0], os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        else:
+            folder = _open_folder(Path(root), [RAWKO_DIR, JOURNAL_DIR], create=True)
     except OSError as exc:
-        raise WriteError(f"the write lock in {folder} cannot be taken ({exc.strerror or exc}); nothing was written") from None
+        raise WriteError(f"the write lock cannot be taken ({exc.strerror or exc}); nothing was written") from None
     try:
-        deadline = time.monotonic() + LOCK_WAIT_SECONDS
-        while True:
+        info = os.fstat(folder)
+        key = info.st_dev, info.st_ino
+        held = getattr(_held, "keys", None)
+        if held is None:
+            held = _held.keys = set()
+        if key in held:
+            yield located
+            return
+        try:
+            fd = os.open("rawko-tui-write.lock", os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o644, dir_fd=folder)
+        except OSError as exc:
+            raise WriteError(f"the write lock cannot be taken ({exc.strerror or exc}); nothing was written") from None
+        try:
+            deadline = time.monotonic() + LOCK_WAIT_SECONDS
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise WriteError(f"another rawko-tui write to this repository has not finished in {LOCK_WAIT_SECONDS:g} s; nothing was written") from None
+                    time.sleep(0.02)
+            held.add(key)
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise WriteError(f"another rawko-tui write to this repository has not finished in {LOCK_WAIT_SECONDS:g} s; nothing was written") from None
-                time.sleep(0.02)
-        yield located
+                yield located
+            finally:
+                held.discard(key)
+        finally:
+            os.close(fd)  # releases the lock
     finally:
-        os.close(fd)  # releases the lock
+        os.close(folder)
+
+
+# --------------------------------------------------------------------------
+# Applying planned writes, and committing exactly them
+# --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -523,91 +1248,374 @@ class Written:
     paths: list[Path]
     sha: str | None  # the commit; None when not committed (see ``why_uncommitted``)
     why_uncommitted: str = ""
+    note: str = ""  # something the person should know (the index could not be updated)
 
     def describe(self, root: Path) -> str:
         names = ", ".join(clean_name(_store_rel(root, p)) for p in self.paths)
         if self.sha:
-            return f"Wrote {names} and committed {self.sha[:10]}."
+            return f"Wrote {names} and committed {self.sha[:10]}." + (f" {self.note}" if self.note else "")
         return f"Wrote {names} (not committed: {self.why_uncommitted})."
 
 
-def apply_writes(root: Path, writes: list[PlannedWrite], action: str, summary: str = "", and_commit: bool = True) -> Written:
-    """Write exactly the planned bytes, then commit them all at once, holding the write lock throughout.
+@dataclass(frozen=True)
+class _Applied:
+    write: PlannedWrite
+    before: bytes | None  # the file before (None: it did not exist)
 
-    Appends check that each file still starts with what was seen. A failure
-    before any byte is written is a ``WriteError``; written but not committed is
-    a ``NotCommitted`` naming the files.
+    @property
+    def after(self) -> bytes:
+        if self.write.kind == "append":
+            return (self.before or b"") + self.write.data
+        return self.write.data
+
+
+def apply_writes(root: Path, writes: list[PlannedWrite], action: str, summary: str = "", and_commit: bool = True) -> Written:
+    """Write exactly the planned bytes, then commit exactly them, holding the write lock throughout.
+
+    Every target is checked against its plan before the first byte is written:
+    a file that changed is ``ChangedSinceShown``; bytes another writer appended
+    are committed only when the plan includes them (``include_foreign``).  A
+    failure before the commit takes back what was written (``WriteError``:
+    nothing was written); written but not committed is ``NotCommitted``.
     """
+    root = Path(root)
     with write_lock(root) as located:
-        for write in writes:
-            _precheck(root, write)  # every target as the person saw it, before the first byte is written
-        paths: list[Path] = []
-        for write in writes:
+        refuse_when_busy(root)
+        repo = _Repo.of(root) if located else None
+        _forget_settled(root, repo)
+        committing = and_commit and repo is not None
+        befores = [_precheck(root, repo, write, committing) for write in writes]
+        if committing:
+            _check_identity(repo)
+        applied: list[_Applied] = []
+        for write, before in zip(writes, befores):
             try:
-                paths.append(_apply_one(root, write))
+                _apply_one(root, write)
             except WriteError as exc:
-                if not paths:
-                    raise
-                raise NotCommitted(paths, f"{write.rel_path}: {exc}", "the next file could not be written, so nothing was committed") from None
+                if applied and not _take_back_all(root, applied):
+                    raise NotCommitted([root / a.write.rel_path for a in applied], f"{write.rel_path}: {exc}", "the next file could not be written") from None
+                raise
+            applied.append(_Applied(write, before))
+        paths = [root / write.rel_path for write in writes]
         if not and_commit:
             return Written(paths, None, "--no-commit")
-        if located is None:
+        if repo is None:
             return Written(paths, None, "not a git repository")
-        return Written(paths, commit(root, paths, action, summary))
-
-
-_MEMORIES_PREFIX = f"{RAWKO_DIR}/{MEMORIES_DIR}/"
-
-
-def _target(root: Path, write: PlannedWrite) -> Path:
-    """The file a planned write goes to: a memory through ``safe_memory_path`` (no link anywhere on the way)."""
-    if write.rel_path.startswith(_MEMORIES_PREFIX):
-        return safe_memory_path(root, write.rel_path[len(_MEMORIES_PREFIX) :])
-    return safe_store_path(root, write.rel_path)
-
-
-def _precheck(root: Path, write: PlannedWrite) -> None:
-    path = _target(root, write)
-    if write.kind == "create" and path.exists():
-        raise WriteError(f"{write.rel_path} was created by someone else meanwhile; nothing was written")
-    if write.kind in ("append", "replace") and write.seen is not None:
         try:
-            head = path.read_bytes()[: write.seen.size]
-        except OSError as exc:
-            raise WriteError(f"{write.rel_path} cannot be read ({exc.strerror or exc}); nothing was written") from None
-        if Seen.of(head) != write.seen or (write.kind == "replace" and path.stat().st_size != write.seen.size):
-            raise WriteError(f"{write.rel_path} changed on disk since it was shown; nothing was written")
+            made = _make_commit(repo, root, applied, action, summary)
+            _record_commit(repo, made)
+        except _Refused as exc:
+            if _take_back_all(root, applied):
+                raise WriteError(f"nothing was written: {exc}") from None
+            raise NotCommitted(paths, str(exc)) from None
+        # "committed" is said only once HEAD is seen to hold exactly these blobs
+        try:
+            missing = _not_held(repo, made)
+        except GitError as exc:
+            missing = f"HEAD could not be read ({_git_reason(exc)})"
+        if missing:
+            raise NotCommitted(paths, missing, "HEAD does not hold the commit that was made")
+        note = _update_index(repo, made.changes)
+        _run_hook(repo, "post-commit", [], None, check=False)
+        return Written(paths, made.sha, note=note)
 
 
-def _apply_one(root: Path, write: PlannedWrite) -> Path:
-    path = _target(root, write)
-    if write.kind == "create" and write.rel_path.startswith(_MEMORIES_PREFIX):
-        return create_memory(root, write.title or write.name, write.data.decode("utf-8"), exact_name=write.rel_path[len(_MEMORIES_PREFIX) :])
-    if write.kind == "append":
-        _append_bytes(root, path, write.name, lambda _current: write.data, write.seen)
-        return path
-    return replace_file(root, write)
+def _precheck(root: Path, repo: "_Repo | None", write: PlannedWrite, committing: bool) -> bytes | None:
+    """The file is as planned (else ``ChangedSinceShown``), and may be committed as planned; gives its bytes now."""
+    current = read_current(root, write.rel_path)
+    if write.kind == "create":
+        if current is not None:
+            raise ChangedSinceShown(write.rel_path, "it was created by someone else")
+    elif current is None:
+        raise ChangedSinceShown(write.rel_path, "it was deleted")
+    elif write.seen is not None and Seen.of(current) != write.seen:
+        raise ChangedSinceShown(write.rel_path, _what_changed(current, write.seen))
+    if write.in_git != (repo is not None):
+        raise ChangedSinceShown(write.rel_path, "the store was " + ("put in" if repo is not None else "taken out of") + " a git repository")
+    if write.kind != "create" and write.memory_name is not None:
+        torn = [t for t in torn_writes(root) if t.rel_path == write.rel_path]
+        if torn:
+            raise WriteError(f"{write.rel_path} holds {torn[0].describe()}; nothing was written. {torn_hint(torn[0])}")
+    if repo is not None:
+        fresh = _plan(root, write.rel_path, write.kind, lambda _current: write.data, may_create=write.memory_name is None)
+        if fresh.committed != write.committed:
+            raise ChangedSinceShown(write.rel_path, "a commit changed it since (HEAD moved)")
+        if fresh.foreign != write.foreign:
+            raise ChangedSinceShown(write.rel_path, "git now reads its uncommitted bytes differently")
+        if committing and write.foreign and not write.include_foreign:
+            raise WriteError(
+                f"{write.foreign_note()}: committed only when you choose to include them; nothing was written"
+            )
+    return current
 
 
-def replace_file(root: Path, write: PlannedWrite) -> Path:
-    """A settings file rewritten whole, atomically, only if it still holds what was seen."""
-    refuse_when_busy(root)
-    path = safe_store_path(root, write.rel_path)
-    current = path.read_bytes() if path.is_file() else b""
-    if write.seen is not None and Seen.of(current) != write.seen:
-        raise WriteError(f"{write.rel_path} changed on disk since it was read; nothing was written")
-    temporary = path.with_name(f".{path.name}.rawko-tui.tmp")
+def _apply_one(root: Path, write: PlannedWrite) -> None:
+    if write.kind == "create":
+        try:
+            _create(root, write.rel_path, write.data)
+        except FileExistsError:
+            raise ChangedSinceShown(write.rel_path, "it was created by someone else") from None
+    elif write.kind == "append":
+        _append(root, write.rel_path, lambda _current: write.data, write.seen, exact=True)
+    else:
+        replace_file(root, write)
+
+
+def _take_back_all(root: Path, applied: list[_Applied]) -> bool:
+    """Undo writes that were made for a commit that will not happen; True when every file is as it was."""
+    return all([_take_back_one(root, a) for a in reversed(applied)])
+
+
+def _take_back_one(root: Path, applied: _Applied) -> bool:
+    write = applied.write
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(temporary, "wb") as handle:
-            handle.write(write.data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except OSError as exc:
-        temporary.unlink(missing_ok=True)
-        raise WriteError(f"{write.rel_path} cannot be written ({exc.strerror or exc}); it is as it was") from None
-    return path
+        if write.kind == "create":
+            parts = _store_parts(write.rel_path)
+            folder = _open_folder(root, parts[:-1])
+            try:
+                fd = _open_file(folder, parts[-1], os.O_RDONLY, write.rel_path)
+                try:
+                    if _read_fd(fd) != write.data:
+                        return False
+                finally:
+                    os.close(fd)
+                os.unlink(parts[-1], dir_fd=folder)
+            finally:
+                os.close(folder)
+            return True
+        if write.kind == "append":
+            with _file(root, write.rel_path, os.O_RDWR) as (_folder, fd):
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                if _read_fd(fd) != applied.after:
+                    return False  # someone appended after it: their bytes are never cut
+                os.ftruncate(fd, len(applied.before or b""))
+                os.fsync(fd)
+            return True
+        restored = replace(write, data=applied.before or b"", seen=Seen.of(write.data))
+        replace_file(root, restored)
+        return True
+    except (OSError, WriteError):
+        return False
+
+
+def _check_identity(repo: _Repo) -> None:
+    """The commit's author and committer must be known before a byte is written (else git refuses only after)."""
+    for ident in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"):
+        try:
+            git(repo.top, "var", ident)
+        except GitError as exc:
+            reason = next((line for line in str(exc).splitlines() if line.startswith("fatal:")), "git does not know who you are")
+            raise WriteError(f"nothing was written: git cannot name the commit's author ({clean(reason)}); set user.name and user.email") from None
+
+
+@dataclass(frozen=True)
+class _Commit:
+    sha: str
+    parent: str | None  # the HEAD it was made on (None: the first commit)
+    subject: str
+    changes: list[tuple[str, str, str]]  # (path in the repository, mode, blob) of each file
+
+
+def _make_commit(repo: _Repo, root: Path, applied: list[_Applied], action: str, summary: str) -> _Commit:
+    """The commit of the planned bytes and nothing else, not yet on any branch.
+
+    Each blob is the committed blob plus the bytes shown (another writer's
+    only when included), and is checked to be what the working copy now holds
+    in committed form.
+    """
+    try:
+        head = repo.head()
+        changes: list[tuple[str, str, str]] = []
+        for item in applied:
+            write = item.write
+            path = repo.path(write.rel_path)
+            committed = _committed(repo, head, path)
+            if committed.blob != write.committed:
+                raise _Refused(f"{write.rel_path} was committed by someone else while it was written")
+            blob_bytes = write.data if write.kind != "append" else committed.data + (write.foreign if write.include_foreign else b"") + write.data
+            conversion = clean_conversions(repo.top, [path])[path]
+            if not conversion.to_git(read_current(root, write.rel_path) or b"", committed.data).startswith(blob_bytes):
+                raise _Refused(f"{write.rel_path} does not hold the planned bytes after writing them")
+            blob = git(repo.top, "hash-object", "-w", "--no-filters", "--stdin", input_bytes=blob_bytes).decode().strip()
+            changes.append((path, committed.mode, blob))
+        tree = _tree_with(repo, f"{head}^{{tree}}" if head else None, {path: (mode, blob) for path, mode, blob in changes})
+        message = _run_commit_hooks(repo, tree, _message(repo, applied, action, summary))
+        parents = ["-p", head] if head else []
+        # commit-tree reads no commit.gpgSign (git commit does): a repository that signs its commits gets this one signed too
+        signed = git(repo.top, "config", "--type=bool", "--get", "commit.gpgSign", check=False).strip() == b"true"
+        sha = git(repo.top, "commit-tree", tree, *parents, *(["-S"] if signed else []), "-F", "-", input_bytes=message.encode("utf-8")).decode().strip()
+    except (GitError, WriteError) as exc:
+        raise _Refused(f"git could not make the commit ({_git_reason(exc) if isinstance(exc, GitError) else exc})") from None
+    return _Commit(sha, head, message.split("\n", 1)[0], changes)
+
+
+def _record_commit(repo: _Repo, made: _Commit) -> None:
+    """HEAD's branch moves to the commit only from the one it was made on: a HEAD that moved meanwhile is never overwritten."""
+    try:
+        git(repo.top, "update-ref", "-m", f"commit{'' if made.parent else ' (initial)'}: {made.subject}", "HEAD", made.sha, made.parent or "")
+    except GitError as exc:
+        raise _Refused(f"HEAD moved while writing (another commit was made), so the commit was not recorded ({_git_reason(exc)})") from None
+
+
+def _not_held(repo: _Repo, made: _Commit) -> str:
+    """Why HEAD does not hold exactly the commit and its blobs ("" when it does)."""
+    changes = made.changes
+    if repo.head() != made.sha:
+        return f"HEAD is not {made.sha[:10]} after it was recorded"
+    listed = {}
+    for record in git(repo.top, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", "HEAD", "--", *(p for p, _m, _b in changes)).split(b"\x00"):
+        meta, _, name = record.partition(b"\t")
+        if meta:
+            listed[name.decode("utf-8", "surrogateescape")] = meta.decode().split(" ")[2]
+    missing = [clean_name(p) for p, _m, blob in changes if listed.get(p) != blob]
+    return f"HEAD does not hold the written bytes of {', '.join(missing)}" if missing else ""
+
+
+def _tree_with(repo: _Repo, base: str | None, changes: dict[str, tuple[str, str]]) -> str:
+    """``base`` (a tree) with each path set to (mode, blob), built with ``mktree``: no index, so nothing else comes along."""
+    entries: dict[bytes, bytes] = {}
+    if base is not None:
+        for record in git(repo.top, "ls-tree", "-z", base).split(b"\x00"):
+            if record:
+                entries[record.partition(b"\t")[2]] = record
+    below: dict[str, dict[str, tuple[str, str]]] = {}
+    for path, (mode, blob) in changes.items():
+        first, sep, rest = path.partition("/")
+        if sep:
+            below.setdefault(first, {})[rest] = (mode, blob)
+        else:
+            entries[first.encode("utf-8", "surrogateescape")] = f"{mode} blob {blob}\t".encode() + first.encode("utf-8", "surrogateescape")
+    for folder, inner in below.items():
+        key = folder.encode("utf-8", "surrogateescape")
+        existing = entries.get(key)
+        subtree = None
+        if existing is not None:
+            mode, kind, sha = existing.partition(b"\t")[0].decode().split(" ")
+            if kind != "tree":
+                raise _Refused(f"{folder} is a file in the last commit, not a folder")
+            subtree = sha
+        entries[key] = f"040000 tree {_tree_with(repo, subtree, inner)}\t".encode() + key
+    return git(repo.top, "mktree", "-z", "--missing", input_bytes=b"".join(e + b"\x00" for e in entries.values())).decode().strip()
+
+
+def _message(repo: _Repo, applied: list[_Applied], action: str, summary: str) -> str:
+    """The structured commit message; bytes rawko-tui did not write are named in its body and its trailers."""
+    # names and titles come from memories: a newline or an escape sequence in one must not
+    # forge a line of the message or reach the terminal of whoever runs `git log`
+    names = ", ".join(clean_name(a.write.name) for a in applied)
+    summary = clean(summary.rstrip())
+    body = summary + "\n\n" if summary else ""
+    foreign = [a.write for a in applied if a.write.include_foreign and a.write.foreign]
+    for write in foreign:
+        body += (
+            f"{clean_name(repo.path(write.rel_path))}: {len(write.foreign):,} bytes ({write.foreign_where()}) were appended "
+            "since the last commit by another writer, not by rawko-tui; the person committing chose to include them.\n\n"
+        )
+    trailers = f"Action: {action}\n" + "".join(f"Memory: {clean_name(repo.path(a.write.rel_path))}\n" for a in applied)
+    trailers += "".join(f"Not-written-by-rawko-tui: {clean_name(repo.path(w.rel_path))} {w.foreign_where()}\n" for w in foreign)
+    return f"rawko-tui: {action} {names}\n\n{body}{trailers}"
+
+
+def _hook(repo: _Repo, name: str) -> Path | None:
+    """The hook git would run (``core.hooksPath`` honoured), when there is one."""
+    found = git(repo.top, "rev-parse", "--git-path", f"hooks/{name}").decode("utf-8", "surrogateescape").strip()
+    path = Path(found) if os.path.isabs(found) else repo.top / found
+    return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def _run_hook(repo: _Repo, name: str, args: list[str], index: Path | None, check: bool = True) -> None:
+    """Run one of the repository's commit hooks as ``git commit`` would; a refusal is ``_Refused`` (with ``check``)."""
+    hook = _hook(repo, name)
+    if hook is None:
+        return
+    env = {**os.environ, "GIT_EDITOR": ":"}
+    if index is not None:
+        env["GIT_INDEX_FILE"] = str(index)
+    try:
+        proc = subprocess.run([str(hook), *args], cwd=repo.top, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=_HOOK_SECONDS)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        if check:
+            raise _Refused(f"the {name} hook could not be run ({exc})") from None
+        return
+    if check and proc.returncode != 0:
+        said = [line.strip() for line in (proc.stderr + proc.stdout).decode("utf-8", "replace").splitlines() if line.strip()]
+        raise _Refused(f"the {name} hook refused the commit" + (f" ({clean(said[0])})" if said else ""))
+
+
+def _run_commit_hooks(repo: _Repo, tree: str, message: str) -> str:
+    """pre-commit, prepare-commit-msg and commit-msg, on an index holding exactly the commit's tree; gives the message they leave.
+
+    They may refuse (``_Refused``) or edit the message; what they do to an index
+    or a file does not reach the commit, which is ``tree``.
+    """
+    if not any(_hook(repo, name) for name in ("pre-commit", "prepare-commit-msg", "commit-msg")):
+        return message
+    token = f"{os.getpid()}-{secrets.token_hex(4)}"
+    index = repo.git_dir / f"rawko-tui-index-{token}"
+    message_file = repo.git_dir / f"RAWKO_TUI_EDITMSG-{token}"
+    try:
+        git(repo.top, "read-tree", f"--index-output={index}", tree)
+        _run_hook(repo, "pre-commit", [], index)
+        message_file.write_text(message, encoding="utf-8")
+        _run_hook(repo, "prepare-commit-msg", [str(message_file), "message"], index)
+        _run_hook(repo, "commit-msg", [str(message_file)], index)
+        edited = _whitespace_cleanup(message_file.read_text(encoding="utf-8", errors="replace"))
+    except GitError as exc:
+        raise _Refused(f"the commit's index for the hooks could not be made ({_git_reason(exc)})") from None
+    finally:
+        index.unlink(missing_ok=True)
+        message_file.unlink(missing_ok=True)
+    if not edited.strip():
+        raise _Refused("a commit hook left the commit message empty")
+    return edited
+
+
+def _whitespace_cleanup(message: str) -> str:
+    """git's ``--cleanup=whitespace``: trailing spaces, repeated and surrounding blank lines go."""
+    lines = [line.rstrip() for line in message.replace("\r\n", "\n").split("\n")]
+    out: list[str] = []
+    for line in lines:
+        if line or (out and out[-1]):
+            out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out) + "\n"
+
+
+def _update_index(repo: _Repo, changes: list[tuple[str, str, str]]) -> str:
+    """The index entries of the committed files, set to the committed blobs (their assume-unchanged and skip-worktree kept).
+
+    Gives what the person should know when that could not be done.
+    """
+    paths = [p for p, _m, _b in changes]
+    flags = {}
+    for record in git(repo.top, "--literal-pathspecs", "ls-files", "-v", "-t", "-z", "--", *paths, check=False).split(b"\x00"):
+        if len(record) > 2:
+            flags[record[2:].decode("utf-8", "surrogateescape")] = record[:1].decode()
+    info = b"".join(f"{mode} {blob}\t".encode() + path.encode("utf-8", "surrogateescape") + b"\x00" for path, mode, blob in changes)
+    deadline = time.monotonic() + INDEX_LOCK_WAIT_SECONDS
+    while True:
+        try:
+            git(repo.top, "update-index", "-z", "--index-info", input_bytes=info)
+            break
+        except GitError as exc:
+            if "index.lock" in str(exc) and time.monotonic() < deadline:
+                time.sleep(0.05)
+                continue
+            names = " ".join(clean_name(p) for p in paths)
+            return f"The index could not be updated ({_git_reason(exc)}): `git reset -q -- {names}` makes it match the commit."
+    for path, tag in flags.items():
+        if tag in ("h", "s"):
+            git(repo.top, "update-index", "--assume-unchanged", "--", path, check=False)
+        if tag in ("S", "s"):
+            git(repo.top, "update-index", "--skip-worktree", "--", path, check=False)
+    git(repo.top, "update-index", "-q", "--refresh", check=False)
+    return ""
+
+
+# --------------------------------------------------------------------------
+# Who writes, and a new store
+# --------------------------------------------------------------------------
 
 
 def person_name(root: Path) -> str:
@@ -638,21 +1646,31 @@ STARTER_SETTINGS = """# rawko-tui's settings for this store (all optional).
 
 
 def init_store(root: Path) -> list[Path]:
-    """A new store: ``.rawko/memories/`` and a commented ``.rawko/rawko-tui.yaml``; what exists is left alone."""
+    """A new store: ``.rawko/memories/`` and a commented ``.rawko/rawko-tui.yaml``; what exists is left alone (never through a link)."""
     created = []
     directory = memories_dir(root)
-    if not directory.is_dir():
-        try:
-            directory.mkdir(parents=True)
-        except OSError as exc:
-            raise WriteError(f"{directory} cannot be created ({exc.strerror or exc}); nothing was written") from None
+    existed = directory.is_dir() and not directory.is_symlink()
+    try:
+        Path(root).mkdir(parents=True, exist_ok=True)  # the folder the person named (itself may be a link: their choice)
+        os.close(_open_folder(Path(root), [RAWKO_DIR, MEMORIES_DIR], create=True))
+    except OSError as exc:
+        raise WriteError(f"{directory} cannot be created ({exc.strerror or exc}); nothing was written") from None
+    if not existed:
         created.append(directory)
     settings = Path(root) / RAWKO_DIR / "rawko-tui.yaml"
-    if not settings.exists():
+    try:
+        folder = _open_folder(Path(root), [RAWKO_DIR])
         try:
-            with open(settings, "x", encoding="utf-8") as handle:
-                handle.write(STARTER_SETTINGS)
-        except OSError as exc:
-            raise WriteError(f"{settings} cannot be created ({exc.strerror or exc})") from None
-        created.append(settings)
+            fd = os.open(settings.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644, dir_fd=folder)
+        finally:
+            os.close(folder)
+    except FileExistsError:
+        return created
+    except OSError as exc:
+        raise WriteError(f"{settings} cannot be created ({exc.strerror or exc})") from None
+    try:
+        _write_all(fd, STARTER_SETTINGS.encode("utf-8"))
+    finally:
+        os.close(fd)
+    created.append(settings)
     return created

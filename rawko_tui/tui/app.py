@@ -27,7 +27,7 @@ from ..core.arbiter import SPEC_AGENTS, Preview, iso_from_ms, parse_now, resolve
 from ..core.arbiters.ranking import prepare_index, run_preview
 from ..core.checks import budget_for, default_task_name, load_checks, saved_task_write
 from ..core.curation import append_template, effective_store, impact_of_change, new_memory_template, pattern_matches
-from ..core.writer import PlannedWrite, WriteError, apply_writes, person_name, plan_append
+from ..core.writer import ChangedSinceShown, PlannedWrite, WriteError, apply_writes, person_name, plan_append, read_current, replan, torn_writes
 from ..core.lint import SETTINGS_CODES, Finding, lint_store
 from ..core.history import FileHistory, commit_diff, file_history, locate_repository, repository_state_in, uncommitted_rewrites
 from ..core.store import Store, load_store, load_store_at, pinned_now
@@ -689,25 +689,65 @@ class RawkoApp(App[int]):
             return
         if self._read_only_now():
             return
-        prefix = memory.path.read_bytes()
+        root, name = self.root, memory.name
+        torn = [t for t in torn_writes(root) if t.rel_path == memory.rel_path]
+        if torn:
+            # a file holding an interrupted write is not appended to until the person has decided about it
+            from .curation import TornWriteScreen
+
+            self.push_screen(TornWriteScreen(root, torn[0]), lambda _done: self.load())
+            return
+        try:
+            # refused before a word is typed: a working copy or index that rewrites committed lines, a link, a filter
+            plan_append(root, name, "-\n")
+            prefix = read_current(root, memory.rel_path) or b""
+        except WriteError as exc:
+            self.notify(one_line(str(exc), 400), severity="error", timeout=10)
+            return
         what = {"update": "an update", "correct": "a correction", "importance": "a new importance", "retire": "a retirement"}.get(kind, kind)
         intro = f"{what.capitalize()}, appended after everything in the file; nothing above it changes. Ctrl+S shows the exact bytes before writing."
-        root, name = self.root, memory.name
 
         def written(writes: list[PlannedWrite] | None) -> None:
             if writes is not None:
                 self.apply_plan(writes, kind if kind != "update" else "append", "")
 
-        planner = lambda text: [plan_append(root, name, text, prefix)]  # noqa: E731
+        # planned when Ctrl+S is pressed, on the file as it is then (an agent may have appended while the person typed)
+        planner = lambda text: [plan_append(root, name, text)]  # noqa: E731
         draft = append_template(kind, memory, person_name(self.root))
         self.push_screen(MemoryEditor(self.root, draft, intro, planner, prefix=prefix, name=memory.name, impact=self._impact), written)
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="write and commit")
-    def apply_plan(self, writes: list[PlannedWrite], action: str, summary: str) -> None:
-        """Write what the person confirmed and commit it; a refusal arrives in the one StateChanged handler."""
-        written = apply_writes(self.root, writes, action, summary)
+    def apply_plan(self, writes: list[PlannedWrite], action: str, summary: str, plan_again=None, then=None) -> None:
+        """Write what the person confirmed and commit it; a refusal arrives in the one StateChanged handler.
+
+        A target that changed after the confirmation was shown is planned again
+        (``plan_again``, else the writer's ``replan``) and the confirmation is
+        shown again, saying what changed; nothing is written meanwhile.
+        ``then`` gets the result on the UI thread.
+        """
+        try:
+            written = apply_writes(self.root, writes, action, summary)
+        except ChangedSinceShown as changed:
+            try:
+                fresh = plan_again() if plan_again is not None else replan(self.root, writes)
+            except WriteError as exc:
+                raise WriteError(f"{changed} {exc}") from None
+            self.call_from_thread(self.confirm_again, changed, fresh, action, summary, plan_again, then)
+            return
         self.call_from_thread(self.notify, one_line(written.describe(self.root), 300), timeout=6)
         self.call_from_thread(self.load)
+        if then is not None:
+            self.call_from_thread(then, written)
+
+    def confirm_again(self, changed: ChangedSinceShown, writes: list[PlannedWrite], action: str, summary: str, plan_again=None, then=None) -> None:
+        """The confirmation once more, for a write whose file changed after it was shown: what changed, and the write as it is now."""
+        heading = f"{changed.rel_path} changed after you confirmed ({changed.what}); nothing was written. The write as it would be now:"
+
+        def confirmed(confirmed_writes: list[PlannedWrite] | None) -> None:
+            if confirmed_writes is not None:
+                self.apply_plan(confirmed_writes, action, summary, plan_again, then)
+
+        self.push_screen(ConfirmWrite(heading, writes), confirmed)
 
     def action_checks(self) -> None:
         if self.store is None:
@@ -777,7 +817,12 @@ class RawkoApp(App[int]):
 
         name = default_task_name(preview.task)
         heading = f"Save this task with what it injects now ({len(injected)} memories) as its expectation, measured at {now}?"
-        self.push_screen(ConfirmWrite(heading, plan(name), name_field=("the saved task's name", name), planner=plan), confirmed)
+        try:
+            writes = plan(name)
+        except WriteError as exc:  # checks.yaml is a link, or holds changes nobody committed
+            self.notify(one_line(str(exc), 400), severity="error", timeout=10)
+            return
+        self.push_screen(ConfirmWrite(heading, writes, name_field=("the saved task's name", name), planner=plan), confirmed)
 
     def action_leave_input(self) -> None:
         """Esc in a text box: from the task or the preview's options on to the ranking, from elsewhere to the memory list."""
@@ -789,7 +834,7 @@ class RawkoApp(App[int]):
         """(where, binding, id) of every key of every screen, in the order help lists them."""
         from .checks import ChecksScreen
         from .confirm import ConfirmDiscard, ConfirmWrite
-        from .curation import MergeScreen
+        from .curation import MergeScreen, TornWriteScreen
 
         sources = [("main screen", self), (MemoryList.BORDER_TITLE, MemoryList), (PreviewPane.BORDER_TITLE, PreviewPane)]
         sources += [
@@ -799,6 +844,7 @@ class RawkoApp(App[int]):
             ("editor (n, a)", MemoryEditor),
             ("merge editor (c, m)", MergeScreen),
             ("confirmation", ConfirmWrite),
+            ("interrupted write (a)", TornWriteScreen),
             ("discard question", ConfirmDiscard),
             ("commit diff", DiffScreen),
             ("keys (?)", HelpScreen),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from typing import Callable
 
@@ -13,7 +14,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
-from ..core.writer import PlannedWrite
+from ..core.writer import PlannedWrite, WriteError, read_current
 from .safe import clean, literal
 
 Planner = Callable[[str], list[PlannedWrite]]
@@ -46,6 +47,10 @@ def impact_text(heading: str, lines: list[str]) -> Text:
 class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
     """Shows what will be written and where, and asks once: y writes (and commits), n or Esc goes back.
 
+    Bytes another writer appended to a target since its last commit are shown
+    apart, as not written by rawko-tui: they are committed only with ``i``
+    (the commit message names them), never by ``y`` alone.
+
     ``name_field`` adds one input (e.g. a saved task's name) from which
     ``planner`` re-plans the writes as the person types.  ``impact`` is
     computed in a worker: what the writes change in the injections people rely on.
@@ -53,6 +58,7 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
 
     BINDINGS = [
         Binding("y", "confirm", "Yes, write and commit", id="confirm-yes"),
+        Binding("i", "include", "Yes, and commit the bytes rawko-tui did not write", id="confirm-include"),
         Binding("n,escape", "cancel", "No, go back", id="confirm-no"),
     ]
 
@@ -80,7 +86,7 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
             with VerticalScroll(id="confirm-writes"):
                 yield Static(id="confirm-bytes")
             yield Static(id="confirm-impact")
-            yield Static(Text.assemble(("y", "bold"), " writes exactly this and commits it · ", ("n", "bold"), " or ", ("Esc", "bold"), " goes back, nothing written"))
+            yield Static(id="confirm-keys")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -89,19 +95,48 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
         if self.name_field is not None:
             self.query_one("#confirm-name", Input).focus()
 
+    @property
+    def foreign(self) -> list[PlannedWrite]:
+        """The writes whose file holds bytes another writer appended since its last commit."""
+        return [w for w in self.writes if w.foreign]
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "include":
+            return bool(self.foreign)  # offered only when there are such bytes
+        return True
+
     def _show(self) -> None:
         text = Text()
         for write in self.writes:
+            if write.foreign:
+                text.append_text(literal(f"⚠ {write.foreign_note()}:\n", "bold yellow", limit=500))
+                text.append_text(literal(write.foreign.decode("utf-8", "replace"), "yellow", limit=20_000))
+                text.append("\n")
             text.append(clean(write.describe()) + "\n", "bold cyan")
             before = b""
             if write.kind == "replace":  # the diff is against the file as it is now
                 try:
-                    before = (self.app.root / write.rel_path).read_bytes()
-                except OSError:
+                    before = read_current(self.app.root, write.rel_path) or b""
+                except WriteError:
                     pass
             text.append_text(literal(shown_bytes(write, before), limit=20_000))
             text.append("\n")
         self.query_one("#confirm-bytes", Static).update(text)
+        if self.foreign:
+            keys = Text.assemble(
+                ("i", "bold"),
+                " writes this and commits it together with the bytes marked ⚠ (the commit message says rawko-tui did not write them) · ",
+                ("y", "bold"),
+                " alone writes nothing here · ",
+                ("n", "bold"),
+                " or ",
+                ("Esc", "bold"),
+                " goes back, nothing written",
+            )
+        else:
+            keys = Text.assemble(("y", "bold"), " writes exactly this and commits it · ", ("n", "bold"), " or ", ("Esc", "bold"), " goes back, nothing written")
+        self.query_one("#confirm-keys", Static).update(keys)
+        self.refresh_bindings()
         impact = self.query_one("#confirm-impact", Static)
         if self.impact is None:
             impact.display = False
@@ -120,7 +155,11 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
     @on(Input.Changed, "#confirm-name")
     def _name_changed(self, event: Input.Changed) -> None:
         if self.planner is not None:
-            self.writes = self.planner(event.value)
+            try:
+                self.writes = self.planner(event.value)
+            except WriteError as exc:  # the file changed under the confirmation: said, and the last plan stays
+                self.notify(clean(str(exc)), severity="error", timeout=8)
+                return
             self._show()
 
     @on(Input.Submitted, "#confirm-name")
@@ -128,7 +167,20 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
         self.query_one("#confirm-writes").focus()
 
     def action_confirm(self) -> None:
+        if self.foreign:
+            names = ", ".join(w.rel_path for w in self.foreign)
+            self.notify(
+                clean(f"{names} holds bytes another writer appended since the last commit: i commits them with yours, named as not written by rawko-tui; n goes back."),
+                severity="warning",
+                timeout=8,
+            )
+            return
         self.dismiss(self.writes)
+
+    def action_include(self) -> None:
+        """The person's explicit choice: the bytes shown as another writer's go into this commit too."""
+        if self.foreign:
+            self.dismiss([dataclasses.replace(w, include_foreign=True) if w.foreign else w for w in self.writes])
 
     def action_cancel(self) -> None:
         self.dismiss(None)

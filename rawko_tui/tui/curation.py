@@ -29,7 +29,7 @@ from ..core.curation import (
 from ..core.lint import lint_text
 from ..core.sessions import promoted_to, promotions, title_from
 from ..core.store import Store
-from ..core.writer import PlannedWrite, WriteError, apply_writes, person_name, plan_create
+from ..core.writer import PlannedWrite, TornWrite, WriteError, ends_with_newline, person_name, plan_create
 from .confirm import ConfirmDiscard, ConfirmWrite, Planner, impact_text
 from .safe import cell, clean, literal
 
@@ -47,13 +47,6 @@ def new_memory_planner(root) -> Planner:
         return [plan_create(root, str(title or "memory"), text)]
 
     return plan
-
-
-def after_write(screen: Screen, note: str) -> None:
-    """Once a curation screen has written: say what was written, reload the store, go back."""
-    screen.notify(clean(note), timeout=5)
-    screen.app.action_reload()
-    screen.app.pop_screen()
 
 
 def side_by_side(left: str, right: str) -> tuple[Text, Text]:
@@ -193,7 +186,8 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
         return slugify(title) + ".md" if isinstance(title, str) and title.strip() else self.file_name
 
     def _result(self, text: str) -> bytes:
-        return self.prefix + (b"\n\n" if self.prefix else b"") + text.encode("utf-8")
+        """The file as it would be: every entry rawko-tui writes ends with a newline."""
+        return self.prefix + (b"\n\n" if self.prefix else b"") + ends_with_newline(text).encode("utf-8")
 
     def _lint(self, text: str) -> None:
         self._find_closest_soon(text)
@@ -457,13 +451,13 @@ class SessionsScreen(Screen[None]):
         intro = f"Claude's proposal from session {session.id}. Edit it, then Ctrl+S shows what is written; Esc rejects it."
         self.app.push_screen(MemoryEditor(self.root, text, intro, new_memory_planner(self.root), store=self.store), written)
 
-    @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="promote a session item")
     def write_promotion(self, writes: list[PlannedWrite], action: str, summary: str) -> None:
-        written = apply_writes(self.root, writes, action, summary)
-        self.app.call_from_thread(self._written, written.describe(self.root))
+        """Through the app's one write flow (a file that changed since it was shown is confirmed again); then back to the app."""
+        self.app.apply_plan(writes, action, summary, then=lambda _written: self._written())
 
-    def _written(self, note: str) -> None:
-        after_write(self, note)
+    def _written(self) -> None:
+        if self.is_attached and self.app.screen is self:
+            self.app.pop_screen()
 
 
 def creation_commit(writes: list[PlannedWrite], action: str, summary: str) -> tuple[str, str]:
@@ -674,7 +668,9 @@ class ConsolidationScreen(Screen[None]):
 
         def merged(writes: list[PlannedWrite] | None) -> None:
             if writes is not None:
-                self.run_writes(writes, "merge", f"Merged {', '.join(names)} into {writes[0].name}.")
+                text = writes[0].data.decode("utf-8")
+                plan_again = lambda: merge_writes(root, store, names, text, by)  # noqa: E731 - the supersede entries name the new file
+                self.run_writes(writes, "merge", f"Merged {', '.join(names)} into {writes[0].name}.", plan_again)
 
         originals = [(m.name, m.text or "") for m in memories]
         planner = lambda text: merge_writes(root, store, names, text, by)  # noqa: E731
@@ -698,20 +694,21 @@ class ConsolidationScreen(Screen[None]):
         changes = {w.name: (root / w.rel_path).read_bytes() + w.data for w in writes if w.rel_path.startswith(".rawko/memories/")}
         return [i.describe() for i in impact_of_change(self.store, changes, self.app.impact_tasks(), self.now_ms, self.app.active_profile())]
 
-    @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="write a consolidation decision")
-    def run_writes(self, writes: list[PlannedWrite], action: str, summary: str) -> None:
-        """Write and commit, then find the candidates again on the store as it now is (the queue stays open)."""
+    def run_writes(self, writes: list[PlannedWrite], action: str, summary: str, plan_again=None) -> None:
+        """Write and commit through the app's one write flow, then find the candidates again on the store as it now is (the queue stays open)."""
+        self.app.apply_plan(writes, action, summary, plan_again, then=lambda _written: self.find_again())
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="candidates", description="find consolidation candidates again")
+    def find_again(self) -> None:
         from ..core.store import load_store
 
-        written = apply_writes(self.store.root, writes, action, summary)
         store = load_store(self.store.root)
         groups = self._find(store)
-        self.app.call_from_thread(self._acted, written.describe(self.store.root), store, groups)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._acted, store, groups)
 
-    def _acted(self, note: str, store: Store, groups: list[CandidateGroup]) -> None:
-        """After a decision: say what was written, and stay on the same row, which now holds the next item."""
-        self.notify(clean(note), timeout=5)
-        self.app.action_reload()
+    def _acted(self, store: Store, groups: list[CandidateGroup]) -> None:
+        """After a decision: stay on the same row, which now holds the next item."""
         row = self.query_one("#candidates", DataTable).cursor_row
         self.store = store
         self.injections.clear()  # they were found on the store before the write
@@ -720,7 +717,7 @@ class ConsolidationScreen(Screen[None]):
     def _confirm_writes(self, heading: str, writes: list[PlannedWrite], action: str, summary: str) -> None:
         def confirmed(writes: list[PlannedWrite] | None) -> None:
             if writes is not None:
-                self.run_writes(writes, action, summary)
+                self.run_writes(writes, action, summary)  # appends only: the writer plans them again if a file changes
 
         self.app.push_screen(ConfirmWrite(heading, writes, impact=self._writes_impact), confirmed)
 
@@ -770,7 +767,11 @@ class ConsolidationScreen(Screen[None]):
         name = self._single()
         if name is None:
             return
-        writes = [plan_append(self.store.root, name, confirm_entry(person_name(self.store.root)))]
+        try:
+            writes = [plan_append(self.store.root, name, confirm_entry(person_name(self.store.root)))]
+        except WriteError as exc:
+            self.notify(clean(str(exc)), severity="error", timeout=8)
+            return
         self._confirm_writes(f"Confirm that {name} still holds? A dated entry restarts its stale clock.", writes, "confirm", f"Confirmed {name}: it still holds.")
 
     def action_retire(self) -> None:
@@ -780,7 +781,11 @@ class ConsolidationScreen(Screen[None]):
         if name is None:
             return
         reason = f"{group.kind}: {group.reason}"
-        writes = [plan_append(self.store.root, name, format_entry(retire_entry(reason, person_name(self.store.root)), f"Retired: {reason}"))]
+        try:
+            writes = [plan_append(self.store.root, name, format_entry(retire_entry(reason, person_name(self.store.root)), f"Retired: {reason}"))]
+        except WriteError as exc:
+            self.notify(clean(str(exc)), severity="error", timeout=8)
+            return
         self._confirm_writes(f"Retire {name}? It stays in the file, marked retired.", writes, "retire", f"Retired {name} ({reason}).")
 
     def action_opinion(self) -> None:
@@ -829,7 +834,12 @@ class ConsolidationScreen(Screen[None]):
 
     def _decide(self, decision: str, group: CandidateGroup) -> None:
         root = self.store.root
-        writes = [decision_write(root, decision, group.paths, group.kind, person_name(root))]
+        by = person_name(root)
+        try:
+            writes = [decision_write(root, decision, group.paths, group.kind, by)]
+        except WriteError as exc:
+            self.notify(clean(str(exc)), severity="error", timeout=8)
+            return
         verb = "Dismiss" if decision == DISMISS else "Restore"
         heading = f"{verb} {' + '.join(group.paths)}? " + (
             "It leaves the queue; no memory changes (u takes it back)." if decision == DISMISS else "It comes back to the queue."
@@ -837,23 +847,94 @@ class ConsolidationScreen(Screen[None]):
 
         def confirmed(writes: list[PlannedWrite] | None) -> None:
             if writes is not None:
-                self.write_decision(writes, decision, group)
+                self.write_decision(writes, decision, group, lambda: [decision_write(root, decision, group.paths, group.kind, by)])
 
         self.app.push_screen(ConfirmWrite(heading, writes), confirmed)
 
-    @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="record a consolidation decision")
-    def write_decision(self, writes: list[PlannedWrite], decision: str, group: CandidateGroup) -> None:
-        written = apply_writes(self.store.root, writes, decision, f"{decision}: {' + '.join(group.paths)}")
-        self.app.call_from_thread(self._decided, decision, group, written.describe(self.store.root))
+    def write_decision(self, writes: list[PlannedWrite], decision: str, group: CandidateGroup, plan_again=None) -> None:
+        summary = f"{decision}: {' + '.join(group.paths)}"
+        self.app.apply_plan(writes, decision, summary, plan_again, then=lambda _written: self._decided(decision, group))
 
-    def _decided(self, decision: str, group: CandidateGroup, note: str) -> None:
+    def _decided(self, decision: str, group: CandidateGroup) -> None:
         row = self.query_one("#candidates", DataTable).cursor_row
         if decision == DISMISS:
             self.dismissed_here.append(group)
             self.all_groups.remove(group)
-            self.notify(clean(note + " u takes it back."), timeout=5)
+            self.notify("u takes the dismissal back.", timeout=5)
         else:
             self.dismissed_here.remove(group)
             self.all_groups.append(group)
-            self.notify(clean(note), timeout=5)
         self._show_groups(self.all_groups, row)
+
+
+class TornWriteScreen(ModalScreen[bool]):
+    """A memory holding an interrupted write: what reached the file, and the person's decision.
+
+    ``t`` takes back rawko-tui's own torn bytes (shown here first) when they end
+    the file and were never committed; ``k`` keeps them and records that the
+    person has seen them.  Until one of the two, the file is not appended to.
+    """
+
+    BINDINGS = [
+        Binding("t", "take_back", "Take the torn bytes back", id="torn-take-back"),
+        Binding("k", "acknowledge", "Keep them, acknowledged", id="torn-acknowledge"),
+        Binding("escape", "back", "Back", id="torn-back"),
+    ]
+
+    def __init__(self, root, torn: TornWrite) -> None:
+        super().__init__()
+        self.root = root
+        self.torn = torn
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box"):
+            yield Static(id="torn-what")
+            with VerticalScroll(id="confirm-writes"):
+                yield Static(id="torn-bytes")
+            yield Static(id="torn-keys")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        torn = self.torn
+        self.query_one("#confirm-box").border_title = "An interrupted write"
+        what = literal(f"{torn.rel_path} holds {torn.describe()}. It is not appended to until you decide.\n", "bold", limit=600)
+        keys = Text()
+        if torn.removable is not None:
+            what.append_text(literal(f"t removes these {len(torn.removable):,} bytes from its end (rawko-tui's own, never committed): the file is then as it was.", limit=600))
+            self.query_one("#torn-bytes", Static).update(literal(torn.removable.decode("utf-8", "replace"), "red", limit=20_000))
+            keys.append_text(Text.assemble(("t", "bold"), " takes them back · "))
+        else:
+            what.append_text(literal(f"They cannot be taken back: {torn.why_kept}.", limit=600))
+            self.query_one("#torn-bytes", Static).display = False
+        keys.append_text(Text.assemble(("k", "bold"), " keeps them and records that you have seen them · ", ("Esc", "bold"), " goes back, nothing changed"))
+        self.query_one("#torn-what", Static).update(what)
+        self.query_one("#torn-keys", Static).update(keys)
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        return action != "take_back" or self.torn.removable is not None
+
+    def action_take_back(self) -> None:
+        if self.torn.removable is not None:
+            self.resolve("take-back")
+
+    def action_acknowledge(self) -> None:
+        self.resolve("acknowledge")
+
+    def action_back(self) -> None:
+        self.dismiss(False)
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="resolve an interrupted write")
+    def resolve(self, how: str) -> None:
+        from ..core.writer import acknowledge, take_back
+
+        if how == "take-back":
+            removed = take_back(self.root, self.torn)
+            note = f"Took back {len(removed):,} bytes from {self.torn.rel_path}: it is as it was before the interrupted write."
+        else:
+            where = acknowledge(self.root, self.torn, person_name(self.root))
+            note = f"Acknowledged the interrupted write in {self.torn.rel_path} (recorded in {where}); its bytes stay in the file."
+        self.app.call_from_thread(self._resolved, note)
+
+    def _resolved(self, note: str) -> None:
+        self.app.notify(clean(note), timeout=8)
+        self.dismiss(True)
