@@ -62,7 +62,9 @@ def test_a_changed_pattern_fails_the_check_with_the_task_and_memory_named(repo, 
     capsys.readouterr()
     assert main(["impact", "HEAD~1", "HEAD", str(repo), "--json"]) == 0
     changed = json.loads(capsys.readouterr().out)["changed"]
-    assert changed == [{"task": "fix the login token", "agent": "developer", "before": ["jwt.md"], "after": []}]
+    assert changed == [
+        {"task": "fix the login token", "agent": "developer", "before": ["jwt.md"], "after": [], "beforeFailure": None, "afterFailure": None, "undecided": []}
+    ]
     assert main(["impact", "HEAD~1", "worktree", str(repo)]) == 0
     assert "1 of 2 saved tasks change" in capsys.readouterr().out
 
