@@ -26,6 +26,7 @@ not match, and ``Preview.undecided`` lists it with its possible fates;
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import os
 from collections.abc import Callable
@@ -225,7 +226,7 @@ class ArbiterFailure:
         if self.unless is not None:
             return (
                 f"{who} may throw while {self._stage_words()} {self.path}: {self.error}, and inject nothing at all: "
-                f"it does unless {self.unless}, which rawko-tui could not decide."
+                f"it does unless {self.unless} matches, which rawko-tui could not decide."
             )
         said = f"{who} throws while {self._stage_words()} {self.path}: {self.error}. It injects nothing at all."
         if self.earlier is not None:
@@ -284,6 +285,7 @@ class Preview:
     unsure_regexes: list[JsRegexUndecided] = field(default_factory=list)  # every search the ranking left undecided (one per regex)
     regex_budget: float = DEFAULT_REGEX_BUDGET_SECONDS  # what the ranking gave backtracking regexes
     regex_spent: float = 0.0  # what they took of it
+    _order: Callable[[list[Candidate]], list[Candidate]] | None = field(default=None, repr=False)  # the profile's sort of matched memories (load order in)
 
     @property
     def certain(self) -> bool:
@@ -732,6 +734,50 @@ def fate_if_matched(candidate: Candidate, preview: Preview) -> Fate:
     if cut_with != cut:
         return Fate(f"ranked {rank}: the top-N limit then keeps {cut_with} memories instead of {cut}", True)
     return Fate(f"not injected either way: it would rank {rank}, past the top-{cut} limit (score {candidate.score:g})", False)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One injection the undecided matches allow: the memories injected (by file name), or a throw that injects nothing."""
+
+    names: tuple[str, ...]
+    throws: bool = False
+
+
+def possible_outcomes(preview: Preview, limit: int = 6) -> list[Outcome] | None:
+    """Every injection the undecided matches allow, the one shown (nothing undecided matches) first.
+
+    Each memory whose match is undecided and could change what is injected
+    either matches or not: with ``limit`` such memories or fewer, every
+    combination is ranked; more, or a throw that depends on an undecided
+    pattern, and None is returned (the outcomes are not listed).
+    """
+    failure = preview.arbiter_failure
+    if failure is not None and not failure.certain:
+        return None
+    if failure is not None and failure.stage != "format":
+        return [Outcome((), True)]
+    changers = [c for c in preview.undecided if fate_if_matched(c, preview).changes]
+    if len(changers) > limit:
+        return None
+    outcomes = [_outcome(preview, ())]
+    for size in range(1, len(changers) + 1):
+        for extra in itertools.combinations(changers, size):
+            outcome = _outcome(preview, extra)
+            if outcome not in outcomes:
+                outcomes.append(outcome)
+    return outcomes
+
+
+def _outcome(preview: Preview, extra: tuple[Candidate, ...]) -> Outcome:
+    """What is injected if the undecided memories ``extra`` match (and no other does)."""
+    pool = sorted([*preview.ranked, *(c for c in extra if c.meets_threshold)], key=lambda c: c.load_index)
+    ranked = preview._order(pool) if preview._order is not None else sorted(pool, key=lambda c: -c.score)  # stable: ties keep load order
+    cut = len(ranked) if preview.max_memories is None else slice_end(preview.max_memories, len(ranked))
+    injected = ranked[:cut]
+    if preview.profile.formatter == "spec-0007" and any(not isinstance(c.file.attrs.get("importance"), str) for c in injected):
+        return Outcome((), True)  # formatting its importance throws
+    return Outcome(tuple(c.file.name for c in injected))
 
 
 def undecided_headline(candidate: Candidate, preview: Preview) -> str:

@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .arbiter import ArbiterFailure, ArbiterOptions, Preview, configured_profile, parse_now, resolve_options
+from .arbiter import ArbiterFailure, ArbiterOptions, Preview, configured_profile, parse_now, possible_outcomes, resolve_options
 from .arbiters.profiles import Profile, ProfileError, resolve_profile
 from .arbiters.ranking import run_preview, run_preview_deciding
 from .jsregex import DEFAULT_REGEX_BUDGET_SECONDS
@@ -236,12 +236,21 @@ def run_check(
     except ProfileError as exc:
         empty = run_preview(Store(store.root, [], {}, store.config), saved.task, saved.agent, ArbiterOptions(), _now_ms(saved))
         return CheckResult(saved, empty, [f"arbiter: {exc}"])
-    injection = Injection.of(preview)
-    undecided = list(preview.uncertain_reasons)
-    if injection.throws:
-        # the real arbiter injects nothing: that is the failure, whatever the expectations say
-        return CheckResult(saved, preview, [failure_words(injection.failure)], [] if injection.failure.stage != "format" else undecided)
-    injected = list(injection.names)
+    outcomes = possible_outcomes(preview)
+    shown = Injection.of(preview)
+    if shown.throws:  # the real arbiter injects nothing: that is the failure, whatever the expectations say
+        failures = [failure_words(shown.failure)]
+    else:
+        failures = _unmet(saved, preview, list(shown.names))
+    if outcomes is None or len(outcomes) == 1:
+        return CheckResult(saved, preview, failures, list(preview.uncertain_reasons) if outcomes is None else [])
+    # the outcome depends on matches rawko-tui could not decide: decided only if every possibility agrees
+    verdicts = {bool(_unmet(saved, preview, list(outcome.names))) or outcome.throws for outcome in outcomes}
+    return CheckResult(saved, preview, failures, list(preview.uncertain_reasons) if len(verdicts) > 1 else [])
+
+
+def _unmet(saved: SavedTask, preview: Preview, injected: list[str]) -> list[str]:
+    """The expectations an injection (memory file names, in order) does not meet."""
     failures = []
     for name in saved.inject:
         if name not in injected:
@@ -256,7 +265,7 @@ def run_check(
             failures.append(f"{above} must rank above {below}, but ranks {injected.index(above) + 1} to {injected.index(below) + 1}")
         elif above not in injected and below in injected:
             failures.append(f"{above} must rank above {below}, but is not injected")
-    return CheckResult(saved, preview, failures, undecided)
+    return failures
 
 
 def run_checks(store: Store, tasks: list[SavedTask], profile: Profile | None = None, regex_budget: float = DEFAULT_REGEX_BUDGET_SECONDS) -> list[CheckResult]:

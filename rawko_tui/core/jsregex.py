@@ -964,7 +964,7 @@ class JsRegex:
             # replaced by its canonical unit (every class is case-closed, so only backreferences notice)
             text = text.translate(_canonical_units())
         try:
-            m = compiled.search(text, timeout=timeout)
+            m = compiled.search(text, timeout=timeout, concurrent=True)  # the interpreter lock is free meanwhile: the UI thread runs
         except TimeoutError:
             raise JsRegexUndecided(self.source, TIMEOUT, f"did not finish in {_seconds(timeout)}", timeout) from None
         return None if m is None else m.span()

@@ -222,7 +222,8 @@ class PatternIndex:
                 kept[position] = before
         return first, kept
 
-    def _matched_one_by_one(self, text: str, budget: RegexBudget, undecided: dict) -> list[int]:
+    def _matched_one_by_one(self, text: str, budget: RegexBudget | None = None, undecided: dict | None = None) -> list[int]:
+        budget, undecided = budget or RegexBudget(DEFAULT_REGEX_BUDGET_SECONDS), {} if undecided is None else undecided
         lowered = text.lower() if text.isascii() else None  # needles hold for ASCII text only
         matched = []
         for test, fallback in enumerate(self.fallbacks):
@@ -233,7 +234,8 @@ class PatternIndex:
                 matched.append(test)
         return matched
 
-    def _matched_by_sets(self, text: str, budget: RegexBudget, undecided: dict) -> list[int]:
+    def _matched_by_sets(self, text: str, budget: RegexBudget | None = None, undecided: dict | None = None) -> list[int]:
+        budget, undecided = budget or RegexBudget(DEFAULT_REGEX_BUDGET_SECONDS), {} if undecided is None else undecided
         carrier = carrier_text(text)
         encoded = carrier.encode("utf-8", "surrogatepass")
         matched = list(self.always)

@@ -140,7 +140,7 @@ def rank(store: Store, view: LoadedView, task: str, agent: str, options: Arbiter
     preview = finish_preview(
         store, task, agent, options, now_ms, len(ranked), lambda n: ranked[:n], lambda: ranked, failure or maybe, lambda _preview: candidates, undecided=undecided
     )
-    preview._explain, preview._headline = explain, headline
+    preview._explain, preview._headline, preview._order = explain, headline, _by_importance_only
     preview.unsure_regexes = unsure_regexes(c._undecided for c in candidates)
     preview.regex_spent = budget.spent
     preview.ranked  # noqa: B018 - rank every candidate now
@@ -243,7 +243,7 @@ class Spec0005Index:
         preview = finish_preview(
             store, task, agent, options, now_ms, len(ranked), lambda n: ranked[:n], lambda: ranked, failure or maybe, build_candidates, counts, lookup, unsure
         )
-        preview._explain, preview._headline = explain, headline
+        preview._explain, preview._headline, preview._order = explain, headline, _by_importance_only
         preview.unsure_regexes = unsure_regexes(undecided.values())
         preview.regex_spent = budget.spent
         return preview
