@@ -31,7 +31,7 @@ from .core.arbiter import (
     resolve_options,
 )
 from .core.arbiters.profiles import ProfileError, defined_profiles, resolve_profile
-from .core.arbiters.ranking import run_preview, run_preview_deciding
+from .core.arbiters.ranking import run_preview_deciding
 from .core.jsregex import DEFAULT_REGEX_BUDGET_SECONDS
 from .core.jsvalue import js_to_string, replace_lone_surrogates
 from .core.safetext import clean, escape_json_controls, plural
@@ -591,7 +591,7 @@ def cmd_compare(args) -> int:
         chosen = list(profiles.values())
     now_ms = _now(args, store)
     now_ms = now_ms if now_ms is not None else float(time.time_ns() // 1_000_000)  # one "now" for every profile
-    comparison = compare_profiles(store, args.task, args.agent, chosen, now_ms, args.recursive)
+    comparison = compare_profiles(store, args.task, args.agent, chosen, now_ms, args.recursive, args.regex_budget)
     if args.json:
         _write(_dumps({**comparison.to_dict(), "now": iso_from_ms(now_ms), "problems": problems}))
         return EXIT_OK

@@ -943,7 +943,7 @@ class JsRegex:
             return search
         if in_process_cap and self.too_large:
             raise JsRegexUndecided(self.source, TOO_LARGE, _TOO_LARGE_WORDS)
-        translated, caveat, parts = self._backtracking_translation
+        _, caveat, parts = self._backtracking_translation
         if caveat is not None:
             raise JsRegexUndecided(self.source, SEMANTICS, caveat)
         if in_process_cap and parts > BACKTRACKING_MAX_PARTS:  # an RE2 translation too large for RE2 too
