@@ -629,7 +629,7 @@ def _pattern_gate(candidate: Candidate, preview: Preview, with_near_miss: bool) 
             elif result.span:
                 desc += f" -- matched at {result.span[0]}-{result.span[1]}"
         elif result.undecided is not None:
-            desc += f" -- undecided: {result.undecided.reason}"
+            desc += f" -- undecided on {_short(text)}: {result.undecided.reason}"
         else:
             desc += " -- no match"
         sub = [Explanation(0, reason, match=False, kind=INFO) for reason in result.fell_through]

@@ -90,8 +90,8 @@ class Decider:
 
     def _ask(self, case: Case, seconds: float, cancelled: Callable[[], bool] | None) -> tuple[int, int] | None | JsRegexUndecided:
         started = time.monotonic()
-        process = self._worker()
         try:
+            process = self._worker()
             process.stdin.write(json.dumps(list(case)) + "\n")
             process.stdin.flush()
         except OSError:
