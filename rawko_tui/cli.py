@@ -520,11 +520,14 @@ def preview_to_dict(preview: Preview) -> dict:
         "certain": preview.certain,
         "uncertainReasons": preview.uncertain_reasons,
         "regexBudgetSeconds": preview.regex_budget,
-        "undecided": [
-            {"path": c.path, "title": c.title, "ifMatched": fate_if_matched(c, preview).words, "changesInjection": fate_if_matched(c, preview).changes, "patterns": [u.to_dict() for u in c.undecided.values()]}
-            for c in preview.undecided
-        ],
+        "undecided": [_undecided_dict(c, preview) for c in preview.undecided],
     }
+
+
+def _undecided_dict(candidate, preview: Preview) -> dict:
+    fate = fate_if_matched(candidate, preview)
+    patterns = [u.to_dict() for u in candidate.undecided.values()]
+    return {"path": candidate.path, "title": candidate.title, "ifMatched": fate.words, "changesInjection": fate.changes, "patterns": patterns}
 
 
 def _plan_prompt_dict(preview: Preview) -> dict | None:
@@ -675,7 +678,8 @@ def _compare(args, preview: Preview, other: Preview) -> int:
         return EXIT_UNDECIDED if undecided else EXIT_OK
     lines = [f"Injected at {args.compare} -> at {here}, task {preview.task!r}, agent {preview.agent}:"]
     if diff["same"]:
-        lines.append("  the same memories, in the same order, with the same scores" if not Injection.of(preview).throws else "  the same: the arbiter throws the same way on both sides and injects nothing")
+        throws = Injection.of(preview).throws
+        lines.append("  the same: the arbiter throws the same way on both sides and injects nothing" if throws else "  the same memories, in the same order, with the same scores")
     for name, shown in ((args.compare, other), (here, preview)):
         injection = Injection.of(shown)
         if injection.throws and not diff["same"]:

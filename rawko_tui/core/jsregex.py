@@ -933,14 +933,9 @@ class JsRegex:
         return self.engine == "backtracking" and not self.translated
 
     def _searcher(self, in_process_cap: bool) -> Callable[[str, float | None], tuple[int, int] | None]:
+        """The search to run (raising JsRegexUndecided at once where no time would decide it here)."""
         if self.engine == "re2" and self._re2 is not None:
-            compiled = self._re2
-
-            def search(text: str, _timeout: float | None) -> tuple[int, int] | None:
-                m = compiled.search(text)
-                return None if m is None else m.span()
-
-            return search
+            return self._re2_search
         if in_process_cap and self.too_large:
             raise JsRegexUndecided(self.source, TOO_LARGE, _TOO_LARGE_WORDS)
         _, caveat, parts = self._backtracking_translation
@@ -949,6 +944,10 @@ class JsRegex:
         if in_process_cap and parts > BACKTRACKING_MAX_PARTS:  # an RE2 translation too large for RE2 too
             raise JsRegexUndecided(self.source, TOO_LARGE, _TOO_LARGE_WORDS)
         return self._backtracking_search
+
+    def _re2_search(self, text: str, _timeout: float | None) -> tuple[int, int] | None:
+        m = self._re2.search(text)
+        return None if m is None else m.span()
 
     @functools.cached_property
     def _backtracking_compiled(self):
@@ -1057,7 +1056,7 @@ def remember_answer(source: str, ignore_case: bool, text: str, answer: tuple[int
     """Keep an answer (a worker's, or one found here) for the next search of the same text."""
     if len(ANSWERS) >= _MAX_ANSWERS:  # texts change with every key: the oldest half goes
         for old in list(ANSWERS)[: _MAX_ANSWERS // 2]:
-            del ANSWERS[old]
+            ANSWERS.pop(old, None)  # another thread may have taken it already
     key = (source, ignore_case, text)
     if isinstance(answer, JsRegexUndecided) and not isinstance(ANSWERS.get(key, answer), JsRegexUndecided):
         return  # a decided answer is never replaced by an undecided one
