@@ -198,6 +198,8 @@ class PatternIndex:
         for last_round, patterns in ((False, self.backtracking), (True, later)):
             tried = outcomes[last_round]
             for position, plan_index, regex in patterns:
+                if last_round and budget.left <= 0:
+                    break  # nothing left: what ran out of its slice stays so (said with the time it had)
                 if first.get(position, _NEVER) <= plan_index:
                     continue  # an earlier pattern matched: the spec's loop has returned
                 if id(regex) not in tried:
