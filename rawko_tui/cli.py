@@ -2,7 +2,9 @@
 
 Exit codes: 0 success, 1 lint found errors (or a write was refused: nothing
 changed), 2 usage errors (bad arguments, no store), 3 written but not committed
-(the change is in the files: commit it, do not write it again).
+(the change is in the files: commit it, do not write it again), 4 undecided:
+what the arbiter injects depends on a regex rawko-tui could not decide
+(``preview``; ``check`` unless --allow-undecided; --regex-budget gives it more time).
 """
 
 from __future__ import annotations
@@ -23,12 +25,14 @@ from .core.arbiter import (
     IMPORTANCE_ORDER,
     Preview,
     explain_candidate,
+    fate_if_matched,
     iso_from_ms,
     parse_now,
     resolve_options,
 )
 from .core.arbiters.profiles import ProfileError, defined_profiles, resolve_profile
-from .core.arbiters.ranking import run_preview
+from .core.arbiters.ranking import run_preview_deciding
+from .core.jsregex import DEFAULT_REGEX_BUDGET_SECONDS
 from .core.jsvalue import js_to_string, replace_lone_surrogates
 from .core.safetext import clean, escape_json_controls, plural
 from .core.checks import budget_for, impact, load_checks, matrix, prompt_shares, run_checks
@@ -38,7 +42,7 @@ from .core.jsvalue import display_value, parse_js_date_string
 from .core.store import StoreNotFound, find_store_root, load_store, load_store_at, pinned_now, spec_extract
 
 COMMANDS = ("init", "preview", "compare", "arbiters", "explain", "lint", "verify", "hook", "new", "append", "retire", "link", "confirm", "torn", "candidates", "opinion", "extract", "sessions", "promote", "check", "impact", "matrix")
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_NOT_COMMITTED = 0, 1, 2, 3
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_NOT_COMMITTED, EXIT_UNDECIDED = 0, 1, 2, 3, 4
 DEFAULT_AGENT = "developer"  # the app's default too
 
 
@@ -61,6 +65,7 @@ def _add_context(parser: argparse.ArgumentParser, required: bool) -> None:
     parser.add_argument("--recursive", action="store_true", default=None, help="also load memories in subfolders (for arbiters that read them)")
     parser.add_argument("--at", metavar="REV", help="the store as it was at this git revision (default: the working tree)")
     _add_arbiter(parser)
+    _add_regex_budget(parser)
     parser.add_argument(
         "--order",
         choices=("name", "directory"),
@@ -74,6 +79,34 @@ def _add_arbiter(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="the arbiter profile: spec-0007, rawko-sdk, spec-0005, or one defined in .rawko/rawko-tui.yaml (default: its `arbiter:`, else spec-0007)",
     )
+
+
+def _add_regex_budget(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--regex-budget",
+        type=_duration,
+        default=DEFAULT_REGEX_BUDGET_SECONDS,
+        metavar="TIME",
+        help=f"time for the regexes only a backtracking engine runs (backreferences, lookaround), per ranking in total, e.g. 10s or 500ms "
+        f"(default: {DEFAULT_REGEX_BUDGET_SECONDS:g}s); one not decided in it is reported as undecided, never as no match",
+    )
+
+
+def _duration(text: str) -> float:
+    """``10s``, ``500ms``, ``2m`` or plain seconds."""
+    value = text.strip().lower()
+    scale = 1.0
+    for unit, factor in (("ms", 0.001), ("s", 1.0), ("m", 60.0)):
+        if value.endswith(unit):
+            value, scale = value[: -len(unit)], factor
+            break
+    try:
+        seconds = float(value) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a time (e.g. 10s, 500ms)") from None
+    if not math.isfinite(seconds) or seconds < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a time (e.g. 10s, 500ms)")
+    return seconds
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -113,6 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--arbiters", metavar="A,B,…", help="the profiles to compare (default: every one defined)")
     compare.add_argument("--recursive", action="store_true", default=None, help="also load memories in subfolders")
     compare.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_regex_budget(compare)
 
     arbiters = sub.add_parser("arbiters", help="the arbiter profiles this store can use, and how each one loads, matches, scores and selects")
     _add_store_path(arbiters)
@@ -240,6 +274,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--at", metavar="REV", help="check the store as it was at this git revision")
     check.add_argument("--json", action="store_true", help="machine-readable output")
     _add_arbiter(check)
+    _add_regex_budget(check)
+    check.add_argument(
+        "--allow-undecided",
+        action="store_true",
+        help="exit 0 when no task fails even if some are undecided (a regex rawko-tui could not decide); by default they exit 4",
+    )
 
     impact = sub.add_parser("impact", help="saved tasks whose injection changes between two revisions")
     impact.add_argument("before", metavar="REV1")
@@ -247,12 +287,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store_path(impact)
     impact.add_argument("--json", action="store_true", help="machine-readable output")
     _add_arbiter(impact)
+    _add_regex_budget(impact)
 
     matrix_parser = sub.add_parser("matrix", help="which memories each agent gets for the saved tasks; dead and over-broad memories")
     _add_store_path(matrix_parser)
     matrix_parser.add_argument("--now", help="ISO 8601 (default: now)")
     matrix_parser.add_argument("--json", action="store_true", help="machine-readable output")
     _add_arbiter(matrix_parser)
+    _add_regex_budget(matrix_parser)
 
     hook = sub.add_parser("hook", help="git hooks that enforce the append-only rule")
     hook_sub = hook.add_subparsers(dest="hook_command", metavar="ACTION", required=True)
@@ -427,8 +469,9 @@ def _preview(args, rev: str | None = None):
         store = effective_store(store)
     profile, source = _profile(args, store)
     options = resolve_options(store, args.agent, args.max_memories, args.min_importance, args.recursive, profile)
+    options = dataclasses.replace(options, regex_budget=args.regex_budget)
     options.sources["arbiter"] = source
-    return store, run_preview(store, args.task, args.agent, options, _now(args, store))
+    return store, run_preview_deciding(store, args.task, args.agent, options, _now(args, store))
 
 
 def _write(text: str, exact: bool = False) -> None:
@@ -495,7 +538,18 @@ def preview_to_dict(preview: Preview) -> dict:
         "view": preview.view,
         "arbiter": {"name": preview.profile.name, "summary": preview.profile.summary, "source": preview.option_sources.get("arbiter", "default"), "order": preview.order_note},
         "planPrompt": _plan_prompt_dict(preview),
+        # a memory whose whenToUse regex rawko-tui could not decide: ranked as unmatched, never called "no match"
+        "certain": preview.certain,
+        "uncertainReasons": preview.uncertain_reasons,
+        "regexBudgetSeconds": preview.regex_budget,
+        "undecided": [_undecided_dict(c, preview) for c in preview.undecided],
     }
+
+
+def _undecided_dict(candidate, preview: Preview) -> dict:
+    fate = fate_if_matched(candidate, preview)
+    patterns = [u.to_dict() for u in candidate.undecided.values()]
+    return {"path": candidate.path, "title": candidate.title, "ifMatched": fate.words, "changesInjection": fate.changes, "patterns": patterns}
 
 
 def _plan_prompt_dict(preview: Preview) -> dict | None:
@@ -527,6 +581,8 @@ def cmd_preview(args) -> int:
         }
         _write(_dumps(data))
     elif args.prompt:
+        if not preview.certain:  # the prompt is written as if nothing undecided matched; the caller must know it may be wrong
+            _error("the prompt is uncertain: " + "; ".join(preview.uncertain_reasons) + " (undecided; --regex-budget gives it more time)")
         _write(preview.prompt, exact=not sys.stdout.isatty())
     elif args.plan_prompt:
         if preview.plan_prompt is None:
@@ -538,7 +594,7 @@ def cmd_preview(args) -> int:
             verdict = "over" if estimate > budget else "within"
             text += f"Token budget for {args.agent}: {budget}; the block is about {estimate} tokens: {verdict} budget.\n"
         _write(text)
-    return EXIT_OK
+    return EXIT_OK if preview.certain else EXIT_UNDECIDED
 
 
 def cmd_compare(args) -> int:
@@ -560,7 +616,7 @@ def cmd_compare(args) -> int:
         chosen = list(profiles.values())
     now_ms = _now(args, store)
     now_ms = now_ms if now_ms is not None else float(time.time_ns() // 1_000_000)  # one "now" for every profile
-    comparison = compare_profiles(store, args.task, args.agent, chosen, now_ms, args.recursive)
+    comparison = compare_profiles(store, args.task, args.agent, chosen, now_ms, args.recursive, args.regex_budget)
     if args.json:
         _write(_dumps({**comparison.to_dict(), "now": iso_from_ms(now_ms), "problems": problems}))
         return EXIT_OK
@@ -611,38 +667,61 @@ def cmd_arbiters(args) -> int:
 
 
 def injection_diff(before: Preview, after: Preview) -> dict:
-    """What changed in the injected set and order between two previews."""
-    old = [c.path for c in before.injected]
-    new = [c.path for c in after.injected]
-    old_rank = {c.path: (c.rank, c.score) for c in before.injected}
-    new_rank = {c.path: (c.rank, c.score) for c in after.injected}
+    """What changed in what the arbiter injects between two previews: a run that throws injects nothing."""
+    from .core.checks import Injection
+
+    old_injection, new_injection = Injection.of(before), Injection.of(after)
+    old = [] if old_injection.throws else [c.path for c in before.injected]
+    new = [] if new_injection.throws else [c.path for c in after.injected]
+    old_rank = {c.path: (c.rank, c.score) for c in before.injected if c.path in old}
+    new_rank = {c.path: (c.rank, c.score) for c in after.injected if c.path in new}
     return {
         "added": [p for p in new if p not in old_rank],
         "removed": [p for p in old if p not in new_rank],
         "moved": [{"path": p, "before": old_rank[p], "after": new_rank[p]} for p in new if p in old_rank and old_rank[p] != new_rank[p]],
-        "same": old == new and all(old_rank[p] == new_rank[p] for p in old),
+        "failure": {"before": _failure_dict(old_injection), "after": _failure_dict(new_injection)},
+        "undecided": {"before": list(old_injection.uncertain), "after": list(new_injection.uncertain)},
+        "same": old == new and all(old_rank[p] == new_rank[p] for p in old) and old_injection.same_as(new_injection),
     }
 
 
+def _failure_dict(injection) -> dict | None:
+    return injection.failure.to_dict() if injection.failure else None
+
+
 def _compare(args, preview: Preview, other: Preview) -> int:
+    from .core.checks import Injection
+
     here = args.at or "working tree"
     diff = injection_diff(other, preview)
+    undecided = bool(diff["undecided"]["before"] or diff["undecided"]["after"])
     if args.json:
         _write(_dumps({"at": here, "compare": args.compare, "diff": diff, "before": preview_to_dict(other), "after": preview_to_dict(preview)}))
-        return EXIT_OK
+        return EXIT_UNDECIDED if undecided else EXIT_OK
     lines = [f"Injected at {args.compare} -> at {here}, task {preview.task!r}, agent {preview.agent}:"]
     if diff["same"]:
-        lines.append("  the same memories, in the same order, with the same scores")
+        throws = Injection.of(preview).throws
+        lines.append("  the same: the arbiter throws the same way on both sides and injects nothing" if throws else "  the same memories, in the same order, with the same scores")
+    for name, shown in ((args.compare, other), (here, preview)):
+        injection = Injection.of(shown)
+        if injection.throws and not diff["same"]:
+            lines.append(f"  ! at {name}: {injection.describe()}")
     for path in diff["added"]:
         lines.append(f"  + {path}  (rank {preview.candidate(path).rank}, score {preview.candidate(path).score:g})")
     for path in diff["removed"]:
         why = preview.candidate(path)
-        lines.append(f"  - {path}  ({why.explanation.description if why else 'no longer in the store'})")
+        if Injection.of(preview).throws:
+            lines.append(f"  - {path}  (the arbiter throws and injects nothing)")
+        else:
+            lines.append(f"  - {path}  ({why.explanation.description if why else 'no longer in the store'})")
     for move in diff["moved"]:
         (r0, s0), (r1, s1) = move["before"], move["after"]
         lines.append(f"  ~ {move['path']}  rank {r0} -> {r1}, score {s0:g} -> {s1:g}")
+    for side, name in (("before", args.compare), ("after", here)):
+        for reason in diff["undecided"][side]:
+            lines.append(f"  ? at {name}: undecided: {reason}")
     _write("\n".join(lines) + "\n")
-    return EXIT_OK
+    return EXIT_UNDECIDED if undecided else EXIT_OK
 
 
 def render_preview_text(preview: Preview, now_pinned: bool = False) -> str:
@@ -660,6 +739,10 @@ def render_preview_text(preview: Preview, now_pinned: bool = False) -> str:
         lines.append("View:  effective (the fold of every entry; not what SPEC-0007's arbiter does)")
     if preview.arbiter_failure:
         lines += ["", "!! " + preview.failure_banner()]
+    if not preview.certain:
+        lines += ["", "?? Undecided: what is injected may differ from what is shown below:"]
+        lines += [f"   {reason}" for reason in preview.uncertain_reasons]
+        lines.append("   (a whenToUse regex rawko-tui could not decide is shown as undecided, never as no match; --regex-budget gives it more time)")
     lines += ["", f"Injected ({len(preview.injected)}):"]
     if not preview.injected:
         lines.append("  (none)")
@@ -675,7 +758,11 @@ def render_preview_text(preview: Preview, now_pinned: bool = False) -> str:
         lines += ["", f"Matched but not injected ({len(cut)}):"]
         for c in cut:
             lines.append(f"  {c.rank:>2}. {c.score:>3g}  {c.title}  [{c.path}]  -- {c.why}")
-    other = [c for c in preview.candidates if c.rank is None]
+    if preview.undecided:
+        lines += ["", f"Undecided ({len(preview.undecided)}):"]
+        for c in preview.undecided:
+            lines.append(f"     ? {c.title or c.file.name}  [{c.path}]  -- {c.why}")
+    other = [c for c in preview.candidates if c.rank is None and not c.match_undecided]
     if other:
         lines += ["", f"Not injected ({len(other)}):"]
         for c in other:
@@ -1239,20 +1326,34 @@ def cmd_check(args) -> int:
     if not tasks and not errors:
         raise UsageError(f"no saved tasks: add some to {root}/.rawko/checks.yaml (the app's `t` key saves the current one)")
     store = _load(args)
-    results = run_checks(store, tasks, _profile(args, store)[0] if args.arbiter else None)
-    failed = [r for r in results if not r.passed]
+    results = run_checks(store, tasks, _profile(args, store)[0] if args.arbiter else None, args.regex_budget)
+    failed = [r for r in results if r.status == "fail"]
+    undecided = [r for r in results if r.status == "undecided"]
+    passed = len(results) - len(failed) - len(undecided)
     if args.json:
-        _write(_dumps({"passed": len(results) - len(failed), "failed": len(failed), "results": [r.to_dict() for r in results]}))
+        _write(_dumps({"passed": passed, "failed": len(failed), "undecided": len(undecided), "results": [r.to_dict() for r in results]}))
     else:
         for result in results:
-            mark = "ok  " if result.passed else "FAIL"
+            mark = {"pass": "ok  ", "fail": "FAIL", "undecided": "??  "}[result.status]
             _write(f"{mark} {result.saved.label}  [{result.saved.source}]\n")
-            if not result.passed:
-                for failure in result.failures:
-                    _write(f"       {failure}\n")
+            if result.passed:
+                continue
+            for failure in result.failures:
+                _write(f"       {'if nothing undecided matches: ' if result.undecided else ''}{failure}\n")
+            for reason in result.undecided:
+                _write(f"       undecided: {reason}\n")
+            injection = result.injection
+            if injection.throws:
+                beside = f"; without that file: {', '.join(injection.ranked_beside)}" if injection.ranked_beside else ""
+                _write(f"       injected: nothing (the arbiter throws{beside})\n")
+            else:
                 _write(f"       injected: {', '.join(result.injected) or '(nothing)'}\n")
-        _write(f"{len(results) - len(failed)} passed, {len(failed)} failed\n")
-    return EXIT_FINDINGS if failed or errors else EXIT_OK
+        _write(f"{passed} passed, {len(failed)} failed" + (f", {len(undecided)} undecided" if undecided else "") + "\n")
+        if undecided:
+            _write("Undecided: a whenToUse regex rawko-tui could not decide; --regex-budget gives it more time (--allow-undecided: exit 0 anyway).\n")
+    if failed or errors:
+        return EXIT_FINDINGS
+    return EXIT_UNDECIDED if undecided and not args.allow_undecided else EXIT_OK
 
 
 def cmd_impact(args) -> int:
@@ -1260,13 +1361,13 @@ def cmd_impact(args) -> int:
     tasks, _ = _saved_tasks(root)
     before = load_store_at(root, args.before)
     after = load_store(root) if args.after == "worktree" else load_store_at(root, args.after)
-    changes = impact(before, after, tasks, _profile(args, after)[0] if args.arbiter else None)
+    changes = impact(before, after, tasks, _profile(args, after)[0] if args.arbiter else None, args.regex_budget)
     if args.json:
         _write(_dumps({"before": args.before, "after": args.after, "changed": [c.to_dict() for c in changes]}))
         return EXIT_OK
     _write(f"{len(changes)} of {len(tasks)} saved tasks change between {args.before} and {args.after}\n")
     for change in changes:
-        _write(f"  {change.describe()}\n      before: {', '.join(change.before) or '(nothing)'}\n      after:  {', '.join(change.after) or '(nothing)'}\n")
+        _write(f"  {change.describe()}\n      before: {change.before_injection.describe()}\n      after:  {change.after_injection.describe()}\n")
     return EXIT_OK
 
 
@@ -1279,7 +1380,7 @@ def cmd_matrix(args) -> int:
         raise UsageError(f"no saved tasks in {root}/.rawko/checks.yaml: the matrix is built from them")
     store = load_store(root)
     profile = _profile(args, store)[0]
-    result = matrix(store, [(t.task, t.agent) for t in tasks], _now(args, store) or _time.time() * 1000, profile)
+    result = matrix(store, [(t.task, t.agent) for t in tasks], _now(args, store) or _time.time() * 1000, profile, args.regex_budget)
     if args.json:
         _write(_dumps(result.to_dict()))
         return EXIT_OK
@@ -1290,6 +1391,10 @@ def cmd_matrix(args) -> int:
     _write(f"\nDead (no saved task injects them): {', '.join(result.dead) or 'none'}\n")
     _write(f"Over-broad (injected for 80% or more of {len(tasks)} tasks): {', '.join(result.over_broad()) or 'none'}\n")
     _write(f"Tasks that get nothing: {', '.join(repr(t) for t, _ in result.empty_tasks) or 'none'}\n")
+    for task, agent, outcome in result.failing_tasks:
+        _write(f"Task where the arbiter throws (agents get nothing): {task!r} ({agent}): {outcome.describe()}\n")
+    for task, agent, outcome in result.undecided_tasks:
+        _write(f"Task with an undecided match: {task!r} ({agent}): {'; '.join(outcome.uncertain)}\n")
     return EXIT_OK
 
 

@@ -62,7 +62,9 @@ def test_a_changed_pattern_fails_the_check_with_the_task_and_memory_named(repo, 
     capsys.readouterr()
     assert main(["impact", "HEAD~1", "HEAD", str(repo), "--json"]) == 0
     changed = json.loads(capsys.readouterr().out)["changed"]
-    assert changed == [{"task": "fix the login token", "agent": "developer", "before": ["jwt.md"], "after": []}]
+    assert changed == [
+        {"task": "fix the login token", "agent": "developer", "before": ["jwt.md"], "after": [], "beforeFailure": None, "afterFailure": None, "undecided": []}
+    ]
     assert main(["impact", "HEAD~1", "worktree", str(repo)]) == 0
     assert "1 of 2 saved tasks change" in capsys.readouterr().out
 
@@ -125,3 +127,96 @@ def test_saving_a_task_keeps_comments_and_a_bad_file_is_reported(tmp_path, capsy
     (root / ".rawko" / "checks" / "broken.yaml").write_text("tasks: [\n")
     assert main(["check", str(root)]) == 1
     assert "checks/broken.yaml" in capsys.readouterr().err
+
+
+TABBED = '---\ntitle: Tabbed\n\twhenToUse: ["token"]\nimportance: high\n---\n\nFrontmatter indented with a tab.\n'
+YAML_TAB_ERROR = "YAMLError: frontmatter is not valid YAML: found a tab character that violates indentation"
+
+
+def test_a_run_that_throws_fails_the_check_changes_the_impact_and_differs_from_a_revision(repo, capsys):
+    """The arbiter throws on a tab-indented frontmatter and injects nothing: check, impact, compare and matrix say so."""
+    assert main(["check", str(repo)]) == 0
+    (repo / ".rawko" / "memories" / "tabbed.md").write_text(TABBED)
+    capsys.readouterr()
+
+    assert main(["check", str(repo)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL 'fix the login token' (developer)" in out and "FAIL 'warm the cache' (developer)" in out
+    assert f"the arbiter throws while loading .rawko/memories/tabbed.md: {YAML_TAB_ERROR}" in out
+    assert "agents get nothing for this task" in out and "injected: nothing (the arbiter throws; without that file: jwt.md)" in out
+    assert "0 passed, 2 failed" in out
+    assert main(["check", str(repo), "--json"]) == 1
+    first = json.loads(capsys.readouterr().out)["results"][0]
+    assert first["status"] == "fail" and first["injected"] == [] and first["arbiterFailure"]["path"] == ".rawko/memories/tabbed.md"
+
+    assert main(["impact", "HEAD", "worktree", str(repo)]) == 0
+    out = capsys.readouterr().out
+    assert "2 of 2 saved tasks change between HEAD and worktree" in out
+    assert "'fix the login token' (developer): injects jwt.md -> throws while loading .rawko/memories/tabbed.md (YAMLError" in out
+    assert main(["impact", "HEAD", "worktree", str(repo), "--json"]) == 0
+    change = json.loads(capsys.readouterr().out)["changed"][0]
+    assert change["before"] == ["jwt.md"] and change["after"] == [] and change["beforeFailure"] is None
+    assert change["afterFailure"]["stage"] == "load" and change["afterFailure"]["path"] == ".rawko/memories/tabbed.md"
+
+    compare = ["preview", str(repo), "--task", "fix the login token", "--now", FIXED_NOW, "--compare", "HEAD"]
+    assert main(compare) == 0
+    out = capsys.readouterr().out
+    assert "the same memories" not in out
+    assert "! at working tree: throws while loading .rawko/memories/tabbed.md" in out
+    assert "- .rawko/memories/jwt.md  (the arbiter throws and injects nothing)" in out
+    assert main([*compare, "--json"]) == 0
+    diff = json.loads(capsys.readouterr().out)["diff"]
+    assert diff["same"] is False and diff["removed"] == [".rawko/memories/jwt.md"] and diff["failure"]["before"] is None
+    assert diff["failure"]["after"]["path"] == ".rawko/memories/tabbed.md"
+
+    assert main(["matrix", str(repo), "--now", FIXED_NOW]) == 0
+    out = capsys.readouterr().out
+    assert "Task where the arbiter throws (agents get nothing): 'fix the login token' (developer): throws while loading" in out
+    assert "Tasks that get nothing: none" in out  # a run that throws is said as such, not as a task with no memory
+    assert main(["matrix", str(repo), "--now", FIXED_NOW, "--json"]) == 0
+    grid = json.loads(capsys.readouterr().out)
+    assert [t["failure"]["path"] for t in grid["failingTasks"]] == [".rawko/memories/tabbed.md"] * 2 and grid["counts"]["jwt.md"]["developer"] == 0
+
+    # the same throw on both sides is no difference; another throw is one; and back to injecting is one too
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a tab-indented memory")
+    assert main(["impact", "HEAD", "worktree", str(repo)]) == 0
+    assert "0 of 2 saved tasks change" in capsys.readouterr().out
+    assert main(["preview", str(repo), "--task", "fix the login token", "--now", FIXED_NOW, "--compare", "HEAD"]) == 0
+    assert "the same: the arbiter throws the same way on both sides and injects nothing" in capsys.readouterr().out
+    (repo / ".rawko" / "memories" / "tabbed.md").write_text(TABBED.replace("\twhenToUse", "whenToUse").replace("title: Tabbed\n", "title: [Tabbed\n"))
+    assert main(["impact", "HEAD", "worktree", str(repo)]) == 0
+    out = capsys.readouterr().out
+    assert "2 of 2 saved tasks change" in out and "throws while loading .rawko/memories/tabbed.md (YAMLError: frontmatter is not valid YAML: found a tab" in out
+    assert "-> throws while loading .rawko/memories/tabbed.md (YAMLError" in out
+    (repo / ".rawko" / "memories" / "tabbed.md").write_text(TABBED.replace("\twhenToUse", "whenToUse"))
+    assert main(["impact", "HEAD", "worktree", str(repo), "--json"]) == 0
+    change = json.loads(capsys.readouterr().out)["changed"][0]
+    assert change["beforeFailure"]["path"] == ".rawko/memories/tabbed.md" and change["afterFailure"] is None and change["after"] == ["jwt.md", "tabbed.md"]
+
+
+def test_an_undecided_saved_task_is_neither_passed_nor_failed(tmp_path, capsys):
+    root = write_store(
+        tmp_path / "store",
+        {
+            "jwt.md": memory(title="JWT tokens", when='"token"', importance="critical"),
+            # the backtracking engine's answer for this one would not be V8's (an empty repetition's capture): undecided at any budget
+            "odd.md": memory(title="Odd", when='"(a{0,1}a{0,1}){0,}\\\\1!.{0}"', importance="critical"),
+        },
+    )
+    (root / ".rawko" / "checks.yaml").write_text(
+        "tasks:\n"
+        "  - task: fix the token aa!\n    agent: developer\n    now: 2026-01-24T12:00:00Z\n    expect:\n      not_inject: [odd.md]\n"
+        # whether odd.md matches or not, jwt.md is injected: this one is decided
+        "  - task: fix the token aa!\n    agent: developer\n    now: 2026-01-24T12:00:00Z\n    expect:\n      inject: [jwt.md]\n"
+    )
+    assert main(["check", str(root)]) == 4
+    out = capsys.readouterr().out
+    assert "??   'fix the token aa!' (developer)" in out and "ok   'fix the token aa!' (developer)" in out
+    assert "1 passed, 0 failed, 1 undecided" in out
+    assert "undecided: .rawko/memories/odd.md is injected at rank 2 with a score of 45 if whenToUse" in out
+    assert main(["check", str(root), "--allow-undecided"]) == 0
+    capsys.readouterr()
+    assert main(["check", str(root), "--json"]) == 4
+    data = json.loads(capsys.readouterr().out)
+    assert (data["passed"], data["failed"], data["undecided"]) == (1, 0, 1) and [r["status"] for r in data["results"]] == ["undecided", "pass"]

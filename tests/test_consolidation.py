@@ -331,6 +331,28 @@ def test_claudes_second_opinion_is_asked_once_per_pair_and_quotes_the_sentences(
     assert "the answer's verdict 'maybe' is not one of duplicate, contradiction, related, unrelated" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("first", [("a", "b"), ("b", "a")])
+def test_a_cached_opinion_keeps_each_quote_under_the_memory_it_came_from_in_either_order(tmp_path, monkeypatch, fake, capsys, first):
+    """``opinion A B`` after ``opinion B A`` (and the other way round): the cached quotes follow the memories, not the positions."""
+    monkeypatch.setenv("RAWKO_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    root = pair_store(tmp_path / "store", POOL_A, POOL_B)
+    quotes = {"a": "configured with `max: 20`", "b": "now sets `max: 50`"}
+    asked, reverse = first, first[::-1]
+    # the fake answers as Claude would: quoteA from the memory shown first in the prompt
+    fake.answers.append((200, json.dumps({"verdict": "contradiction", "quoteA": quotes[asked[0]], "quoteB": quotes[asked[1]], "why": "Two sizes."})))
+    for names in (asked, reverse, asked):
+        assert main(["opinion", *names, str(root), "--json"]) == 0
+        said = json.loads(capsys.readouterr().out)
+        assert said["paths"] == [f".rawko/memories/{n}.md" for n in names]
+        assert (said["quoteA"], said["quoteB"]) == (quotes[names[0]], quotes[names[1]]), names
+        assert main(["opinion", *names, str(root)]) == 0
+        out = capsys.readouterr().out
+        assert f"  {names[0]}.md: {quotes[names[0]]!r}\n  {names[1]}.md: {quotes[names[1]]!r}\n" in out
+    assert len([s for s in fake.seen if s["path"].startswith("/v1/messages") and "count_tokens" not in s["path"]]) == 1  # asked once
+    prompt = fake.seen[0]["payload"]["messages"][0]["content"]
+    assert prompt.index(quotes[asked[0]].split("`")[1]) < prompt.index(quotes[asked[1]].split("`")[1])  # the fake's A is the prompt's A
+
+
 def test_without_a_key_the_opinion_says_how_and_nothing_else_needs_one(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.setenv("RAWKO_TUI_CACHE_DIR", str(tmp_path / "cache"))

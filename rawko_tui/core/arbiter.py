@@ -16,11 +16,17 @@ not a list, a ``{pattern: …}`` map in whenToUse, one unparseable file at the
 top level), it injects nothing at all. The preview then reports that failure
 in ``Preview.arbiter_failure`` and, beside it, ranks the rest as a tolerant
 arbiter would, so the user sees both.
+
+A whenToUse regex rawko-tui could not decide for the task (``patterns.Undecided``)
+makes its memory *undecided* (``REASON_UNDECIDED``): it is ranked as if it did
+not match, and ``Preview.undecided`` lists it with its possible fates;
+``Preview.certain`` says whether what is injected could change with it.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import os
 from collections.abc import Callable
@@ -63,8 +69,9 @@ from .arbiters.scoring import (  # noqa: F401 - re-exported: the arbiter's publi
     tag_points,
 )
 from .explain import GATE, INFO, PATTERN, SCORE, Explanation
+from .jsregex import DEFAULT_REGEX_BUDGET_SECONDS, JsRegexUndecided
 from .jsvalue import UNDEFINED, JsDate, js_to_string, parse_js_date_string
-from .patterns import PatternResult, build_search_text, near_miss
+from .patterns import PatternResult, Undecided, build_search_text, near_miss
 from .store import MemoryFile, Store
 
 # Reasons a candidate is not injected (stable strings for --json consumers)
@@ -81,6 +88,7 @@ REASON_INACTIVE = "retired-or-superseded"
 REASON_SKIPPED = "skipped-by-loader"  # rawko-sdk: a file its loader passes over with a warning
 REASON_STOPS = "stops-loading"  # spec-0005: the file whose error ends the loading
 REASON_NOT_READ = "not-read"  # spec-0005: a file after the one that ended the loading
+REASON_UNDECIDED = "match-undecided"  # a whenToUse regex rawko-tui could not decide: ranked as unmatched, said as undecided
 
 
 @dataclass(frozen=True)
@@ -92,6 +100,7 @@ class ArbiterOptions:
     recursive: bool = False
     sources: dict = field(default_factory=dict)  # option -> where its value came from
     profile: Profile = DEFAULT_PROFILE
+    regex_budget: float = DEFAULT_REGEX_BUDGET_SECONDS  # seconds for backtracking regexes in one ranking, in total
 
 
 @dataclass(eq=False)
@@ -112,6 +121,19 @@ class Candidate:
     _explanation: Explanation | None = None
     _preview: Preview | None = None
     _facts_of: Callable[[], MemoryFacts] | None = field(default=None, repr=False, compare=False)  # the facts, made when first asked for (a listing of 10,000 needs none)
+    _undecided: dict[int, JsRegexUndecided] | None = field(default=None, repr=False)  # pattern index -> why it is undecided (before the first sure match)
+
+    @property
+    def undecided(self) -> dict[int, Undecided]:
+        """The patterns rawko-tui could not decide for this task, before the first one that surely matches (by index)."""
+        if not self._undecided or self.facts is None:
+            return {}
+        return {index: Undecided.of(self.facts.plans[index][1].pattern, exc) for index, exc in self._undecided.items()}
+
+    @property
+    def match_undecided(self) -> bool:
+        """Whether the memory's match is undecided: no pattern surely matches and one could not be decided."""
+        return not self.matched and bool(self._undecided)
 
     @property
     def facts(self) -> MemoryFacts | None:
@@ -150,12 +172,13 @@ class Candidate:
 
     @property
     def patterns(self) -> list[PatternResult]:
-        """The patterns the spec tried, in order, up to the one that matched."""
+        """The patterns the spec tried, in order, up to the one that matched (an undecided one as the ranking left it)."""
         if self.facts is None or self._preview is None:
             return []
         text = self._preview.search_text
         tried = self.facts.plans if self.matched_index < 0 else self.facts.plans[: self.matched_index + 1]
-        return [plan.run(text) for _, plan in tried if plan is not None]
+        undecided = self.undecided
+        return [plan.run(text, undecided.get(index)) for index, (_, plan) in enumerate(tried) if plan is not None]
 
     def to_dict(self) -> dict:
         return {
@@ -170,6 +193,7 @@ class Candidate:
             "injected": self.injected,
             "reason": self.reason,
             "why": self.why,
+            "undecided": [u.to_dict() for u in self.undecided.values()] if self._undecided else None,
         }
 
 
@@ -181,13 +205,33 @@ class ArbiterFailure:
     path: str
     error: str
     profile: str = "spec-0007"  # whose code throws
+    unless: str | None = None  # it throws only if an earlier pattern rawko-tui could not decide does not match (that pattern)
+    earlier: ArbiterFailure | None = None  # a throw before this one that depends on an undecided pattern (this one is sure)
 
     def to_dict(self) -> dict:
-        return {"stage": self.stage, "path": self.path, "error": self.error, "profile": self.profile}
+        out = {"stage": self.stage, "path": self.path, "error": self.error, "profile": self.profile, "undecided": self.unless is not None}
+        if self.unless is not None:
+            out["unless"] = self.unless
+        if self.earlier is not None:
+            out["earlier"] = self.earlier.to_dict()
+        return out
+
+    @property
+    def certain(self) -> bool:
+        """Whether the run surely throws (it may be undecided where, not whether)."""
+        return self.unless is None
 
     def describe(self) -> str:
         who = "An arbiter running SPEC-0007's code verbatim" if self.profile == "spec-0007" else f"{self.profile}"
-        return f"{who} throws while {self._stage_words()} {self.path}: {self.error}. It injects nothing at all."
+        if self.unless is not None:
+            return (
+                f"{who} may throw while {self._stage_words()} {self.path}: {self.error}, and inject nothing at all: "
+                f"it does unless {self.unless} matches, which rawko-tui could not decide."
+            )
+        said = f"{who} throws while {self._stage_words()} {self.path}: {self.error}. It injects nothing at all."
+        if self.earlier is not None:
+            said += f" (If {self.earlier.unless} does not match, it throws earlier, at {self.earlier.path}: {self.earlier.error}.)"
+        return said
 
     def _stage_words(self) -> str:
         return {"load": "loading", "score": "scoring", "match": "matching", "format": "formatting"}[self.stage]
@@ -237,6 +281,29 @@ class Preview:
     _build_candidates: Callable[[Preview], list[Candidate]] | None = field(default=None, repr=False)
     _counts: dict[str, int] | None = field(default=None, repr=False)
     _lookup: Callable[[Preview, str], Candidate | None] | None = field(default=None, repr=False)
+    undecided: list[Candidate] = field(default_factory=list)  # memories whose match rawko-tui could not decide, load order
+    unsure_regexes: list[JsRegexUndecided] = field(default_factory=list)  # every search the ranking left undecided (one per regex)
+    regex_budget: float = DEFAULT_REGEX_BUDGET_SECONDS  # what the ranking gave backtracking regexes
+    regex_spent: float = 0.0  # what they took of it
+    _order: Callable[[list[Candidate]], list[Candidate]] | None = field(default=None, repr=False)  # the profile's sort of matched memories (load order in)
+
+    @property
+    def certain(self) -> bool:
+        """Whether what is injected (and so the prompt) is decided: no undecided match or throw could change it."""
+        return not self.uncertain_reasons
+
+    @property
+    def uncertain_reasons(self) -> list[str]:
+        """Why what is injected may differ from what is shown, one sentence each (empty: it is decided)."""
+        reasons = []
+        failure = self.arbiter_failure
+        if failure is not None and not failure.certain:
+            reasons.append(f"whether the arbiter throws (and injects nothing) depends on {failure.unless}")
+        for candidate in self.undecided:
+            if_matched = fate_if_matched(candidate, self)
+            if if_matched.changes:
+                reasons.append(f"{candidate.path} is {if_matched.words} if {_undecided_words(candidate)} matches")
+        return reasons
 
     @property
     def reason_counts(self) -> dict[str, int]:
@@ -459,6 +526,7 @@ def finish_preview(
     build_candidates: Callable[[Preview], list[Candidate]],
     counts: dict[str, int] | None = None,
     lookup: Callable[[Preview, str], Candidate | None] | None = None,
+    undecided: list[Candidate] | None = None,
 ) -> Preview:
     """The top-N cut, the prompt and the last possible throw (formatting).
 
@@ -497,13 +565,26 @@ def finish_preview(
         _build_ranked=build_ranked,
         _build_candidates=build_candidates,
         _lookup=lookup,
+        undecided=list(undecided or ()),
+        regex_budget=options.regex_budget,
     )
     if counts is not None:  # the reasons not decided by the cut are known; the cut splits the ranked ones
         counts = {**counts, REASON_INJECTED: cut, REASON_CUT: ranked_count - cut}
         preview._counts = {reason: n for reason, n in counts.items() if n}
-    for candidate in injected:
+    for candidate in [*injected, *preview.undecided]:
         candidate._preview = preview
+    for candidate in preview.undecided:
+        candidate.reason = _reason(candidate)
     return preview
+
+
+def unsure_regexes(per_memory) -> list[JsRegexUndecided]:
+    """One undecided search per regex, from the undecided patterns of each memory (``{pattern index: JsRegexUndecided}`` maps)."""
+    found: dict[str, JsRegexUndecided] = {}
+    for by_pattern in per_memory:
+        for exc in (by_pattern or {}).values():
+            found.setdefault(exc.source, exc)
+    return list(found.values())
 
 
 def _effective_limits(options: ArbiterOptions) -> tuple[object, object]:
@@ -517,6 +598,8 @@ def _effective_limits(options: ArbiterOptions) -> tuple[object, object]:
 def _reason(candidate: Candidate) -> str:
     if candidate.injected:
         return REASON_INJECTED
+    if candidate.match_undecided:
+        return REASON_UNDECIDED
     if not candidate.matched:
         return REASON_NO_MATCH
     if not candidate.meets_threshold:
@@ -545,11 +628,15 @@ def _pattern_gate(candidate: Candidate, preview: Preview, with_near_miss: bool) 
                 desc += f" -- matched {result.matched_alternative!r}"
             elif result.span:
                 desc += f" -- matched at {result.span[0]}-{result.span[1]}"
+        elif result.undecided is not None:
+            desc += f" -- undecided on {_short(text)}: {result.undecided.reason}"
         else:
             desc += " -- no match"
         sub = [Explanation(0, reason, match=False, kind=INFO) for reason in result.fell_through]
         sub += [Explanation(0, note, match=not result.matched, kind=INFO) for note in result.notes]
-        if not result.matched and with_near_miss:
+        if result.undecided is not None:
+            sub.append(Explanation(0, what_decides(result.undecided), match=False, kind=INFO, undecided=True, data={"text": text}))
+        elif not result.matched and with_near_miss:
             miss = near_miss(result, text)
             if miss:
                 sub.append(
@@ -561,16 +648,10 @@ def _pattern_gate(candidate: Candidate, preview: Preview, with_near_miss: bool) 
                         data={"needle": miss[0], "fragment": miss[1], "similarity": miss[2]},
                     )
                 )
-        details.append(
-            Explanation(
-                0,
-                desc,
-                tuple(sub),
-                match=result.matched,
-                kind=PATTERN,
-                data={"pattern": result.pattern, "interpretation": result.interpretation, "span": list(result.span) if result.span else None, "engine": result.engine},
-            )
-        )
+        data = {"pattern": result.pattern, "interpretation": result.interpretation, "span": list(result.span) if result.span else None, "engine": result.engine}
+        if result.undecided is not None:
+            data["undecided"] = result.undecided.to_dict()
+        details.append(Explanation(0, desc, tuple(sub), match=result.matched, kind=PATTERN, data=data, undecided=result.undecided is not None))
     if candidate.matched_index >= 0:
         for _, plan in facts.plans[candidate.matched_index + 1 :]:
             if plan is not None:
@@ -578,10 +659,132 @@ def _pattern_gate(candidate: Candidate, preview: Preview, with_near_miss: bool) 
     for note in facts.pattern_notes:
         details.append(Explanation(0, note, match=False, kind=INFO))
     if candidate.matched:
+        if candidate.undecided:
+            details.append(Explanation(0, "an earlier pattern is undecided, but this one matches: the memory matches either way", kind=INFO))
         return Explanation(0, "whenToUse: a pattern matches", tuple(details), match=True, kind=GATE)
+    if candidate.match_undecided:
+        return Explanation(0, f"whenToUse: undecided: rawko-tui could not decide whether {_undecided_words(candidate)} matches", tuple(details), match=False, kind=GATE, undecided=True)
     if not results:
         return Explanation(0, "whenToUse: no usable pattern, so it never matches", tuple(details), match=False, kind=GATE)
     return Explanation(0, "whenToUse: no pattern matches the task and agent", tuple(details), match=False, kind=GATE)
+
+
+def what_decides(undecided: Undecided) -> str:
+    """What would decide an undecided pattern, in words."""
+    if not undecided.decidable:
+        return f"no time decides it here: {undecided.reason}; only V8 itself (the real arbiter) can say"
+    more = f"{max(10.0, 10 * (undecided.seconds or 0)):g}s"
+    if undecided.kind == "too-large":
+        return (
+            f"what decides it: a worker process with a memory limit, given time with --regex-budget (e.g. --regex-budget {more}) on preview, "
+            "explain or check; V8 compiles and runs it, which may itself take long"
+        )
+    if undecided.kind == "memory":
+        return f"a worker process ran out of the memory it is allowed ({undecided.reason}); V8 may too"
+    return (
+        f"what decides it: more time, e.g. --regex-budget {more} on preview, explain or check; V8 runs it to the end on its own "
+        "backtracking engine, which may take as long and hold up the real arbiter"
+    )
+
+
+def _undecided_words(candidate: Candidate) -> str:
+    """The undecided pattern(s) of a memory, as a sentence names them."""
+    patterns = [_short(u.pattern) for u in candidate.undecided.values()]
+    if not patterns:
+        return "its whenToUse"
+    return f"whenToUse {patterns[0]}" if len(patterns) == 1 else "one of its whenToUse patterns " + ", ".join(patterns)
+
+
+def _short(pattern: str, limit: int = 80) -> str:
+    """A pattern quoted for a sentence: a long one cut, with its length said."""
+    return repr(pattern) if len(pattern) <= limit else f"{pattern[: limit - 20]!r}… ({len(pattern):,} characters)"
+
+
+@dataclass(frozen=True)
+class Fate:
+    """What becomes of an undecided memory if its pattern matches, and whether that changes what is injected."""
+
+    words: str
+    changes: bool
+
+
+def fate_if_matched(candidate: Candidate, preview: Preview) -> Fate:
+    """The memory's fate if its undecided pattern matches (every other memory as decided).
+
+    Each other undecided memory that matches can only push it further down,
+    so one that is not injected this way is not injected at all.
+    """
+    failure = preview.arbiter_failure
+    if failure is not None and failure.certain and failure.stage != "format":
+        return Fate("not injected either way (the arbiter throws and injects nothing)", False)
+    if not preview.profile.scored:
+        if preview.max_memories is None:
+            return Fate(f"injected ({preview.profile.name} injects every match, by importance)", True)
+        return Fate("injected or cut by the --max option, by its importance", True)
+    if not candidate.meets_threshold:
+        return Fate(f"not injected either way: {_threshold_description(candidate, preview)}", False)
+    ranked = preview.ranked
+    key = (-candidate.score, candidate.load_index)
+    rank = 1 + sum(1 for c in ranked if (-c.score, c.load_index) < key)
+    cut = len(preview.injected)
+    cut_with = len(ranked) + 1 if preview.max_memories is None else slice_end(preview.max_memories, len(ranked) + 1)
+    if rank <= cut_with:
+        pushed = f", pushing {ranked[cut - 1].path} out" if cut_with == cut and 0 < cut <= len(ranked) else ""
+        return Fate(f"injected at rank {rank} with a score of {candidate.score:g}{pushed}", True)
+    if cut_with != cut:
+        return Fate(f"ranked {rank}: the top-N limit then keeps {cut_with} memories instead of {cut}", True)
+    return Fate(f"not injected either way: it would rank {rank}, past the top-{cut} limit (score {candidate.score:g})", False)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One injection the undecided matches allow: the memories injected (by file name), or a throw that injects nothing."""
+
+    names: tuple[str, ...]
+    throws: bool = False
+
+
+def possible_outcomes(preview: Preview, limit: int = 6) -> list[Outcome] | None:
+    """Every injection the undecided matches allow, the one shown (nothing undecided matches) first.
+
+    Each memory whose match is undecided and could change what is injected
+    either matches or not: with ``limit`` such memories or fewer, every
+    combination is ranked; more, or a throw that depends on an undecided
+    pattern, and None is returned (the outcomes are not listed).
+    """
+    failure = preview.arbiter_failure
+    if failure is not None and not failure.certain:
+        return None
+    if failure is not None and failure.stage != "format":
+        return [Outcome((), True)]
+    changers = [c for c in preview.undecided if fate_if_matched(c, preview).changes]
+    if len(changers) > limit:
+        return None
+    outcomes = [_outcome(preview, ())]
+    for size in range(1, len(changers) + 1):
+        for extra in itertools.combinations(changers, size):
+            outcome = _outcome(preview, extra)
+            if outcome not in outcomes:
+                outcomes.append(outcome)
+    return outcomes
+
+
+def _outcome(preview: Preview, extra: tuple[Candidate, ...]) -> Outcome:
+    """What is injected if the undecided memories ``extra`` match (and no other does)."""
+    pool = sorted([*preview.ranked, *(c for c in extra if c.meets_threshold)], key=lambda c: c.load_index)
+    ranked = preview._order(pool) if preview._order is not None else sorted(pool, key=lambda c: -c.score)  # stable: ties keep load order
+    cut = len(ranked) if preview.max_memories is None else slice_end(preview.max_memories, len(ranked))
+    injected = ranked[:cut]
+    if preview.profile.formatter == "spec-0007" and any(not isinstance(c.file.attrs.get("importance"), str) for c in injected):
+        return Outcome((), True)  # formatting its importance throws
+    return Outcome(tuple(c.file.name for c in injected))
+
+
+def undecided_headline(candidate: Candidate, preview: Preview) -> str:
+    """The decision of a memory whose match rawko-tui could not decide."""
+    first = next(iter(candidate.undecided.values()), None)
+    why = f" ({first.reason})" if first is not None else ""
+    return f"undecided: rawko-tui could not decide whether {_undecided_words(candidate)} matches{why}; if it does: {fate_if_matched(candidate, preview).words}; if not: not injected"
 
 
 def _threshold_description(candidate: Candidate, preview: Preview) -> str:
@@ -598,6 +801,8 @@ def _headline(candidate: Candidate, preview: Preview) -> str:
     """The root of the decision's tree, said without building the tree (a listing of 10,000 needs only this)."""
     if candidate.injected:
         return f"injected at rank {candidate.rank} of {len(preview.injected)}, score {candidate.score:g}"
+    if candidate.match_undecided:
+        return undecided_headline(candidate, preview)
     if not candidate.matched:
         return "not injected: no whenToUse pattern matched"
     if not candidate.meets_threshold:
@@ -619,7 +824,9 @@ def _build_explanation(candidate: Candidate, preview: Preview, with_near_miss: b
             gates.append(Explanation(0, f"rank {candidate.rank} within the top {cut} (max {js_to_string(preview.max_memories)})", kind=GATE))
         else:
             gates.append(Explanation(0, _cut_description(candidate, preview), match=False, kind=GATE))
-    return Explanation(candidate.score, _headline(candidate, preview), tuple(components) + tuple(gates), match=candidate.injected, kind=SCORE)
+    return Explanation(
+        candidate.score, _headline(candidate, preview), tuple(components) + tuple(gates), match=candidate.injected, kind=SCORE, undecided=candidate.match_undecided
+    )
 
 
 def _cut_description(candidate: Candidate, preview: Preview) -> str:

@@ -11,18 +11,27 @@ Saved tasks live in ``.rawko/checks.yaml`` (and ``.rawko/checks/*.yaml``)::
           inject: [oauth2-integration-too-broad.md]
           not_inject: [project-file-structure.md]
           order: [[a.md, b.md]]           # a ranks above b
+
+What is compared is what the real arbiter does (``Injection``): the memories
+it injects, in order, or -- where its code throws (``ArbiterFailure``) --
+nothing at all.  A task whose run throws fails its check; a change from
+injecting something to throwing (or back, or to another throw) is an impact.
+A task whose injection depends on a regex rawko-tui could not decide is
+*undecided*: neither passed nor failed.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .arbiter import ArbiterOptions, Preview, configured_profile, parse_now, resolve_options
+from .arbiter import ArbiterFailure, ArbiterOptions, Preview, configured_profile, parse_now, possible_outcomes, resolve_options
 from .arbiters.profiles import Profile, ProfileError, resolve_profile
-from .arbiters.ranking import run_preview
+from .arbiters.ranking import run_preview, run_preview_deciding
+from .jsregex import DEFAULT_REGEX_BUDGET_SECONDS
 from .store import LoadError, Store
 from .yamljs import load_with_ruamel, plain_yaml_error
 
@@ -48,29 +57,98 @@ class SavedTask:
         return self.name or f"{self.task[:60]!r} ({self.agent})"
 
 
+@dataclass(frozen=True)
+class Injection:
+    """What the real arbiter does for one task: the memories it injects, in order, or that it throws and injects nothing.
+
+    ``uncertain``: why it may do otherwise (a regex rawko-tui could not decide); empty when decided.
+    """
+
+    names: tuple[str, ...]
+    failure: ArbiterFailure | None = None  # the run surely throws: nothing is injected
+    uncertain: tuple[str, ...] = ()
+    ranked_beside: tuple[str, ...] = ()  # where it throws: what the ranking without the file at fault injects
+
+    @classmethod
+    def of(cls, preview: Preview) -> Injection:
+        failure = preview.arbiter_failure
+        names = tuple(c.file.name for c in preview.injected)
+        uncertain = tuple(preview.uncertain_reasons)
+        if failure is not None and failure.certain:
+            return cls((), failure, uncertain, names)
+        return cls(names, None, uncertain)
+
+    @property
+    def throws(self) -> bool:
+        return self.failure is not None
+
+    def same_as(self, other: Injection) -> bool:
+        """The same memories in the same order, or the same throw (the same stage, file and error)."""
+        if self.throws or other.throws:
+            return self.throws and other.throws and _failure_key(self.failure) == _failure_key(other.failure)
+        return self.names == other.names
+
+    def describe(self) -> str:
+        if self.failure is not None:
+            return f"throws while {self.failure._stage_words()} {self.failure.path} ({self.failure.error}): injects nothing"
+        return "injects " + (", ".join(self.names) if self.names else "nothing")
+
+    def to_dict(self) -> dict:
+        return {"injected": list(self.names), "failure": self.failure.to_dict() if self.failure else None, "undecided": list(self.uncertain)}
+
+
+def _failure_key(failure: ArbiterFailure | None) -> tuple | None:
+    return None if failure is None else (failure.stage, failure.path, failure.error)
+
+
+def failure_words(failure: ArbiterFailure) -> str:
+    """A throw as a check reports it: where, what, and what agents get."""
+    return f"the arbiter throws while {failure._stage_words()} {failure.path}: {failure.error}; agents get nothing for this task"
+
+
+PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
+
+
 @dataclass
 class CheckResult:
     saved: SavedTask
     preview: Preview
     failures: list[str]
+    undecided: list[str] = field(default_factory=list)  # why the outcome may differ (a regex rawko-tui could not decide)
+
+    @property
+    def status(self) -> str:
+        """``fail`` when an expectation fails (or the run throws), ``undecided`` when the outcome depends on an undecided regex, else ``pass``."""
+        if self.undecided:
+            return UNDECIDED
+        return FAIL if self.failures else PASS
 
     @property
     def passed(self) -> bool:
-        return not self.failures
+        return self.status == PASS
+
+    @property
+    def injection(self) -> Injection:
+        return Injection.of(self.preview)
 
     @property
     def injected(self) -> list[str]:
-        return [c.file.name for c in self.preview.injected]
+        """What the real arbiter injects: nothing where it throws."""
+        return list(self.injection.names)
 
     def to_dict(self) -> dict:
+        injection = self.injection
         return {
             "task": self.saved.task,
             "agent": self.saved.agent,
             "name": self.saved.name,
             "source": self.saved.source,
             "passed": self.passed,
+            "status": self.status,
             "failures": self.failures,
-            "injected": [{"memory": c.file.name, "rank": c.rank, "score": c.score} for c in self.preview.injected],
+            "undecided": self.undecided,
+            "arbiterFailure": injection.failure.to_dict() if injection.failure else None,
+            "injected": [{"memory": c.file.name, "rank": c.rank, "score": c.score} for c in self.preview.injected] if not injection.throws else [],
         }
 
 
@@ -136,23 +214,43 @@ def profile_for(store: Store, saved: SavedTask, default: Profile | None = None) 
     return default or configured_profile(store)
 
 
-def preview_for(store: Store, saved: SavedTask, effective: Store | None = None, profile: Profile | None = None) -> Preview:
+def preview_for(
+    store: Store, saved: SavedTask, effective: Store | None = None, profile: Profile | None = None, regex_budget: float = DEFAULT_REGEX_BUDGET_SECONDS
+) -> Preview:
+    """The saved task ranked under its arbiter; what the ranking leaves undecided is decided in a worker within ``regex_budget``."""
     view_store = store
     if saved.view == "effective":
         from .curation import effective_store
 
         view_store = effective if effective is not None else effective_store(store)
     options = resolve_options(store, saved.agent, profile=profile_for(store, saved, profile))
-    return run_preview(view_store, saved.task, saved.agent, options, _now_ms(saved))
+    options = dataclasses.replace(options, regex_budget=regex_budget)
+    return run_preview_deciding(view_store, saved.task, saved.agent, options, _now_ms(saved))
 
 
-def run_check(store: Store, saved: SavedTask, effective: Store | None = None, profile: Profile | None = None) -> CheckResult:
+def run_check(
+    store: Store, saved: SavedTask, effective: Store | None = None, profile: Profile | None = None, regex_budget: float = DEFAULT_REGEX_BUDGET_SECONDS
+) -> CheckResult:
     try:
-        preview = preview_for(store, saved, effective, profile)
+        preview = preview_for(store, saved, effective, profile, regex_budget)
     except ProfileError as exc:
         empty = run_preview(Store(store.root, [], {}, store.config), saved.task, saved.agent, ArbiterOptions(), _now_ms(saved))
         return CheckResult(saved, empty, [f"arbiter: {exc}"])
-    injected = [c.file.name for c in preview.injected]
+    outcomes = possible_outcomes(preview)
+    shown = Injection.of(preview)
+    if shown.throws:  # the real arbiter injects nothing: that is the failure, whatever the expectations say
+        failures = [failure_words(shown.failure)]
+    else:
+        failures = _unmet(saved, preview, list(shown.names))
+    if outcomes is None or len(outcomes) == 1:
+        return CheckResult(saved, preview, failures, list(preview.uncertain_reasons) if outcomes is None else [])
+    # the outcome depends on matches rawko-tui could not decide: decided only if every possibility agrees
+    verdicts = {bool(_unmet(saved, preview, list(outcome.names))) or outcome.throws for outcome in outcomes}
+    return CheckResult(saved, preview, failures, list(preview.uncertain_reasons) if len(verdicts) > 1 else [])
+
+
+def _unmet(saved: SavedTask, preview: Preview, injected: list[str]) -> list[str]:
+    """The expectations an injection (memory file names, in order) does not meet."""
     failures = []
     for name in saved.inject:
         if name not in injected:
@@ -167,17 +265,17 @@ def run_check(store: Store, saved: SavedTask, effective: Store | None = None, pr
             failures.append(f"{above} must rank above {below}, but ranks {injected.index(above) + 1} to {injected.index(below) + 1}")
         elif above not in injected and below in injected:
             failures.append(f"{above} must rank above {below}, but is not injected")
-    return CheckResult(saved, preview, failures)
+    return failures
 
 
-def run_checks(store: Store, tasks: list[SavedTask], profile: Profile | None = None) -> list[CheckResult]:
+def run_checks(store: Store, tasks: list[SavedTask], profile: Profile | None = None, regex_budget: float = DEFAULT_REGEX_BUDGET_SECONDS) -> list[CheckResult]:
     """Each saved task's check, under its own ``arbiter:``, else ``profile``, else the store's."""
     effective = None
     if any(t.view == "effective" for t in tasks):
         from .curation import effective_store
 
         effective = effective_store(store)
-    return [run_check(store, saved, effective, profile) for saved in tasks]
+    return [run_check(store, saved, effective, profile, regex_budget) for saved in tasks]
 
 
 def default_task_name(task: str) -> str:
@@ -234,28 +332,56 @@ def add_saved_task(root: Path, task: str, agent: str, now: str, injected: list[s
 @dataclass(frozen=True)
 class TaskImpact:
     saved: SavedTask
-    before: tuple[str, ...]
-    after: tuple[str, ...]
+    before_injection: Injection
+    after_injection: Injection
+
+    @property
+    def before(self) -> tuple[str, ...]:
+        return self.before_injection.names
+
+    @property
+    def after(self) -> tuple[str, ...]:
+        return self.after_injection.names
+
+    @property
+    def undecided(self) -> bool:
+        return bool(self.before_injection.uncertain or self.after_injection.uncertain)
 
     def to_dict(self) -> dict:
-        return {"task": self.saved.task, "agent": self.saved.agent, "before": list(self.before), "after": list(self.after)}
+        return {
+            "task": self.saved.task,
+            "agent": self.saved.agent,
+            "before": list(self.before),
+            "after": list(self.after),
+            "beforeFailure": self.before_injection.failure.to_dict() if self.before_injection.failure else None,
+            "afterFailure": self.after_injection.failure.to_dict() if self.after_injection.failure else None,
+            "undecided": [*self.before_injection.uncertain, *self.after_injection.uncertain],
+        }
 
     def describe(self) -> str:
-        gained = [n for n in self.after if n not in self.before]
-        lost = [n for n in self.before if n not in self.after]
-        parts = [f"+{n}" for n in gained] + [f"-{n}" for n in lost]
-        if not parts:
-            parts = ["order: " + " > ".join(self.after)]
+        before, after = self.before_injection, self.after_injection
+        if before.throws or after.throws:
+            parts = [f"{before.describe()} -> {after.describe()}"]
+        else:
+            gained = [n for n in self.after if n not in self.before]
+            lost = [n for n in self.before if n not in self.after]
+            parts = [f"+{n}" for n in gained] + [f"-{n}" for n in lost]
+            if not parts:
+                parts = ["order: " + " > ".join(self.after)] if self.before != self.after else ["the same as far as rawko-tui could decide"]
+        if self.undecided:
+            parts.append("(undecided: " + "; ".join([*before.uncertain, *after.uncertain]) + ")")
         return f"{self.saved.label}: {' '.join(parts)}"
 
 
-def impact(before: Store, after: Store, tasks: list[SavedTask], profile: Profile | None = None) -> list[TaskImpact]:
-    """Saved tasks whose injected set or order differs between two stores (each task under its arbiter)."""
+def impact(before: Store, after: Store, tasks: list[SavedTask], profile: Profile | None = None, regex_budget: float = DEFAULT_REGEX_BUDGET_SECONDS) -> list[TaskImpact]:
+    """Saved tasks whose injection differs between two stores (each task under its arbiter): another set or order, or a
+    run that throws (injecting nothing) on one side only, or throws otherwise. A task either side of which is undecided
+    is listed too (``TaskImpact.undecided``): it may change."""
     changes = []
     for saved in tasks:
-        old = tuple(c.file.name for c in preview_for(before, saved, profile=profile).injected)
-        new = tuple(c.file.name for c in preview_for(after, saved, profile=profile).injected)
-        if old != new:
+        old = Injection.of(preview_for(before, saved, profile=profile, regex_budget=regex_budget))
+        new = Injection.of(preview_for(after, saved, profile=profile, regex_budget=regex_budget))
+        if not old.same_as(new) or old.uncertain or new.uncertain:
             changes.append(TaskImpact(saved, old, new))
     return changes
 
@@ -270,8 +396,9 @@ class Matrix:
     agents: list[str]
     tasks: list[tuple[str, str]]
     counts: dict[str, dict[str, int]]  # memory -> agent -> tasks that inject it
-    per_task: list[tuple[str, str, list[str]]]  # (task, agent, injected memories)
+    per_task: list[tuple[str, str, list[str]]]  # (task, agent, injected memories: none where the run throws)
     memories: list[str]
+    outcomes: list[Injection] = field(default_factory=list)  # per task: what the real arbiter does
 
     @property
     def dead(self) -> list[str]:
@@ -285,31 +412,51 @@ class Matrix:
 
     @property
     def empty_tasks(self) -> list[tuple[str, str]]:
-        return [(task, agent) for task, agent, injected in self.per_task if not injected]
+        return [(task, agent) for (task, agent, injected), outcome in zip(self.per_task, self._outcomes()) if not injected and not outcome.throws]
+
+    @property
+    def failing_tasks(self) -> list[tuple[str, str, Injection]]:
+        """Tasks where the arbiter throws: agents get nothing."""
+        return [(task, agent, outcome) for (task, agent, _), outcome in zip(self.per_task, self._outcomes()) if outcome.throws]
+
+    @property
+    def undecided_tasks(self) -> list[tuple[str, str, Injection]]:
+        return [(task, agent, outcome) for (task, agent, _), outcome in zip(self.per_task, self._outcomes()) if outcome.uncertain]
+
+    def _outcomes(self) -> list[Injection]:
+        return self.outcomes or [Injection(tuple(injected)) for _, _, injected in self.per_task]
 
     def to_dict(self) -> dict:
         return {
             "agents": self.agents,
-            "tasks": [{"task": t, "agent": a, "injected": i} for t, a, i in self.per_task],
+            "tasks": [
+                {"task": t, "agent": a, "injected": i, "failure": o.failure.to_dict() if o.failure else None, "undecided": list(o.uncertain)}
+                for (t, a, i), o in zip(self.per_task, self._outcomes())
+            ],
             "counts": self.counts,
             "dead": self.dead,
             "overBroad": self.over_broad(),
             "emptyTasks": [{"task": t, "agent": a} for t, a in self.empty_tasks],
+            "failingTasks": [{"task": t, "agent": a, "failure": o.failure.to_dict()} for t, a, o in self.failing_tasks],
+            "undecidedTasks": [{"task": t, "agent": a, "undecided": list(o.uncertain)} for t, a, o in self.undecided_tasks],
         }
 
 
-def matrix(store: Store, tasks: list[tuple[str, str]], now_ms: float, profile: Profile | None = None) -> Matrix:
-    """For each task (and its agent): which memories are injected; who gets what, what nobody gets."""
+def matrix(store: Store, tasks: list[tuple[str, str]], now_ms: float, profile: Profile | None = None, regex_budget: float = DEFAULT_REGEX_BUDGET_SECONDS) -> Matrix:
+    """For each task (and its agent): which memories the real arbiter injects (none where it throws); who gets what, what nobody gets."""
     agents = sorted({agent for _, agent in tasks})
     memories = [m.name for m in store.files if m.spec_loadable and m.error is None]
     counts: dict[str, dict[str, int]] = {m: {a: 0 for a in agents} for m in memories}
     per_task = []
+    outcomes = []
     for task, agent in tasks:
-        injected = [c.file.name for c in run_preview(store, task, agent, resolve_options(store, agent, profile=profile), now_ms).injected]
-        per_task.append((task, agent, injected))
-        for name in injected:
+        options = dataclasses.replace(resolve_options(store, agent, profile=profile), regex_budget=regex_budget)
+        outcome = Injection.of(run_preview_deciding(store, task, agent, options, now_ms))
+        per_task.append((task, agent, list(outcome.names)))
+        outcomes.append(outcome)
+        for name in outcome.names:
             counts.setdefault(name, {a: 0 for a in agents})[agent] += 1
-    return Matrix(agents, list(tasks), counts, per_task, memories)
+    return Matrix(agents, list(tasks), counts, per_task, memories, outcomes)
 
 
 # --------------------------------------------------------------------------

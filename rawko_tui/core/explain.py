@@ -4,7 +4,9 @@ Modelled on Lucene's ``Explanation``: a value, a description and details.
 For a memory the root's value is the score the arbiter ranked it by; score
 components are details whose values add up to it; gates (pattern match,
 importance threshold, top-N cut, loading) are details of value 0 whose
-``match`` says whether the memory passed.
+``match`` says whether the memory passed.  ``undecided``: rawko-tui could not
+decide it (a regex it could not run to the end); ``match`` is then False and
+the marker is ``?``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class Explanation:
     match: bool = True
     kind: str = INFO
     data: dict = field(default_factory=dict, compare=False)
+    undecided: bool = False
 
     def component_sum(self) -> float:
         return sum(d.value for d in self.details if d.kind == COMPONENT)
@@ -38,6 +41,8 @@ class Explanation:
 
     def to_dict(self) -> dict:
         out = {"value": self.value, "match": self.match, "kind": self.kind, "description": self.description}
+        if self.undecided:
+            out["undecided"] = True
         if self.data:
             out["data"] = self.data
         if self.details:
@@ -53,6 +58,8 @@ class Explanation:
     def _render(self, lines: list[str], depth: int) -> None:
         if self.kind in (COMPONENT, SCORE):
             marker = _format_value(self.value)
+        elif self.undecided:
+            marker = "?"
         elif self.kind == INFO:
             marker = "·"
         else:

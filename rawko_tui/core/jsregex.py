@@ -6,7 +6,15 @@ source with the ECMAScript grammar *including Annex B* (the lenient web
 grammar V8 uses without the ``u`` flag), reports the same syntax errors, and
 translates the pattern into RE2 syntax so that no user pattern can take more
 than linear time.  Patterns RE2 cannot express (backreferences, lookaround,
-repetition counts over 1000) run on the ``regex`` module under a timeout.
+repetition counts over 1000) run on the ``regex`` module under a time limit.
+
+Such a pattern's answer has three values: a match, no match, or *undecided*
+(``JsRegexUndecided``): the time given ran out, the pattern is larger than
+the backtracking engine is given in-process, or it uses captures whose
+meaning differs between that engine and V8 (``caveat``).  An undecided answer
+is never reported as "no match"; ``RegexBudget`` spreads one total time over
+every search of a ranking, and ``ANSWERS`` keeps answers decided elsewhere
+(``regexdecide``'s worker processes) for the next ranking to use.
 
 JavaScript semantics that differ from Python's and are reproduced here:
 
@@ -26,14 +34,25 @@ from __future__ import annotations
 
 import bisect
 import functools
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import cache
 
-# Backtracking fallback budget: long enough for any sane pattern, short enough
-# that a keystroke never waits on a pathological one.
+# The time one ranking gives backtracking regexes, in total, unless told otherwise (the CLI's
+# --regex-budget; the app gives a keystroke far less and decides the rest in a worker process)
+DEFAULT_REGEX_BUDGET_SECONDS = 0.5
+# A search given no budget (lint's probes) has this long: long enough for any sane
+# pattern, short enough that nothing waits on a pathological one.
 FALLBACK_TIMEOUT_SECONDS = 0.05
+# The largest pattern (in parts of its parsed tree) the backtracking engine compiles in-process:
+# compiling cannot be interrupted (100,000 alternatives took 74 s and 1.5 GB); a larger one is
+# not even written out for it here, is undecided, and is decided when asked in a worker process
+# with a memory limit (``regexdecide``). 5,000 parts compile in some 30 ms.
+BACKTRACKING_MAX_PARTS = 5_000
+# RE2's memory for one pattern that does not fit its default (the engine stays linear-time)
+_RE2_LARGE_MAX_MEM = 64 << 20
 
 _RE2_MAX_REPEAT = 1000
 _SURROGATE_LO, _SURROGATE_HI = 0xD800, 0xDFFF
@@ -50,8 +69,31 @@ class JsRegexSyntaxError(ValueError):
     """The pattern is not a valid JavaScript regular expression (V8 would throw)."""
 
 
-class JsRegexTimeout(RuntimeError):
-    """A backtracking-only pattern did not finish within the time budget."""
+# Why a search is undecided (``JsRegexUndecided.kind``)
+TIMEOUT = "timeout"  # the search ran for the time it was given and did not finish
+BUDGET_SPENT = "budget-spent"  # not run: the ranking's time for backtracking regexes was spent before it
+TOO_LARGE = "too-large"  # not run in-process: compiling it could take seconds and gigabytes
+SEMANTICS = "semantics"  # the backtracking engine's captures differ from V8's here: its answer proves nothing
+MEMORY = "memory"  # a worker ran out of the memory it is allowed (regexdecide)
+
+
+class JsRegexUndecided(RuntimeError):
+    """rawko-tui cannot say whether the pattern matches this text (``kind`` says why, ``reason`` in words).
+
+    ``seconds``: the time the search was given, where time ran out.
+    """
+
+    def __init__(self, source: str, kind: str, reason: str, seconds: float | None = None):
+        super().__init__(f"/{source}/: {reason}")
+        self.source, self.kind, self.reason, self.seconds = source, kind, reason, seconds
+
+    @property
+    def decidable(self) -> bool:
+        """Whether more time (or a worker process) could decide it: not when the engine's answer would prove nothing."""
+        return self.kind != SEMANTICS
+
+
+JsRegexTimeout = JsRegexUndecided  # the older name: whoever catches it catches every undecided search
 
 
 Ranges = list[tuple[int, int]]  # sorted, disjoint, inclusive, in code-unit space
@@ -197,6 +239,8 @@ class _Parser:
         self.has_named = bool(self.group_names)
         self.needs_backtracking = False
         self.max_count = 0
+        self.opened = 0  # capture groups opened so far (their numbers, in order)
+        self.open_groups: list[int] = []  # the capture groups the parser is inside
         self.notes: list[str] = []  # where Annex B (JavaScript's lenient web syntax) decided the meaning
 
     def _note(self, text: str) -> None:
@@ -385,8 +429,13 @@ class _Parser:
                     self.pos = end + 1
                 else:
                     raise self._error("Invalid group")
+            if capture:
+                self.opened += 1
+                self.open_groups.append(self.opened)
             inner = self._disjunction()
             self._expect_close()
+            if capture:
+                self.open_groups.pop()
             return Node("group", (inner,), value=capture)
         if u == 0x29:
             raise self._error("Unmatched ')'")
@@ -415,7 +464,7 @@ class _Parser:
             number = int("".join(chr(c) for c in self.src[start : self.pos]))
             if number <= self.capture_count:
                 self.needs_backtracking = True
-                return Node("backref", value=number)
+                return self._backref(number)
             self.pos = start
             self._note(f"'\\{number}' with no group {number} is not a backreference but an octal escape or a literal digit")
             return self._char(self._legacy_octal_or_identity())
@@ -431,7 +480,7 @@ class _Parser:
                 raise self._error("Invalid named capture referenced")
             self.pos = end + 1
             self.needs_backtracking = True
-            return Node("backref", value=_named_group_number(self.src, name))
+            return self._backref(_named_group_number(self.src, name))
         if chr(u) in _CLASS_ESCAPES:
             self.pos += 1
             return self._set(list(_CLASS_ESCAPES[chr(u)]))
@@ -440,6 +489,13 @@ class _Parser:
             self._note("'\\c' without a control letter is a literal backslash")
             return self._char(0x5C)
         return self._char(unit)
+
+    def _backref(self, number: int) -> Node:
+        if number in self.open_groups:
+            # inside its own group the capture is never set yet (a repetition forgets the last one): V8 matches empty
+            self._note(f"'\\{number}' inside group {number} itself always matches the empty string")
+            return Node("seq", ())
+        return Node("backref", value=number)
 
     def _legacy_octal_or_identity(self) -> int:
         u = self.src[self.pos]
@@ -790,6 +846,8 @@ class JsRegex:
     it on the first search (the ranking's RE2 sets need only the text).
     ``needles`` (``required_needles``): on ASCII text, a match is possible
     only where the lowered text contains one of them; None when unknown.
+    ``caveat``: why the backtracking engine's answer would not be V8's (every
+    search is then undecided); None when they agree.
     """
 
     source: str
@@ -797,64 +855,222 @@ class JsRegex:
     translated: str
     ignore_case: bool = True
     needles: tuple[str, ...] | None = None
+    caveat: str | None = None
 
     def __reduce__(self):  # kept by value, without the compiled engine (made again on the first search)
-        return JsRegex, (self.source, self.engine, self.translated, self.ignore_case, self.needles)
+        return JsRegex, (self.source, self.engine, self.translated, self.ignore_case, self.needles, self.caveat)
 
     def may_match(self, lowered_ascii: str) -> bool:
         """False only when no match is possible in this text (ASCII, lowered), whatever the engine would do."""
         needles = self.needles
         return needles is None or any(needle in lowered_ascii for needle in needles)
 
-    def search(self, text: str) -> tuple[int, int] | None:
+    def search(self, text: str, timeout: float | None = None, in_process_cap: bool = True) -> tuple[int, int] | None:
         """The span of the first match in ``text`` (Python indices), as ``RegExp.prototype.exec`` finds it.
 
-        Raises JsRegexTimeout when a backtracking-only pattern exceeds its budget.
+        A backtracking search runs for ``timeout`` seconds at most (default
+        ``FALLBACK_TIMEOUT_SECONDS``; None with ``in_process_cap`` off: no
+        limit, for a worker process that is killed instead). Raises
+        JsRegexUndecided when it cannot say: time ran out, the pattern is
+        over the in-process size cap, or its answer would not be V8's.
         """
+        if self.backtracking and in_process_cap:
+            known = known_answer(self, text, timeout if timeout is not None else FALLBACK_TIMEOUT_SECONDS)
+            if known is not _UNKNOWN_ANSWER:
+                return known
         carrier, back = _to_carrier_text(text)
-        span = self._search(carrier)
-        if span is None or back is None:
-            return span
-        return back[span[0]], back[span[1]] if span[1] < len(back) else len(text)
+        span = self._searcher(in_process_cap)(carrier, timeout if timeout is not None or not in_process_cap else FALLBACK_TIMEOUT_SECONDS)
+        if span is not None and back is not None:
+            span = back[span[0]], back[span[1]] if span[1] < len(back) else len(text)
+        if self.backtracking:
+            remember_answer(self.source, self.ignore_case, text, span)
+        return span
 
-    def test(self, text: str) -> bool:
-        return self.search(text) is not None
+    def test(self, text: str, timeout: float | None = None) -> bool:
+        return self.search(text, timeout) is not None
 
     @property
     def linear_time(self) -> bool:
         return self.engine == "re2"
 
+    @property
+    def backtracking(self) -> bool:
+        """Whether searches run on the backtracking engine (and can be undecided)."""
+        return self.engine == "backtracking" or self._re2_failed
+
     @functools.cached_property
-    def _search(self) -> Callable[[str], tuple[int, int] | None]:
-        translated = self.translated
-        if self.engine == "re2":
-            import re2
+    def _re2(self):
+        """The compiled RE2 pattern, or None where RE2 cannot hold it even with more memory (then it backtracks)."""
+        import re2
 
+        for max_mem in (None, _RE2_LARGE_MAX_MEM):
             try:
-                compiled = re2.compile(translated, re2_options())
-            except re2.error:  # beyond RE2's program size: the backtracking engine, under its time limit
-                translated = _emit(_Parser(self.source, self.ignore_case).parse(), for_re2=False)
-            else:
+                return re2.compile(self.translated, re2_options(max_mem))
+            except re2.error:
+                continue
+        return None
 
-                def search(text: str) -> tuple[int, int] | None:
-                    m = compiled.search(text)
-                    return None if m is None else m.span()
+    @property
+    def _re2_failed(self) -> bool:
+        return self.engine == "re2" and self._re2 is None
 
-                return search
+    @functools.cached_property
+    def _backtracking_translation(self) -> tuple[str, str | None, int]:
+        """The pattern for the backtracking engine, its caveat and its size in parts.
 
+        The translation is written again from the source when it was not kept:
+        an RE2 translation RE2 could not hold, or a pattern too large to be
+        written out in-process (its ``translated`` is empty).
+        """
+        if self.engine == "backtracking" and self.translated:
+            return self.translated, self.caveat, 0
+        tree = _Parser(self.source, self.ignore_case).parse()
+        return _emit(tree, for_re2=False), backtracking_caveat(tree), _parts(tree)
+
+    @property
+    def too_large(self) -> bool:
+        """Whether the backtracking engine is not given this pattern in-process (it is decided in a worker, when asked)."""
+        return self.engine == "backtracking" and not self.translated
+
+    def _searcher(self, in_process_cap: bool) -> Callable[[str, float | None], tuple[int, int] | None]:
+        """The search to run (raising JsRegexUndecided at once where no time would decide it here)."""
+        if self.engine == "re2" and self._re2 is not None:
+            return self._re2_search
+        if in_process_cap and self.too_large:
+            raise JsRegexUndecided(self.source, TOO_LARGE, _TOO_LARGE_WORDS)
+        _, caveat, parts = self._backtracking_translation
+        if caveat is not None:
+            raise JsRegexUndecided(self.source, SEMANTICS, caveat)
+        if in_process_cap and parts > BACKTRACKING_MAX_PARTS:  # an RE2 translation too large for RE2 too
+            raise JsRegexUndecided(self.source, TOO_LARGE, _TOO_LARGE_WORDS)
+        return self._backtracking_search
+
+    def _re2_search(self, text: str, _timeout: float | None) -> tuple[int, int] | None:
+        m = self._re2.search(text)
+        return None if m is None else m.span()
+
+    @functools.cached_property
+    def _backtracking_compiled(self):
         import regex
 
-        compiled_bt = regex.compile(translated, regex.VERSION0 | regex.DOTALL)
-        source = self.source
+        # ASCII: \b and \B are JavaScript's (ASCII word characters); every class is given explicitly
+        return regex.compile(self._backtracking_translation[0], regex.VERSION0 | regex.DOTALL | regex.ASCII)
 
-        def search_bt(text: str) -> tuple[int, int] | None:
-            try:
-                m = compiled_bt.search(text, timeout=FALLBACK_TIMEOUT_SECONDS)
-            except TimeoutError as exc:
-                raise JsRegexTimeout(source) from exc
-            return None if m is None else m.span()
+    def _backtracking_search(self, text: str, timeout: float | None) -> tuple[int, int] | None:
+        compiled = self._backtracking_compiled
+        if self.ignore_case and "(?(" in compiled.pattern:
+            # a backreference under flag i compares Canonicalize(ch): search the text with each unit
+            # replaced by its canonical unit (every class is case-closed, so only backreferences notice)
+            text = text.translate(_canonical_units())
+        try:
+            m = compiled.search(text, timeout=timeout, concurrent=True)  # the interpreter lock is free meanwhile: the UI thread runs
+        except TimeoutError:
+            raise JsRegexUndecided(self.source, TIMEOUT, f"did not finish in {_seconds(timeout)}", timeout) from None
+        return None if m is None else m.span()
 
-        return search_bt
+
+_TOO_LARGE_WORDS = (
+    f"too large to run here (over {BACKTRACKING_MAX_PARTS:,} parts for the backtracking engine, whose compiling cannot be interrupted)"
+)
+
+
+def _parts(tree: Node) -> int:
+    """How many nodes the parsed pattern has (what compiling it costs, roughly)."""
+    count, stack = 0, [tree]
+    while stack:
+        node = stack.pop()
+        count += 1
+        stack.extend(node.children)
+    return count
+
+
+def _seconds(seconds: float | None) -> str:
+    if seconds is None:
+        return "the time it had"
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:g} s"
+
+
+@functools.cache
+def _canonical_units() -> dict[int, int]:
+    """Each code unit whose ``Canonicalize`` (non-unicode, ignoreCase) is another unit, to that unit (for str.translate)."""
+    table: dict[int, int] = {}
+    for unit in _case_groups()[0]:
+        upper = chr(unit).upper()
+        if len(upper) == 1 and ord(upper) <= 0xFFFF and not (unit >= 128 and ord(upper) < 128) and ord(upper) != unit:
+            table[unit] = ord(upper)
+    return table
+
+
+class RegexBudget:
+    """The time the backtracking engine may take over one ranking, in total.
+
+    A search is first given a slice (``seconds / 16``, so one pathological
+    pattern cannot take every other pattern's time); ``search`` with
+    ``last_round`` gives it whatever is left.  Compiling counts too.  Once the
+    time is spent, a search is undecided without running.
+    """
+
+    def __init__(self, seconds: float):
+        self.seconds = max(0.0, float(seconds))
+        self.left = self.seconds
+        self.slice = max(self.seconds / 16, min(self.seconds, 0.002))
+
+    @property
+    def spent(self) -> float:
+        return min(self.seconds, self.seconds - self.left)
+
+    def search(self, regex: JsRegex, text: str, last_round: bool = False) -> tuple[int, int] | None:
+        """``regex.search`` within what is left of the budget (an RE2 search is not counted: it is linear-time)."""
+        if not regex.backtracking:
+            return regex.search(text)
+        known = known_answer(regex, text, self.left if last_round else min(self.left, self.slice))
+        if known is not _UNKNOWN_ANSWER:
+            return known
+        regex._searcher(in_process_cap=True)  # a pattern no time decides here is said so, not "out of time"
+        if self.left <= 0:
+            said = f"the {_seconds(self.seconds)} this ranking gives backtracking regexes were spent on others" if self.seconds else "this ranking gives backtracking regexes no time"
+            raise JsRegexUndecided(regex.source, BUDGET_SPENT, f"not run: {said}", self.seconds)
+        timeout = self.left if last_round else min(self.left, self.slice)
+        started = time.perf_counter()
+        try:
+            return regex.search(text, timeout)
+        except JsRegexUndecided as exc:
+            if exc.kind == TIMEOUT and last_round:  # said with the budget, which is what a person can raise
+                had = "" if timeout >= self.seconds else f"the {_seconds(timeout)} left of "
+                said = JsRegexUndecided(regex.source, TIMEOUT, f"did not finish in {had}the {_seconds(self.seconds)} this ranking gives backtracking regexes", timeout)
+                remember_answer(regex.source, regex.ignore_case, text, said)
+                raise said from None
+            raise
+        finally:
+            self.left -= time.perf_counter() - started
+
+
+# Answers of backtracking searches, found in this process or by a worker: (source, ignore_case, text) -> the span
+# (None: no match), or the JsRegexUndecided of a search that ran out of time (not run again with no more time)
+ANSWERS: dict[tuple[str, bool, str], object] = {}
+_MAX_ANSWERS = 65536
+_UNKNOWN_ANSWER = object()
+
+
+def remember_answer(source: str, ignore_case: bool, text: str, answer: tuple[int, int] | None | JsRegexUndecided) -> None:
+    """Keep an answer (a worker's, or one found here) for the next search of the same text."""
+    if len(ANSWERS) >= _MAX_ANSWERS:  # texts change with every key: the oldest half goes
+        for old in list(ANSWERS)[: _MAX_ANSWERS // 2]:
+            ANSWERS.pop(old, None)  # another thread may have taken it already
+    key = (source, ignore_case, text)
+    if isinstance(answer, JsRegexUndecided) and not isinstance(ANSWERS.get(key, answer), JsRegexUndecided):
+        return  # a decided answer is never replaced by an undecided one
+    ANSWERS[key] = answer
+
+
+def known_answer(regex: JsRegex, text: str, timeout: float):
+    """A kept answer for this search (raising the kept JsRegexUndecided when ``timeout`` is no longer than the time it had), else a marker."""
+    known = ANSWERS.get((regex.source, regex.ignore_case, text), _UNKNOWN_ANSWER)
+    if isinstance(known, JsRegexUndecided):
+        if known.kind == TIMEOUT and (known.seconds is None or timeout > known.seconds):
+            return _UNKNOWN_ANSWER  # more time now: try again
+        raise JsRegexUndecided(known.source, known.kind, known.reason, known.seconds)
+    return known
 
 
 def carrier_text(text: str) -> str:
@@ -874,7 +1090,7 @@ def re2_options(max_mem: int | None = None):
     return options
 
 
-# (source, ignore_case) -> (engine, translated, needles), kept between runs (the first 64 made directly)
+# (source, ignore_case) -> (engine, translated, needles, caveat), kept between runs (the first 64 made directly)
 TRANSLATIONS = cache.SharedRecords("translations", direct=64)
 
 
@@ -886,10 +1102,10 @@ def compile_js(source: str, ignore_case: bool = True) -> JsRegex:
     taken from the cache; lint of 10,000 patterns otherwise spends seconds here.
     """
     record = TRANSLATIONS.get((source, ignore_case))
-    if isinstance(record, tuple) and len(record) == 3 and record[0] in ("re2", "backtracking") and isinstance(record[1], str):
-        return JsRegex(source, record[0], record[1], ignore_case, record[2])
+    if isinstance(record, tuple) and len(record) == 4 and record[0] in ("re2", "backtracking") and isinstance(record[1], str):
+        return JsRegex(source, record[0], record[1], ignore_case, record[2], record[3])
     regex = _translate(source, ignore_case)
-    TRANSLATIONS.add((source, ignore_case), (regex.engine, regex.translated, regex.needles))
+    TRANSLATIONS.add((source, ignore_case), (regex.engine, regex.translated, regex.needles, regex.caveat))
     return regex
 
 
@@ -897,7 +1113,90 @@ def _translate(source: str, ignore_case: bool) -> JsRegex:
     parser = _Parser(source, ignore_case)
     tree = parser.parse()
     engine = "re2" if not parser.needs_backtracking and parser.max_count <= _RE2_MAX_REPEAT else "backtracking"
-    return JsRegex(source, engine, _emit(tree, for_re2=engine == "re2"), ignore_case, required_needles(tree))
+    if engine == "backtracking" and _parts(tree) > BACKTRACKING_MAX_PARTS:
+        # not written out: it is never compiled here (a worker writes it again from the source)
+        return JsRegex(source, engine, "", ignore_case, required_needles(tree), None)
+    caveat = backtracking_caveat(tree) if engine == "backtracking" else None
+    return JsRegex(source, engine, _emit(tree, for_re2=engine == "re2"), ignore_case, required_needles(tree), caveat)
+
+
+def backtracking_caveat(tree: Node) -> str | None:
+    """Where the backtracking engine (``regex``) would capture otherwise than V8, so its answer proves nothing.
+
+    Backreferences see what a group captured, and V8 captures by the
+    ECMAScript rules: a repeated group's capture is forgotten at each
+    repetition (and an empty repetition after the minimum is refused), and a
+    lookbehind matches right to left.  The backtracking engine keeps captures
+    across repetitions, so a backreference to a repeated group agrees only
+    when every repetition sets the group and none can be empty, and the
+    reference is outside the repetition.  Anything else involving
+    lookbehind and backreferences is left undecided.  (Checked against V8 on
+    generated patterns: ``tests/test_undecided.py``.)
+    """
+    numbers: dict[int, int] = {}  # id(group node) -> its number
+    groups: dict[int, tuple[tuple[Node, ...], bool]] = {}  # number -> (repetitions around it, inside a lookbehind)
+    references: list[tuple[int, tuple[Node, ...], bool]] = []
+
+    def walk(node: Node, repeats: tuple[Node, ...], behind: bool) -> None:
+        if node.kind == "group" and node.value:
+            numbers[id(node)] = len(numbers) + 1
+            groups[len(numbers)] = (repeats, behind)
+        elif node.kind == "backref":
+            references.append((node.value, repeats, behind))
+        if node.kind == "repeat" and not node.min == node.max == 1:
+            repeats = repeats + (node,)
+        behind = behind or (node.kind == "look" and node.value in ("<=", "<!"))
+        for child in node.children:
+            walk(child, repeats, behind)
+
+    walk(tree, (), False)
+    for number, around_reference, reference_behind in references:
+        if number not in groups:
+            continue
+        around_group, group_behind = groups[number]
+        if reference_behind or group_behind:
+            return f"\\{number} and its group meet a lookbehind, which V8 matches right to left"
+        for repeat in around_group:
+            body = repeat.children[0]
+            repeated = repeat.max is None or repeat.max > 1
+            if repeated and any(r is repeat for r in around_reference):
+                return f"\\{number} is inside the repetition that sets group {number}: V8 forgets the capture at each repetition"
+            if repeated and number not in _always_sets(body, numbers):
+                return f"group {number} is repeated and a repetition may leave it unset: V8 forgets the capture, the backtracking engine keeps it"
+            if _can_be_empty(body) and (repeat.max is None or repeat.max > repeat.min):
+                return f"group {number} is in a repetition that can match empty: V8 refuses such a repetition and its capture, the backtracking engine keeps it"
+    return None
+
+
+def _always_sets(node: Node, numbers: dict[int, int]) -> frozenset[int]:
+    """The capture groups every match of ``node`` sets."""
+    kind = node.kind
+    if kind == "group":
+        inner = _always_sets(node.children[0], numbers)
+        return inner | {numbers[id(node)]} if node.value else inner
+    if kind == "seq":
+        return frozenset().union(*(_always_sets(c, numbers) for c in node.children))
+    if kind == "alt":
+        sets = [_always_sets(c, numbers) for c in node.children]
+        return frozenset.intersection(*sets) if sets else frozenset()
+    if kind == "repeat" and node.min >= 1:
+        return _always_sets(node.children[0], numbers)
+    return frozenset()
+
+
+def _can_be_empty(node: Node) -> bool:
+    kind = node.kind
+    if kind == "set":
+        return False
+    if kind == "seq":
+        return all(_can_be_empty(c) for c in node.children)
+    if kind == "alt":
+        return any(_can_be_empty(c) for c in node.children)
+    if kind == "group":
+        return _can_be_empty(node.children[0])
+    if kind == "repeat":
+        return node.min == 0 or _can_be_empty(node.children[0])
+    return True  # assertions, lookaround, backreferences
 
 
 @functools.lru_cache(maxsize=4096)

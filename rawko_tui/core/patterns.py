@@ -11,6 +11,10 @@ that applies::
 
 ``normalized`` is ``pattern.toLowerCase().trim()`` and the text is
 ``(task + " " + agentName).toLowerCase()``.
+
+A regex only the backtracking engine can run may be *undecided* for a text
+(``Undecided``: its time ran out, it is too large to run here, or that
+engine's answer would not be V8's): never counted as a match or as no match.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import cache
-from .jsregex import TRANSLATIONS, JsRegex, JsRegexSyntaxError, JsRegexTimeout, compile_js, nested_quantifier_risk
+from .jsregex import TRANSLATIONS, JsRegex, JsRegexSyntaxError, JsRegexUndecided, RegexBudget, compile_js, nested_quantifier_risk
 from .jsvalue import js_trim
 
 ALTERNATIVES = "alternatives"
@@ -31,6 +35,29 @@ REAL_REGEX = "real-regex"  # SPEC-0005's matcher: a pattern with '|' or '*' is a
 BAD_REGEX = "invalid-regex"  # SPEC-0005's matcher skips a pattern that is not a valid regex
 
 _REGEX_SYNTAX = set(".*+?()[]{}\\^$")
+
+
+@dataclass(frozen=True)
+class Undecided:
+    """A whenToUse regex rawko-tui could not decide for one text, and why (``jsregex.JsRegexUndecided``)."""
+
+    pattern: str  # the whenToUse item
+    source: str  # the regular expression
+    kind: str  # jsregex's TIMEOUT, BUDGET_SPENT, TOO_LARGE, SEMANTICS or MEMORY
+    reason: str
+    seconds: float | None = None  # the time it was given, where time ran out
+
+    @classmethod
+    def of(cls, pattern: str, exc: JsRegexUndecided) -> Undecided:
+        return cls(pattern, exc.source, exc.kind, exc.reason, exc.seconds)
+
+    @property
+    def decidable(self) -> bool:
+        """Whether more time could decide it (not where the backtracking engine's answer would not be V8's)."""
+        return self.kind != "semantics"
+
+    def to_dict(self) -> dict:
+        return {"pattern": self.pattern, "regex": self.source, "kind": self.kind, "reason": self.reason, "seconds": self.seconds, "decidable": self.decidable}
 
 
 @dataclass(frozen=True)
@@ -46,7 +73,7 @@ class PatternResult:
     regex_source: str | None = None
     engine: str | None = None  # re2 | backtracking
     fell_through: tuple[str, ...] = ()  # why earlier interpretations did not apply
-    timed_out: bool = False
+    undecided: Undecided | None = None  # neither matched nor not: rawko-tui could not decide (``matched`` is False)
     notes: tuple[str, ...] = field(default=())
 
     def describe(self) -> str:
@@ -82,20 +109,25 @@ class PatternPlan:
     fell_through: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 
-    def matches(self, text: str) -> bool:
-        """Only whether it matches: the per-keystroke path (a timeout counts as no match)."""
+    def matches(self, text: str, budget: RegexBudget | None = None, last_round: bool = True) -> bool:
+        """Only whether it matches: the per-keystroke path.
+
+        Raises JsRegexUndecided when a backtracking regex cannot be decided
+        (within ``budget``, the ranking's time for them: its slice unless
+        ``last_round``, else what is left; without one, the default timeout).
+        """
         if self.interpretation == BAD_REGEX:
             return False
         if self.interpretation == ALTERNATIVES:
             return any(alt in text for alt in self.alternatives)
         if self.regex is not None:
-            try:
-                return self.regex.test(text)
-            except JsRegexTimeout:
-                return False
+            if budget is not None:
+                return budget.search(self.regex, text, last_round) is not None
+            return self.regex.test(text)
         return self.normalized in text
 
-    def run(self, text: str) -> PatternResult:
+    def run(self, text: str, undecided: Undecided | None = None) -> PatternResult:
+        """The pattern's outcome with its reasons; ``undecided``: the ranking could not decide it (it is not run again)."""
         if self.interpretation == BAD_REGEX:
             return PatternResult(self.pattern, self.normalized, BAD_REGEX, False, notes=self.notes)
         if self.interpretation == ALTERNATIVES:
@@ -106,8 +138,10 @@ class PatternPlan:
             return PatternResult(self.pattern, self.normalized, ALTERNATIVES, False, notes=self.notes)
         if self.regex is not None:
             try:
+                if undecided is not None:
+                    raise JsRegexUndecided(undecided.source, undecided.kind, undecided.reason, undecided.seconds)
                 span = self.regex.search(text)
-            except JsRegexTimeout:
+            except JsRegexUndecided as exc:
                 return PatternResult(
                     self.pattern,
                     self.normalized,
@@ -116,8 +150,8 @@ class PatternPlan:
                     regex_source=self.regex.source,
                     engine=self.regex.engine,
                     fell_through=self.fell_through,
-                    timed_out=True,
-                    notes=self.notes + ("did not finish in time; counted as no match (your arbiter may hang here)",),
+                    undecided=undecided or Undecided.of(self.pattern, exc),
+                    notes=self.notes,
                 )
             return PatternResult(
                 self.pattern,
@@ -170,7 +204,7 @@ def save_new_plans() -> None:
 
 
 def plan_record(plan: PatternPlan) -> tuple:
-    regex = None if plan.regex is None else (plan.regex.source, plan.regex.engine, plan.regex.translated, plan.regex.ignore_case, plan.regex.needles)
+    regex = None if plan.regex is None else plan.regex.__reduce__()[1]
     return (plan.normalized, plan.interpretation, plan.alternatives, regex, plan.fell_through, plan.notes)
 
 

@@ -15,12 +15,17 @@ repeating work:
 
 Regexes only a backtracking engine can run (backreferences, lookaround) are
 tried one by one, and only for memories no earlier pattern already matched,
-as the spec's ``for … of`` loop would.
+as the spec's ``for … of`` loop would, within the ranking's time for them
+(``ArbiterOptions.regex_budget``): each first gets a slice, then those that
+ran out share what is left.  One that is still undecided is carried, per
+memory and pattern, to the decision (``Candidate.undecided``), never counted
+as no match.
 """
 
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import math
 import zlib
@@ -31,6 +36,7 @@ from .arbiter import (
     REASON_ERROR,
     REASON_NO_MATCH,
     REASON_THRESHOLD,
+    REASON_UNDECIDED,
     ArbiterFailure,
     ArbiterOptions,
     Candidate,
@@ -39,11 +45,13 @@ from .arbiter import (
     _loader_error_text,
     _not_loaded,
     _reason,
+    _short,
     crashed_candidate,
     finish_preview,
     has_load_error,
     load_error_candidate,
     scored_candidate,
+    unsure_regexes,
 )
 from .arbiters.scoring import (
     IMPORTANCE_ORDER,
@@ -58,7 +66,7 @@ from .arbiters.scoring import (
     recency_points,
     when_items,
 )
-from .jsregex import JsRegex, JsRegexTimeout, carrier_text, re2_options
+from .jsregex import DEFAULT_REGEX_BUDGET_SECONDS, TIMEOUT, JsRegex, JsRegexUndecided, RegexBudget, carrier_text, re2_options
 from .jsvalue import is_prototype_key, js_split_whitespace, js_to_string, utf16_length
 from .patterns import ALTERNATIVES, BAD_REGEX, build_search_text, save_new_plans
 from .store import MemoryFile, Store, no_cyclic_gc
@@ -156,50 +164,80 @@ class PatternIndex:
             _compile_bucket(patterns)
         self._compiled = True
 
-    def first_matches(self, text: str) -> dict[int, int]:
-        """Memory position -> index of its first whenToUse pattern that matches ``text``.
+    def first_matches(self, text: str, budget: RegexBudget | None = None) -> tuple[dict[int, int], dict[int, dict[int, JsRegexUndecided]]]:
+        """Memory position -> index of its first whenToUse pattern that surely matches ``text``; and the undecided ones.
+
+        The second map: memory position -> {pattern index: why it is
+        undecided}, for the patterns before the first sure match (a memory
+        with no sure match whose map is not empty is undecided; one with both
+        matches whichever way they go).
 
         The first query tests each pattern alone, skipping the regexes whose
         needles the text lacks: compiling the sets would cost more than one
         query (a command-line preview asks once).  From the second query on,
         the sets answer in one pass over the text.
         """
+        budget = budget if budget is not None else RegexBudget(DEFAULT_REGEX_BUDGET_SECONDS)
+        undecided_tests: dict[int, JsRegexUndecided] = {}
         if self._compiled or self._queried:
-            matched = self._matched_by_sets(text)
+            matched = self._matched_by_sets(text, budget, undecided_tests)
         else:
-            matched = self._matched_one_by_one(text)
+            matched = self._matched_one_by_one(text, budget, undecided_tests)
             self._queried = True
         first: dict[int, int] = {}
         for test in matched:
             for position, plan_index in self.slots[test]:
                 if first.get(position, _NEVER) > plan_index:
                     first[position] = plan_index
-        tried: dict[int, bool] = {}
-        for position, plan_index, regex in self.backtracking:
-            if first.get(position, _NEVER) <= plan_index:
-                continue  # an earlier pattern matched: the spec's loop has returned
-            key = id(regex)
-            if key not in tried:
-                try:
-                    tried[key] = regex.test(text)
-                except JsRegexTimeout:
-                    tried[key] = False  # as the reference path counts it
-            if tried[key]:
-                first[position] = plan_index
-        return first
+        undecided: dict[int, dict[int, JsRegexUndecided]] = {}
+        for test, exc in undecided_tests.items():
+            for position, plan_index in self.slots[test]:
+                undecided.setdefault(position, {})[plan_index] = exc
+        outcomes: tuple[dict, dict] = ({}, {})  # per round: id(regex) -> True, False or the JsRegexUndecided
+        later: list[tuple[int, int, JsRegex]] = []  # ran out of their slice: tried again with what is left
+        for last_round, patterns in ((False, self.backtracking), (True, later)):
+            tried = outcomes[last_round]
+            for position, plan_index, regex in patterns:
+                if last_round and budget.left <= 0:
+                    break  # nothing left: what ran out of its slice stays so (said with the time it had)
+                if first.get(position, _NEVER) <= plan_index:
+                    continue  # an earlier pattern matched: the spec's loop has returned
+                if id(regex) not in tried:
+                    try:
+                        tried[id(regex)] = budget.search(regex, text, last_round) is not None
+                    except JsRegexUndecided as exc:
+                        tried[id(regex)] = exc
+                outcome = tried[id(regex)]
+                if isinstance(outcome, JsRegexUndecided):
+                    undecided.setdefault(position, {})[plan_index] = outcome
+                    if not last_round and outcome.kind == TIMEOUT:
+                        later.append((position, plan_index, regex))
+                    continue
+                undecided.get(position, {}).pop(plan_index, None)
+                if outcome:
+                    first[position] = plan_index
+        # what is said of a memory: the undecided patterns before its first sure match
+        kept: dict[int, dict[int, JsRegexUndecided]] = {}
+        for position, by_plan in undecided.items():
+            before = {i: exc for i, exc in sorted(by_plan.items()) if i < first.get(position, _NEVER)}
+            if before:
+                kept[position] = before
+        return first, kept
 
-    def _matched_one_by_one(self, text: str) -> list[int]:
+    def _matched_one_by_one(self, text: str, budget: RegexBudget | None = None, undecided: dict | None = None) -> list[int]:
+        budget, undecided = budget or RegexBudget(DEFAULT_REGEX_BUDGET_SECONDS), {} if undecided is None else undecided
         lowered = text.lower() if text.isascii() else None  # needles hold for ASCII text only
         matched = []
         for test, fallback in enumerate(self.fallbacks):
             if isinstance(fallback, str):
                 if fallback in text:
                     matched.append(test)
-            elif (lowered is None or fallback.may_match(lowered)) and self._test_alone(test, text):
+            elif (lowered is None or fallback.may_match(lowered)) and self._test_alone(test, text, budget, undecided):
                 matched.append(test)
         return matched
 
-    def _matched_by_sets(self, text: str) -> list[int]:
+    def _matched_by_sets(self, text: str, budget: RegexBudget | None = None, undecided: dict | None = None) -> list[int]:
+        budget, undecided = budget or RegexBudget(DEFAULT_REGEX_BUDGET_SECONDS), {} if undecided is None else undecided
         carrier = carrier_text(text)
         encoded = carrier.encode("utf-8", "surrogatepass")
         matched = list(self.always)
@@ -209,16 +247,17 @@ class PatternIndex:
             if hits is not None and compiled.sentinel in hits:
                 matched.extend(tests[hit] for hit in hits if hit != compiled.sentinel)
             else:  # the set could not be built or its search ran out of memory: test one by one
-                matched.extend(test for test in tests if self._test_alone(test, text))
+                matched.extend(test for test in tests if self._test_alone(test, text, budget, undecided))
         return matched
 
-    def _test_alone(self, test: int, text: str) -> bool:
+    def _test_alone(self, test: int, text: str, budget: RegexBudget, undecided: dict) -> bool:
         fallback = self.fallbacks[test]
         if isinstance(fallback, str):
             return fallback in text
-        try:
-            return fallback.test(text)
-        except JsRegexTimeout:
+        try:  # an RE2 translation RE2 cannot hold runs on the backtracking engine, within the budget
+            return budget.search(fallback, text, last_round=True) is not None
+        except JsRegexUndecided as exc:
+            undecided[test] = exc
             return False
 
 
@@ -341,7 +380,8 @@ class StoreIndex:
             words = [w for w in words if utf16_length(w) > self.scorer.keyword_min_length]
         min_importance = _effective_limits(options)[1]
         min_order = IMPORTANCE_ORDER.get(js_to_string(min_importance))
-        first = self.patterns.first_matches(text)
+        budget = RegexBudget(options.regex_budget)
+        first, undecided = self.patterns.first_matches(text, budget)
         ranking: list[tuple[float, int]] = []  # (-score, position): best first, ties in load order
         orders = self.orders
         eligible = [p for p in first if orders[p] is not None and orders[p] >= min_order] if min_order is not None else []
@@ -356,6 +396,7 @@ class StoreIndex:
         def candidate_at(position: int) -> Candidate:
             if position not in made:
                 made[position] = self._candidate(position, first[position], True, now_ms, static[position], hits.get(position, 0))
+                made[position]._undecided = undecided.get(position)
             return made[position]
 
         def best(n: int) -> list[Candidate]:
@@ -364,14 +405,17 @@ class StoreIndex:
         def build_ranked() -> list[Candidate]:
             return [candidate_at(position) for _, position in ranking]
 
+        others: dict[int, Candidate] = {}  # decisions of the memories not ranked, once made (id(memory) -> candidate)
+
         def decide(preview: Preview, memory: MemoryFile) -> Candidate:
-            ranked_at = {c.load_index: c for c in preview.ranked}
-            return self._decision(memory, ranked_at, first, words, now_ms, min_order, static)
+            if id(memory) not in others:
+                ranked_at = {c.load_index: c for c in preview.ranked}
+                others[id(memory)] = self._decision(memory, ranked_at, first, words, now_ms, min_order, static, undecided)
+            return others[id(memory)]
 
         def build_candidates(preview: Preview) -> list[Candidate]:
             gated = [_not_loaded(memory, reason, why) for memory, reason, why in self.gated]
-            ranked_at = {c.load_index: c for c in preview.ranked}
-            return gated + [self._decision(memory, ranked_at, first, words, now_ms, min_order, static) for memory in self.loaded]
+            return gated + [decide(preview, memory) for memory in self.loaded]
 
         def lookup(preview: Preview, path: str) -> Candidate | None:
             memory = self._by_path.get(path)
@@ -380,11 +424,19 @@ class StoreIndex:
             gate = self._gate_of.get(id(memory))
             return _not_loaded(memory, *gate) if gate is not None else decide(preview, memory)
 
-        failure = self._failure(agent, first)
+        failure = self._failure(agent, first, undecided)
+        unsure = [position for position in undecided if position not in first]
         counts = dict(self._static_counts)
-        counts[REASON_NO_MATCH] = len(self.scorable) - len(first)
+        counts[REASON_NO_MATCH] = len(self.scorable) - len(first) - len(unsure)
+        counts[REASON_UNDECIDED] = len(unsure)
         counts[REASON_THRESHOLD] = len(first) - len(eligible)
-        return finish_preview(self.store, task, agent, options, now_ms, len(ranking), best, build_ranked, failure, build_candidates, counts, lookup)
+        preview = finish_preview(self.store, task, agent, options, now_ms, len(ranking), best, build_ranked, failure, build_candidates, counts, lookup)
+        preview.undecided = [decide(preview, self.scorable[position]) for position in sorted(unsure)]
+        preview.unsure_regexes = unsure_regexes(undecided.values())
+        preview.regex_spent = budget.spent
+        for candidate in preview.undecided:
+            candidate._preview = preview
+        return preview
 
     def _keyword_hits(self, words: list[str], positions) -> dict[int, int]:
         """How many task words (repeats counted, as the spec's filter does) each memory's title contains."""
@@ -430,23 +482,34 @@ class StoreIndex:
         components = components_dict(static, recency_points(self.dates[position], now_ms), hits)
         return scored_candidate(self.scorable[position], None, components, plan_index, meets, position)
 
-    def _failure(self, agent: str, first: dict[int, int]) -> ArbiterFailure | None:
-        """The first throw of a verbatim arbiter, in its order: loading, then each memory's score and match."""
+    def _failure(self, agent: str, first: dict[int, int], undecided: dict[int, dict]) -> ArbiterFailure | None:
+        """The first throw of a verbatim arbiter, in its order: loading, then each memory's score and match.
+
+        A throw at a whenToUse item that is not text happens only if no earlier
+        pattern matches: after an undecided one, it may or may not happen.
+        """
         if self.load_failure is not None:
             return self.load_failure
         name = self.profile.name
+        maybe: ArbiterFailure | None = None  # the first throw that depends on an undecided pattern
         for stage, memory, detail in self._throws_for_prototype_agents if is_prototype_key(agent) else self._throws:
             if stage == "score":
-                return ArbiterFailure("score", memory.rel_path, detail, name)
+                return dataclasses.replace(ArbiterFailure("score", memory.rel_path, detail, name), earlier=maybe)
             if stage == "tags":
-                return ArbiterFailure("score", memory.rel_path, _verbatim_score_failure(memory.spec.attrs, agent, self.scorer)[0], name)
+                return dataclasses.replace(ArbiterFailure("score", memory.rel_path, _verbatim_score_failure(memory.spec.attrs, agent, self.scorer)[0], name), earlier=maybe)
             position, non_string = detail
             if first.get(position, _NEVER) >= non_string:  # reached before (or at) the pattern that matches
                 item = when_items(memory.attrs)[non_string]
-                return ArbiterFailure("match", memory.rel_path, _verbatim_type_error(item), name)
-        return None
+                failure = ArbiterFailure("match", memory.rel_path, _verbatim_type_error(item), name)
+                before = [i for i in undecided.get(position, {}) if i < non_string]
+                if not before:
+                    return dataclasses.replace(failure, earlier=maybe)
+                if maybe is None:
+                    plans = memory_facts(memory).plans
+                    maybe = dataclasses.replace(failure, unless=" or ".join(f"whenToUse {_short(plans[i][1].pattern)}" for i in before))
+        return maybe
 
-    def _decision(self, memory, ranked_at, first, words, now_ms, min_order, static) -> Candidate:
+    def _decision(self, memory, ranked_at, first, words, now_ms, min_order, static, undecided) -> Candidate:
         """The decision for one loaded file: not loadable, throws, or scored (ranked ones are reused)."""
         if has_load_error(memory):
             return load_error_candidate(memory)
@@ -460,6 +523,7 @@ class StoreIndex:
             meets = order is not None and min_order is not None and order >= min_order
             title = self.titles[position]
             candidate = self._candidate(position, first.get(position, -1), meets, now_ms, static[position], len(keyword_hits(words, title)))
+            candidate._undecided = undecided.get(position)
             candidate.reason = _reason(candidate)
         return candidate
 

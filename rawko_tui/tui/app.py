@@ -10,6 +10,7 @@ handler.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import os
 import threading
@@ -24,7 +25,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Markdown, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..core.arbiter import SPEC_AGENTS, Preview, iso_from_ms, parse_now, resolve_options
-from ..core.arbiters.ranking import prepare_index, run_preview
+from ..core.arbiters.ranking import decide_unsure, prepare_index, run_preview
 from ..core.checks import budget_for, default_task_name, load_checks, saved_task_write
 from ..core.curation import append_template, effective_store, impact_of_change, new_memory_template, pattern_matches
 from ..core.writer import ChangedSinceShown, PlannedWrite, WriteError, apply_writes, person_name, plan_append, read_current, replan, torn_writes
@@ -52,6 +53,8 @@ PREVIEW_REFRESH_SECONDS = 0.25  # while typing, the panes show a new ranking at 
 TYPING_PAUSE_SECONDS = 0.15  # ... and once input has paused this long: a redraw under a key delays its painting
 MAX_UNSHOWN_SECONDS = 1.0  # ... or when the ranking shown is this old (fast typing still sees the preview follow)
 OTHERS_AFTER_SECONDS = 0.3  # the other arbiters rank the task once typing has paused this long
+QUERY_REGEX_SECONDS = 0.03  # what one ranking gives backtracking regexes in total: the rest is decided afterwards
+DECIDE_REGEX_SECONDS = 20.0  # ... in a worker process, killed by the next key or after this long
 
 
 class RawkoApp(App[int]):
@@ -127,6 +130,7 @@ class RawkoApp(App[int]):
         self._rank_lock = threading.Lock()
         self._rank_wanted = threading.Event()
         self._rank_busy = False
+        self._decider = None  # the worker process that decides backtracking regexes (regexdecide.Decider), made when first needed
         self.recent_tasks: list[tuple[str, str]] = []
         self._effective_cache: tuple[Store, Store] | None = None
         self._settings_said: list[Finding] = []  # the settings findings last notified
@@ -366,14 +370,16 @@ class RawkoApp(App[int]):
                     store = self._effective(store)
                 profile, source = _chosen_profile(store, query.arbiter, self._arbiter_label)
                 options = resolve_options(store, query.agent, query.max_memories, query.min_importance, query.recursive, profile)
+                options = dataclasses.replace(options, regex_budget=QUERY_REGEX_SECONDS)  # typing never waits on a regex
                 options.sources["arbiter"] = source
-                preview = run_preview(store, query.task, query.agent, options, query.now_ms)
-                # what the panes show is built here, not on the UI thread
-                preview.ranked  # noqa: B018
-                if self._wants_every_candidate():
-                    preview.candidates  # noqa: B018
+                preview = self._rank(store, query, options)
                 if not worker.is_cancelled and self._pending is None:
                     self.call_from_thread(self._preview_ready, preview, time.perf_counter() - started, query.now_source)
+                # what the ranking left undecided, decided in a worker process; the next key kills it
+                if self._decide(preview, worker):
+                    preview = self._rank(store, query, options)
+                    if not worker.is_cancelled and self._pending is None:
+                        self.call_from_thread(self._preview_ready, preview, time.perf_counter() - started, query.now_source)
                 # then, once typing pauses, what the other profiles inject for the same task: ranking
                 # them after every key would take the interpreter from the UI thread while keys arrive
                 if not worker.is_cancelled and self._pending is None and not self._rank_wanted.wait(OTHERS_AFTER_SECONDS):
@@ -386,6 +392,36 @@ class RawkoApp(App[int]):
                         self.call_from_thread(self._comparison_ready, comparison, preview)
             finally:
                 self._rank_busy = False
+
+    def _rank(self, store: Store, query: PreviewQuery, options) -> Preview:
+        preview = run_preview(store, query.task, query.agent, options, query.now_ms)
+        # what the panes show is built here, not on the UI thread
+        preview.ranked  # noqa: B018
+        if self._wants_every_candidate():
+            preview.candidates  # noqa: B018
+        return preview
+
+    def _decide(self, preview: Preview, worker) -> bool:
+        """Decide the regexes ``preview`` left undecided in the worker process, until a new query comes; True when some were tried."""
+        if not any(exc.decidable for exc in preview.unsure_regexes) or worker.is_cancelled or self._pending is not None:
+            return False
+        from ..core.regexdecide import Decider
+
+        if self._decider is None:
+            self._decider = Decider()
+        self.call_from_thread(self._show_deciding, True)
+        try:
+            return decide_unsure(preview, DECIDE_REGEX_SECONDS, self._decider, cancelled=lambda: worker.is_cancelled or self._rank_wanted.is_set())
+        finally:
+            if not worker.is_cancelled:
+                self.call_from_thread(self._show_deciding, False)
+
+    def _show_deciding(self, deciding: bool) -> None:
+        self.main.query_one(PreviewPane).set_deciding(deciding)
+
+    def on_unmount(self) -> None:
+        if self._decider is not None:
+            self._decider.close()  # the worker process ends with the app
 
     def _comparison_ready(self, comparison, ranked: Preview) -> None:
         """The other profiles' rankings of ``ranked``'s task (or why they could not be made)."""

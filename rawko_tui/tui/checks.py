@@ -58,16 +58,20 @@ class ChecksScreen(Screen[None]):
     def _show(self, results: list[CheckResult], grid: Matrix, errors: list[str]) -> None:
         table = self.query_one("#check-results", DataTable)
         table.clear()
+        marks = {"pass": ("ok", "bold green"), "fail": ("FAIL", "bold red"), "undecided": ("?", "bold yellow")}
         for result in results:
-            detail = "; ".join(result.failures) if result.failures else ", ".join(result.injected) or "(nothing injected)"
-            table.add_row(
-                cell("ok" if result.passed else "FAIL", "bold green" if result.passed else "bold red"),
-                cell(result.saved.label),
-                cell(result.saved.agent),
-                cell(detail, "" if result.passed else "red", limit=400),
-            )
-        failed = sum(1 for r in results if not r.passed)
-        summary = Text(f"{len(results) - failed} passed, {failed} failed", "bold red" if failed else "bold green")
+            if result.undecided:  # neither passed nor failed: a regex rawko-tui could not decide
+                detail = "undecided: " + "; ".join(result.undecided)
+            else:
+                detail = "; ".join(result.failures) if result.failures else ", ".join(result.injected) or "(nothing injected)"
+            mark, style = marks[result.status]
+            table.add_row(cell(mark, style), cell(result.saved.label), cell(result.saved.agent), cell(detail, "" if result.passed else style.removeprefix("bold "), limit=400))
+        failed = sum(1 for r in results if r.status == "fail")
+        undecided = sum(1 for r in results if r.status == "undecided")
+        summary = Text(
+            f"{len(results) - failed - undecided} passed, {failed} failed" + (f", {undecided} undecided" if undecided else ""),
+            "bold red" if failed else "bold yellow" if undecided else "bold green",
+        )
         if not results:
             summary = Text("No saved tasks yet: `t` in the preview saves the current task with what it injects now.", "dim")
         for error in errors:
@@ -91,5 +95,8 @@ class ChecksScreen(Screen[None]):
         notes.append_text(literal(", ".join(grid.over_broad()) or "none", limit=1000))
         notes.append("\nTasks that get nothing: ", "bold")
         notes.append_text(literal(", ".join(repr(t) for t, _ in grid.empty_tasks) or "none", limit=1000))
+        if grid.failing_tasks:
+            notes.append("\nTasks where the arbiter throws (agents get nothing): ", "bold red")
+            notes.append_text(literal("; ".join(f"{t!r}: {o.describe()}" for t, _, o in grid.failing_tasks), "red", limit=1000))
         self.query_one("#matrix-summary", Static).update(notes)
         table.focus()

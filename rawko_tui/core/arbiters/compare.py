@@ -8,12 +8,14 @@ part, said in the words of the profile that decides differently.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from ..arbiter import Candidate, Preview, resolve_options
+from ..jsregex import DEFAULT_REGEX_BUDGET_SECONDS
 from ..store import Store
 from .profiles import Profile
-from .ranking import run_preview
+from .ranking import run_preview_deciding
 from .scoring import COMPONENT_KEYS
 
 COMPONENT_WORDS = {"importance": "importance", "recency": "recency", "keyword": "keywords", "agentTags": "agent tags", "sameAgent": "same agent"}
@@ -73,12 +75,14 @@ class Comparison:
         }
 
 
-def compare_profiles(store: Store, task: str, agent: str, profiles: list[Profile], now_ms: float, recursive: bool | None = None) -> Comparison:
-    """Rank the task under each profile (each with its own settings) and find where they part."""
+def compare_profiles(
+    store: Store, task: str, agent: str, profiles: list[Profile], now_ms: float, recursive: bool | None = None, regex_budget: float = DEFAULT_REGEX_BUDGET_SECONDS
+) -> Comparison:
+    """Rank the task under each profile (each with its own settings, ``regex_budget`` for backtracking regexes) and find where they part."""
     previews = {}
     for profile in profiles:
-        options = resolve_options(store, agent, recursive=recursive, profile=profile)
-        previews[profile.name] = run_preview(store, task, agent, options, now_ms)
+        options = dataclasses.replace(resolve_options(store, agent, recursive=recursive, profile=profile), regex_budget=regex_budget)
+        previews[profile.name] = run_preview_deciding(store, task, agent, options, now_ms)
     return compare_previews(task, agent, previews)
 
 

@@ -7,6 +7,7 @@ straightforward loop over every memory that the fast path is tested against.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from ..arbiter import (
@@ -18,12 +19,15 @@ from ..arbiter import (
     _loader_error_text,
     _not_loaded,
     _reason,
+    _short,
     crashed_candidate,
     finish_preview,
     has_load_error,
     load_error_candidate,
     scored_candidate,
+    unsure_regexes,
 )
+from ..jsregex import JsRegexUndecided, RegexBudget
 from ..jsvalue import UNDEFINED, js_split_whitespace
 from ..patterns import build_search_text
 from ..rankindex import store_index
@@ -54,6 +58,49 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
     else:
         preview = store_index(store, view, profile).rank(task, agent, options, now_ms)
     return _finish(preview, view)
+
+
+def run_preview_deciding(store: Store, task: str, agent: str, options: ArbiterOptions | None = None, now_ms: float | None = None, decider=None) -> Preview:
+    """``run_preview``, then what it left undecided decided in a worker process with the time left of ``options.regex_budget``.
+
+    The budget is the whole time backtracking regexes get: the ranking spends
+    what it needs, a worker (``regexdecide``: killed at the deadline, with a
+    memory limit) the rest, on the searches the ranking could not finish or
+    would not start (a pattern too large to compile here).  If any is decided,
+    the ranking is made again with those answers and no further time.
+    """
+    options = options or ArbiterOptions()
+    now_ms = _now(now_ms)
+    preview = run_preview(store, task, agent, options, now_ms)
+    left = options.regex_budget - preview.regex_spent
+    if left >= _WORTH_A_WORKER_SECONDS and decide_unsure(preview, left, decider):
+        preview = run_preview(store, task, agent, dataclasses.replace(options, regex_budget=0.0), now_ms)
+        preview.regex_budget = options.regex_budget
+    return preview
+
+
+_WORTH_A_WORKER_SECONDS = 0.1  # less time than this cannot start a worker and decide anything
+
+
+def decide_unsure(preview: Preview, seconds: float, decider=None, cancelled=None) -> bool:
+    """Decide in a worker process the searches ``preview`` left undecided that time can decide; True when any was tried.
+
+    The answers are kept (``jsregex.ANSWERS``): ranking the same text again uses them.
+    Every whenToUse regex is compiled with flag i, as the arbiters compile them.
+    """
+    from ..regexdecide import Decider
+
+    cases = [(exc.source, True, preview.search_text) for exc in preview.unsure_regexes if exc.decidable]
+    if not cases or seconds <= 0:
+        return False
+    own = decider is None
+    decider = decider or Decider()
+    try:
+        answers = decider.decide(cases, seconds, cancelled)
+    finally:
+        if own:
+            decider.close()
+    return bool(answers)
 
 
 def prepare_index(store: Store, options: ArbiterOptions) -> None:
@@ -87,6 +134,8 @@ def run_preview_reference(store: Store, task: str, agent: str, options: ArbiterO
     words = js_split_whitespace(task.lower())
     min_importance = _effective_limits(options)[1]
     failure: ArbiterFailure | None = None
+    maybe: ArbiterFailure | None = None  # the first throw that depends on a pattern rawko-tui could not decide
+    budget = RegexBudget(options.regex_budget)
 
     candidates: list[Candidate] = [_not_loaded(memory, reason, why) for memory, reason, why in view.gated]
     scored: list[Candidate] = []
@@ -103,7 +152,7 @@ def run_preview_reference(store: Store, task: str, agent: str, options: ArbiterO
         # the .map() scores, then matches, each memory in turn; the first throw ends the run
         score_crash = _verbatim_score_failure(memory.spec.attrs, agent, scorer)
         if score_crash is not None:
-            failure = failure or ArbiterFailure("score", memory.rel_path, score_crash[0], profile.name)
+            failure = failure or ArbiterFailure("score", memory.rel_path, score_crash[0], profile.name, earlier=maybe)
             if score_crash[1]:
                 candidates.append(crashed_candidate(memory, score_crash[0]))
                 continue
@@ -112,21 +161,36 @@ def run_preview_reference(store: Store, task: str, agent: str, options: ArbiterO
         # "for … of" with an early return: later patterns are not tried, and a
         # non-string pattern reached before a match makes the code throw
         matched_index = -1
+        unsure: dict[int, JsRegexUndecided] = {}  # patterns that could not be decided: the loop goes on past them
         for index, (item, plan) in enumerate(facts.plans):
             if not isinstance(item, str):
-                failure = failure or ArbiterFailure("match", memory.rel_path, _verbatim_type_error(item), profile.name)
-            if plan is not None and plan.matches(text):
-                matched_index = index
-                break
+                thrown = ArbiterFailure("match", memory.rel_path, _verbatim_type_error(item), profile.name)
+                if not unsure:
+                    failure = failure or dataclasses.replace(thrown, earlier=maybe)
+                elif failure is None and maybe is None:
+                    maybe = dataclasses.replace(thrown, unless=" or ".join(f"whenToUse {_short(facts.plans[i][1].pattern)}" for i in unsure))
+            if plan is None:
+                continue
+            try:
+                if plan.matches(text, budget):
+                    matched_index = index
+                    break
+            except JsRegexUndecided as exc:
+                unsure[index] = exc
         meets = meets_threshold(facts.attrs.get("importance", UNDEFINED), min_importance)
         candidate = scored_candidate(memory, facts, components, matched_index, meets, len(scored))
+        candidate._undecided = unsure or None
         scored.append(candidate)
         candidates.append(candidate)
 
+    failure = failure or maybe
     for candidate in scored:
         candidate.reason = _reason(candidate)
     ranked = sorted((c for c in scored if c.matched and c.meets_threshold), key=lambda c: -c.score)
-    preview = finish_preview(store, task, agent, options, now_ms, len(ranked), lambda n: ranked[:n], lambda: ranked, failure, lambda _preview: candidates)
+    undecided = [c for c in scored if c.match_undecided]
+    preview = finish_preview(store, task, agent, options, now_ms, len(ranked), lambda n: ranked[:n], lambda: ranked, failure, lambda _preview: candidates, undecided=undecided)
+    preview.unsure_regexes = unsure_regexes(c._undecided for c in scored)
+    preview.regex_spent = budget.spent
     preview.ranked  # noqa: B018 - rank every candidate now
     preview.candidates  # noqa: B018 - attach every candidate to this preview now
     return _finish(preview, view)

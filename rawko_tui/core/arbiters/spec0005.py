@@ -17,6 +17,7 @@ from ..arbiter import (
     GATE,
     REASON_CRASH,
     REASON_NO_MATCH,
+    REASON_UNDECIDED,
     SCORE,
     ArbiterFailure,
     ArbiterOptions,
@@ -24,9 +25,13 @@ from ..arbiter import (
     Preview,
     _not_loaded,
     _pattern_gate,
+    _short,
     finish_preview,
+    undecided_headline,
+    unsure_regexes,
 )
 from ..explain import Explanation
+from ..jsregex import JsRegexUndecided, RegexBudget
 from ..jsvalue import UNDEFINED, js_to_string
 from ..patterns import build_search_text, plan_spec0005_pattern
 from ..rankindex import PatternIndex
@@ -78,9 +83,17 @@ def _crashed(memory: MemoryFile, profile: str, crash: str) -> Candidate:
     return _not_loaded(memory, REASON_CRASH, f"skipped: {profile}'s matching throws on it ({crash})")
 
 
-def _scanned(memory: MemoryFile, facts: MemoryFacts, load_index: int, matched_index: int) -> Candidate:
-    """A memory whose patterns were tried: spec-0005 has no threshold and no score."""
-    return Candidate(memory, True, REASON_NO_MATCH, title=facts.title, matched=matched_index >= 0, meets_threshold=True, load_index=load_index, _facts=facts, matched_index=matched_index)
+def _scanned(memory: MemoryFile, facts: MemoryFacts, load_index: int, matched_index: int, undecided: dict | None = None) -> Candidate:
+    """A memory whose patterns were tried: spec-0005 has no threshold and no score (``undecided``: patterns it could not decide)."""
+    candidate = Candidate(memory, True, REASON_NO_MATCH, title=facts.title, matched=matched_index >= 0, meets_threshold=True, load_index=load_index, _facts=facts, matched_index=matched_index)
+    candidate._undecided = undecided or None
+    if candidate.match_undecided:
+        candidate.reason = REASON_UNDECIDED
+    return candidate
+
+
+def _unless(facts: MemoryFacts, indexes) -> str:
+    return " or ".join(f"whenToUse {_short(facts.plans[i][1].pattern)}" for i in indexes)
 
 
 def _by_importance_only(matched: list[Candidate]) -> list[Candidate]:
@@ -90,31 +103,46 @@ def _by_importance_only(matched: list[Candidate]) -> list[Candidate]:
 def rank(store: Store, view: LoadedView, task: str, agent: str, options: ArbiterOptions, now_ms: float) -> Preview:
     profile = options.profile
     text = build_search_text(task, agent)
+    budget = RegexBudget(options.regex_budget)
     failure: ArbiterFailure | None = None
+    maybe: ArbiterFailure | None = None  # the first throw that depends on a pattern rawko-tui could not decide
     candidates: list[Candidate] = [_not_loaded(memory, reason, why) for memory, reason, why in view.gated]
     matched: list[Candidate] = []
+    undecided: list[Candidate] = []
     for load_index, memory in enumerate(view.loaded):
         facts, crash = _facts(memory)
         matched_index = -1
+        unsure: dict[int, JsRegexUndecided] = {}  # patterns that could not be decided: the loop goes on past them
         if facts is not None:
             for index, (item, plan) in enumerate(facts.plans):
                 crash = _crash_for(item)
                 if crash is not None:
                     break
-                if plan.matches(text):
-                    matched_index = index
-                    break
-        if crash is not None:
-            failure = failure or ArbiterFailure("match", memory.rel_path, crash, profile.name)
+                try:
+                    if plan.matches(text, budget):
+                        matched_index = index
+                        break
+                except JsRegexUndecided as exc:
+                    unsure[index] = exc
+        if crash is not None and not unsure:
+            failure = failure or ArbiterFailure("match", memory.rel_path, crash, profile.name, earlier=maybe)
             candidates.append(_crashed(memory, profile.name, crash))
             continue
-        candidate = _scanned(memory, facts, load_index, matched_index)
+        if crash is not None and failure is None and maybe is None:  # it throws unless an undecided pattern matches
+            maybe = ArbiterFailure("match", memory.rel_path, crash, profile.name, unless=_unless(facts, unsure))
+        candidate = _scanned(memory, facts, load_index, matched_index, unsure)
         candidates.append(candidate)
         if candidate.matched:
             matched.append(candidate)
+        elif candidate.match_undecided:
+            undecided.append(candidate)
     ranked = _by_importance_only(matched)
-    preview = finish_preview(store, task, agent, options, now_ms, len(ranked), lambda n: ranked[:n], lambda: ranked, failure, lambda _preview: candidates)
-    preview._explain, preview._headline = explain, headline
+    preview = finish_preview(
+        store, task, agent, options, now_ms, len(ranked), lambda n: ranked[:n], lambda: ranked, failure or maybe, lambda _preview: candidates, undecided=undecided
+    )
+    preview._explain, preview._headline, preview._order = explain, headline, _by_importance_only
+    preview.unsure_regexes = unsure_regexes(c._undecided for c in candidates)
+    preview.regex_spent = budget.spent
     preview.ranked  # noqa: B018 - rank every candidate now
     preview.candidates  # noqa: B018
     return preview
@@ -160,19 +188,28 @@ class Spec0005Index:
     def rank(self, store: Store, task: str, agent: str, options: ArbiterOptions, now_ms: float) -> Preview:
         profile = options.profile
         text = build_search_text(task, agent)
-        first = self.patterns.first_matches(text)
+        budget = RegexBudget(options.regex_budget)
+        first, undecided = self.patterns.first_matches(text, budget)
         failure: ArbiterFailure | None = None
+        maybe: ArbiterFailure | None = None  # the first throw that depends on a pattern rawko-tui could not decide
         crashed: dict[int, str] = {}
         for position in sorted({*self.whole_crash, *self.item_crash}):  # the loop's order: the first throw is reported
+            memory = self.view.loaded[position]
             if position in self.whole_crash:
                 crashed[position] = self.whole_crash[position]
             else:
                 index, crash = self.item_crash[position]
                 if first.get(position, _NEVER) < index:
                     continue  # an earlier pattern matched: the loop returned before reaching it
+                before = [i for i in undecided.get(position, {}) if i < index]
+                undecided[position] = {i: undecided[position][i] for i in before} if before else {}
+                if before:  # it throws unless an undecided pattern matches
+                    if failure is None and maybe is None:
+                        maybe = ArbiterFailure("match", memory.rel_path, crash, profile.name, unless=_unless(self.facts[position], before))
+                    continue
                 crashed[position] = crash
             if failure is None:
-                failure = ArbiterFailure("match", self.view.loaded[position].rel_path, crashed[position], profile.name)
+                failure = ArbiterFailure("match", memory.rel_path, crashed[position], profile.name, earlier=maybe)
         made: dict[int, Candidate] = {}
 
         def decision(position: int) -> Candidate:
@@ -181,10 +218,11 @@ class Spec0005Index:
                 if position in crashed:
                     made[position] = _crashed(memory, profile.name, crashed[position])
                 else:
-                    made[position] = _scanned(memory, self.facts[position], position, first.get(position, -1))
+                    made[position] = _scanned(memory, self.facts[position], position, first.get(position, -1), undecided.get(position))
             return made[position]
 
         matched = [decision(p) for p in sorted(first) if p not in crashed]
+        unsure = [decision(p) for p in sorted(undecided) if undecided[p] and p not in first and p not in crashed]
         ranked = _by_importance_only(matched)
 
         def build_candidates(preview: Preview) -> list[Candidate]:
@@ -200,9 +238,14 @@ class Spec0005Index:
 
         counts = dict(self._static_counts)
         counts[REASON_CRASH] = counts.get(REASON_CRASH, 0) + len(crashed)
-        counts[REASON_NO_MATCH] = len(self.view.loaded) - len(crashed) - len(matched)
-        preview = finish_preview(store, task, agent, options, now_ms, len(ranked), lambda n: ranked[:n], lambda: ranked, failure, build_candidates, counts, lookup)
-        preview._explain, preview._headline = explain, headline
+        counts[REASON_NO_MATCH] = len(self.view.loaded) - len(crashed) - len(matched) - len(unsure)
+        counts[REASON_UNDECIDED] = len(unsure)
+        preview = finish_preview(
+            store, task, agent, options, now_ms, len(ranked), lambda n: ranked[:n], lambda: ranked, failure or maybe, build_candidates, counts, lookup, unsure
+        )
+        preview._explain, preview._headline, preview._order = explain, headline, _by_importance_only
+        preview.unsure_regexes = unsure_regexes(undecided.values())
+        preview.regex_spent = budget.spent
         return preview
 
 
@@ -220,6 +263,8 @@ def headline(candidate: Candidate, preview: Preview) -> str:
     """The root of ``explain``'s tree, said without building it."""
     if candidate.injected:
         return f"injected at position {candidate.rank} of {len(preview.injected)}: {preview.profile.name} injects every match, whole, sorted by importance only"
+    if candidate.match_undecided:
+        return undecided_headline(candidate, preview)
     if candidate.matched:
         return "not injected: cut by the --max option (spec-0005 itself has no cap)"
     return "not injected: no whenToUse pattern matched"
@@ -235,4 +280,4 @@ def explain(candidate: Candidate, preview: Preview, with_near_miss: bool) -> Exp
         gates.append(Explanation(0, f"position {candidate.rank} of {len(preview.injected)}: {order_words}", kind=GATE))
     elif candidate.matched:
         gates.append(Explanation(0, said, match=False, kind=GATE))
-    return Explanation(0, said, tuple(gates), match=candidate.injected, kind=SCORE, data={"scored": False})
+    return Explanation(0, said, tuple(gates), match=candidate.injected, kind=SCORE, data={"scored": False}, undecided=candidate.match_undecided)

@@ -2,11 +2,15 @@
 
 Optional (it needs ``ANTHROPIC_API_KEY``); the queue works without it. An
 answer is kept under a digest of the two memories' texts and the model, so
-asking again about an unchanged pair costs nothing and works offline.
+asking again about an unchanged pair, in either order, costs nothing and works
+offline. The pair is kept in one order (its texts sorted) with each quote
+beside the text it came from, so asked the other way round the quotes change
+places with the memories.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
@@ -68,13 +72,28 @@ def parse_opinion(text: str) -> Opinion:
     return Opinion(verdict, str(data.get("quoteA", "")), str(data.get("quoteB", "")), str(data.get("why", "")))
 
 
-def pair_key(text_a: str, text_b: str, model: str) -> str:
-    """The same two texts (in either order) and model give the same key."""
-    first, second = sorted((text_a, text_b))
+# Part of every key: records of the code that kept quotes by the position they were asked in
+# (``opinion A B`` then ``B A`` showed A's quote under B) are never read.
+_RECORD_FORMAT = "quotes-by-text-order/2"
+
+
+def pair_key(text_a: str, text_b: str, model: str) -> tuple[str, bool]:
+    """The same two texts (in either order) and model give the same key; True when ``text_a`` is kept second.
+
+    The record keeps the quote of the text that sorts first as ``quoteA``; a
+    pair asked in the other order reads it with the quotes swapped.
+    """
+    swapped = text_b < text_a
+    first, second = (text_b, text_a) if swapped else (text_a, text_b)
     digest = hashlib.sha256()
-    for part in (model, first, second):
+    for part in (_RECORD_FORMAT, model, first, second):
         digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
-    return digest.hexdigest()
+    return digest.hexdigest(), swapped
+
+
+def _swapped(opinion: Opinion) -> Opinion:
+    """The same opinion with A and B exchanged (the quotes stay with the texts they came from)."""
+    return dataclasses.replace(opinion, quote_a=opinion.quote_b, quote_b=opinion.quote_a)
 
 
 def _cache_file():
@@ -140,10 +159,10 @@ def second_opinion(
     """Claude's verdict on the pair (from the cache when the two texts were asked about before)."""
     from ..claude import ask_claude
 
-    key = pair_key(text_a, text_b, model)
+    key, swapped = pair_key(text_a, text_b, model)
     found = cached(key)
     if found is not None:
-        return found
+        return _swapped(found) if swapped else found
     opinion = parse_opinion(ask_claude(build_opinion_prompt(title_a, body_a, title_b, body_b), api_key, model, base_url))
-    remember(key, opinion)
+    remember(key, _swapped(opinion) if swapped else opinion)  # kept in the key's order
     return opinion

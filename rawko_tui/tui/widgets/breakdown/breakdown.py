@@ -18,6 +18,8 @@ def node_label(node: Explanation) -> Text:
     label = Text(no_wrap=False)
     if node.kind in (COMPONENT, SCORE):
         label.append(f"{node.value:>4g}  ", "bold cyan" if node.value else "dim")
+    elif node.undecided:
+        label.append("? ", "bold yellow")  # rawko-tui could not decide it: neither a match nor no match
     elif node.kind == INFO:
         label.append("· ", "dim")
     else:

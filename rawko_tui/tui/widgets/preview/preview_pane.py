@@ -36,6 +36,7 @@ _REASON_TEXT = {
     "skipped-by-loader": ("skipped by its loader", "magenta"),
     "stops-loading": ("loading stops here", "red"),
     "not-read": ("never read", "magenta"),
+    "match-undecided": ("? match undecided", "bold yellow"),
 }
 
 
@@ -93,6 +94,7 @@ class PreviewPane(FollowsSelection, Vertical):
         self.now_problem = ""  # why the typed "now" is not used
         self.arbiter: str | None = None  # the profile switched to with b (None: the store's own)
         self.others = ""  # one line on what the other profiles inject for this task
+        self.deciding = False  # the regexes the ranking left undecided are being decided in a worker process
 
     def compose(self) -> ComposeResult:
         yield TextArea(self.initial_task, id="task", soft_wrap=True, show_line_numbers=False, placeholder="Type a task, as the agent receives it…")
@@ -224,11 +226,15 @@ class PreviewPane(FollowsSelection, Vertical):
         elif preview.arbiter_failure is not None:
             failure.display = True
             failure.update(literal("⚠ " + preview.failure_banner(), "bold red", limit=1000))
+        elif not preview.certain:
+            failure.display = True
+            failure.update(self._uncertain_banner(preview))
         else:
             failure.display = False
         table = self.query_one("#results", DataTable)
-        # every other memory's decision is built only when asked for (u)
-        shown = preview.ranked + ([c for c in preview.candidates if c.rank is None] if self.show_unmatched else [])
+        # every other memory's decision is built only when asked for (u); an undecided one is always shown
+        others = [c for c in preview.candidates if c.rank is None and not c.match_undecided] if self.show_unmatched else []
+        shown = preview.ranked + preview.undecided + others
         # a table of thousands of rows would cost the UI thread on every keystroke
         self.hidden_rows = max(0, len(shown) - MAX_RESULT_ROWS)
         shown = shown[:MAX_RESULT_ROWS]
@@ -253,6 +259,18 @@ class PreviewPane(FollowsSelection, Vertical):
         self.follow(self.selected_path)
         self._update_arbiter()
         self._update_summary()
+
+    def set_deciding(self, deciding: bool) -> None:
+        """The app is (or no longer is) deciding this ranking's undecided regexes in a worker process."""
+        self.deciding = deciding
+        if self.preview is not None and not self.preview.certain:
+            self.query_one("#preview-failure", Static).update(self._uncertain_banner(self.preview))
+        self._update_summary()
+
+    def _uncertain_banner(self, preview: Preview) -> Text:
+        said = "? Undecided: what is injected may differ: " + "; ".join(preview.uncertain_reasons)
+        said += " (deciding in a worker…)" if self.deciding else " (rawko-tui explain … --regex-budget 60s decides it with more time)"
+        return literal(said, "bold yellow", limit=1000)
 
     def _selection_table(self) -> DataTable:
         return self.query_one("#results", DataTable)
@@ -300,6 +318,9 @@ class PreviewPane(FollowsSelection, Vertical):
         summary.append(f" · {counts.get('cut-by-top-n', 0)} cut · {counts.get('below-importance-threshold', 0)} below min · ")
         unmatched = counts.get("no-pattern-matched", 0)
         summary.append(f"{unmatched} unmatched{' (u to show)' if not self.show_unmatched and unmatched else ''}")
+        undecided = len(preview.undecided)
+        if undecided:
+            summary.append(f" · {undecided} undecided{' (deciding…)' if self.deciding else ''}", "bold yellow")
         not_loaded = sum(v for k, v in counts.items() if k.startswith("not-loaded") or k in ("would-crash-arbiter", "skipped-by-loader", "stops-loading", "not-read"))
         if not_loaded:
             summary.append(f" · {not_loaded} not loaded", "magenta")
