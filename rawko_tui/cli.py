@@ -359,7 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 _FAILURES = (
     ("cli", "UsageError", "{}", EXIT_USAGE),
     ("core.store", "StoreNotFound", "{}. Give the folder that holds .rawko/ as PATH.", EXIT_USAGE),
-    ("core.history", "GitError", "{}", EXIT_USAGE),
+    ("core.gitrepo", "GitError", "{}", EXIT_USAGE),  # defined there; history re-exports it
     ("core.writer", "NotCommitted", "{}", EXIT_NOT_COMMITTED),  # before WriteError: it is one, but the bytes are written
     ("core.writer", "WriteError", "{}", EXIT_FINDINGS),  # refused to write: nothing changed
     ("core.claude", "ClaudeError", "no answer from Claude: {}", EXIT_FINDINGS),
