@@ -498,3 +498,16 @@ def test_a_newline_in_a_file_name_cannot_forge_a_verify_line(repo, capsys):
     assert "evil\u240aOK: memory files were only appended to (forged)\u2409" in out
     code, report = verify_json(repo, capsys)
     assert report["violations"][0]["path"] == f".rawko/memories/{name}"  # JSON keeps the name exactly
+
+
+def test_a_fifo_in_the_working_tree_is_reported_not_read(repo):
+    """verify reads a working-tree file only when it is a regular file (a FIFO would block it for ever)."""
+    path = memfile(repo)
+    path.unlink()
+    os.mkfifo(path)
+    memfile(repo, "other.md").unlink()
+    memfile(repo, "other.md").symlink_to("/dev/zero")
+    result = subprocess.run([sys.executable, "-m", "rawko_tui", "verify", str(repo), "--json"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1, result.stderr
+    found = {(v["kind"], v["path"]) for v in json.loads(result.stdout)["violations"]}
+    assert ("unchecked", ".rawko/memories/auth.md") in found and ("type-changed", ".rawko/memories/other.md") in found

@@ -663,8 +663,11 @@ def _check_change(change, commit: str, blobs: BlobReader, report: VerifyReport, 
         if is_zero(new_sha) and top is not None:  # a working-tree file git has not hashed
             try:
                 new = _working_copy(top / new_path, new_mode)
-            except OSError as exc:
-                report.violations.append(Violation("deleted", new_path, commit, f"cannot be read: {exc.strerror}"))
+            except FileNotFoundError:
+                report.violations.append(Violation("deleted", new_path, commit, "memory file deleted"))
+                return
+            except OSError as exc:  # a link, a FIFO, past the size limit: not read, so not shown to be kept
+                report.violations.append(Violation("unchecked", new_path, commit, f"cannot be read: {exc.strerror}"))
                 return
         else:
             new = blobs.read(new_sha)
