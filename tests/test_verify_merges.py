@@ -511,3 +511,52 @@ def test_a_fifo_in_the_working_tree_is_reported_not_read(repo):
     assert result.returncode == 1, result.stderr
     found = {(v["kind"], v["path"]) for v in json.loads(result.stdout)["violations"]}
     assert ("unchecked", ".rawko/memories/auth.md") in found and ("type-changed", ".rawko/memories/other.md") in found
+
+
+def test_verify_during_a_merge_judges_the_index_and_the_working_tree_as_that_merge(repo, capsys):
+    two_appending_branches(repo)
+    assert run_git(repo, "merge", "side").returncode != 0  # a conflict on auth.md
+    code, report = verify_json(repo, capsys)
+    assert code == 1
+    found = {(v["kind"], v["commit"]) for v in report["violations"] if v["path"] == ".rawko/memories/auth.md"}
+    assert ("unchecked", "index") in found  # not resolved yet: said so, not called a deletion
+    assert ("rewritten", "working tree") in found  # the conflict markers
+    memfile(repo).write_text(BASE + B + A)  # resolved: side's entry first
+    code, report = verify_json(repo, capsys)
+    assert [(v["kind"], v["commit"]) for v in report["violations"]] == [("unchecked", "index")]
+    git(repo, "add", "-A")
+    code, report = verify_json(repo, capsys)
+    assert code == 0, report
+
+
+def test_remember_never_writes_through_a_link_in_the_git_dir(repo, tmp_path, capsys):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    (repo / ".git" / "rawko-tui-verified").symlink_to(victim)
+    assert main(["verify", str(repo), "--remember"]) == 2
+    assert "cannot record the verified HEAD" in capsys.readouterr().err
+    assert victim.read_text() == "precious\n"
+
+
+def test_the_server_hook_does_not_judge_again_commits_it_already_holds(repo, tmp_path, capsys):
+    """A branch pushed before the hook was installed, with a rewrite in its history (since put back), can still be merged."""
+    server = tmp_path / "late.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(server))
+    git(repo, "remote", "add", "origin", str(server))
+    git(repo, "checkout", "-q", "-b", "old-work")
+    original = memfile(repo, "other.md").read_text()
+    memfile(repo, "other.md").write_text("rewritten before the hook existed\n")
+    commit_all(repo, "an old rewrite")
+    memfile(repo, "other.md").write_text(original)
+    commit_all(repo, "put back")
+    assert push(repo, "main", "old-work").returncode == 0
+    assert main(["hook", "install", "--server", str(server)]) == 0
+    git(repo, "checkout", "-q", "main")
+    append(repo, A)
+    commit_all(repo, "append A")
+    git(repo, "merge", "-q", "--no-edit", "old-work")
+    result = push(repo, "main")
+    assert result.returncode == 0, result.stderr
+    memfile(repo).write_text(BASE)  # a new rewrite is still refused
+    commit_all(repo, "drop A")
+    refused_by_the_hook(push(repo, "main"))

@@ -386,18 +386,24 @@ def verify(
             else:
                 _check_commits(top, [head], blobs, report)
         if head is not None and not history_only:
-            _check_index(top, head, blobs, report)
+            _check_against_head(top, head, blobs, report, working_tree=False)
             if not staged:
-                # the working tree against HEAD
-                out = git(top, "diff-index", "-z", "-M", "--no-abbrev", "HEAD", "--", MEMORY_PATHSPEC)
-                for change in _parse_diff_index(out):
-                    _check_change(change, "working tree", blobs, report, top=top)
+                _check_against_head(top, head, blobs, report, working_tree=True)
     if not staged and not history_only:
         _check_torn_entries(root, top, report)
     if remember and report.ok and head is not None:
-        mark = git_dir(top) / _MARK_FILE
-        mark.write_text(head + "\n")
+        _write_mark(git_dir(top) / _MARK_FILE, head)
     return report
+
+
+def _write_mark(mark: Path, head: str) -> None:
+    """Record the verified HEAD in the git dir, never through a link a clone put there."""
+    try:
+        fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as exc:
+        raise GitError(f"cannot record the verified HEAD in {mark}: {exc.strerror}") from None
+    with os.fdopen(fd, "w") as out:
+        out.write(head + "\n")
 
 
 def _check_commits(top: Path, revisions: list[str], blobs: BlobReader, report: VerifyReport) -> None:
@@ -442,18 +448,26 @@ def _parse_diff_tree_stdin(out: bytes) -> list[list[tuple]]:
     return records
 
 
-def _check_merge_changes(top: Path, commit: str, parents: list[str], per_parent: list[list[tuple]], blobs: BlobReader, report: VerifyReport) -> None:
-    """A merge (or the index while a merge is concluded): ``per_parent[k]`` is the diff from parent k to the result."""
+def _check_merge_changes(
+    top: Path, commit: str, parents: list[str], per_parent: list[list[tuple]], blobs: BlobReader, report: VerifyReport, working_tree: bool = False
+) -> None:
+    """A merge (or the index or working tree while one is concluded): ``per_parent[k]`` is the diff from parent k to the result."""
     merged: dict[str, tuple[str, str]] = {}  # path -> (mode, sha) in the result ("000000": absent)
     before: list[dict[str, tuple[str, str]]] = [{} for _ in parents]
+    unmerged: set[str] = set()
     for k, changes in enumerate(per_parent):
-        for _status, old_mode, new_mode, old_sha, new_sha, path, _ in changes:
+        for status, old_mode, new_mode, old_sha, new_sha, path, _ in changes:
             if is_memory_path(path):
                 before[k][path] = (old_mode, old_sha)
                 merged[path] = (new_mode, new_sha)
+                if status == "U":
+                    unmerged.add(path)
     base_commit: list[str | None] = []  # found once per merge, when some file needs it
     for path, (mode, sha) in sorted(merged.items()):
         report.changes_checked += 1
+        if path in unmerged:
+            report.violations.append(Violation("unchecked", path, commit, "a merge conflict in it is not resolved yet"))
+            continue
         versions = [before[k].get(path, (mode, sha)) for k in range(len(parents))]  # a parent the diff does not name holds the result's version
         present = [(m, s) for m, s in versions if m != "000000"]
         if mode != "000000" and any(_kind(m) != _kind(mode) for m, _ in present):
@@ -462,7 +476,18 @@ def _check_merge_changes(top: Path, commit: str, parents: list[str], per_parent:
         if _kind(mode) == "gitlink" or any(_kind(m) == "gitlink" for m, _ in present):
             continue
         contents = [None if m == "000000" else blobs.read(s) for m, s in versions]
-        result = None if mode == "000000" else blobs.read(sha)
+        if mode == "000000":
+            result = None
+        elif working_tree and is_zero(sha):  # a working-tree file git has not hashed
+            try:
+                result = _working_copy(top / path, mode)
+            except FileNotFoundError:
+                result = None
+            except OSError as exc:
+                report.violations.append(Violation("unchecked", path, commit, f"cannot be read: {exc.strerror}"))
+                continue
+        else:
+            result = blobs.read(sha)
         base: bytes | None = None
         held = [c for c in contents if c is not None]
         if result is not None and len(set(held)) > 1 and _common_prefix(held) not in held and "\n" not in path:
@@ -481,17 +506,20 @@ def _kind(mode: str) -> str:
     return {"120000": "symlink", "160000": "gitlink", "040000": "tree"}.get(mode, "file")
 
 
-def _check_index(top: Path, head: str, blobs: BlobReader, report: VerifyReport) -> None:
-    """The index against HEAD (what the next commit would record); while a merge is being concluded, as that merge."""
+def _check_against_head(top: Path, head: str, blobs: BlobReader, report: VerifyReport, working_tree: bool) -> None:
+    """The index (``working_tree``: the working tree) against HEAD, what the next commit would record; while a merge is
+    being concluded, as that merge (against HEAD and each MERGE_HEAD)."""
+    cached = [] if working_tree else ["--cached"]
+    where = "working tree" if working_tree else "index"
     merging = [line for line in _read_merge_heads(top) if rev_sha(top, line)]
     if merging:
         parents = [head, *merging]
-        per_parent = [list(_parse_diff_index(git(top, "diff-index", "--cached", "-z", "--no-renames", "--no-abbrev", parent, "--", MEMORY_PATHSPEC))) for parent in parents]
-        _check_merge_changes(top, "index", parents, per_parent, blobs, report)
+        per_parent = [list(_parse_diff_index(git(top, "diff-index", *cached, "-z", "--no-renames", "--no-abbrev", parent, "--", MEMORY_PATHSPEC))) for parent in parents]
+        _check_merge_changes(top, where, parents, per_parent, blobs, report, working_tree=working_tree)
         return
-    out = git(top, "diff-index", "--cached", "-z", "-M", "--no-abbrev", "HEAD", "--", MEMORY_PATHSPEC)
+    out = git(top, "diff-index", *cached, "-z", "-M", "--no-abbrev", "HEAD", "--", MEMORY_PATHSPEC)
     for change in _parse_diff_index(out):
-        _check_change(change, "index", blobs, report)
+        _check_change(change, where, blobs, report, top=top if working_tree else None)
 
 
 def _read_merge_heads(top: Path) -> list[str]:
@@ -501,7 +529,7 @@ def _read_merge_heads(top: Path) -> list[str]:
         return []
 
 
-def verify_push(root: Path, old: str, new: str, ref: str | None = None, updates: dict[str, str] | None = None) -> VerifyReport:
+def verify_push(root: Path, old: str, new: str, ref: str | None = None, updates: dict[str, str] | None = None, in_hook: bool = False) -> VerifyReport:
     """What a push of ``ref`` from ``old`` to ``new`` does to the memory files (as a ``pre-receive`` hook is told).
 
     Whatever the shape of history, nothing at the old tip may be lost. Every commit the push
@@ -512,6 +540,9 @@ def verify_push(root: Path, old: str, new: str, ref: str | None = None, updates:
     the new tip, starting with every byte it had (``check_append``). A new ref (old all zeros) brings
     only its commits; a deleted ref (new all zeros) may go when no commit that only it holds
     changes a memory file. ``updates`` are all the push's refs (ref -> new), for that test.
+    ``in_hook``: the repository's refs are still the old ones (a pre-receive hook), so the
+    commits to check are those under no ref; commits already on the server are not judged
+    again (a branch accepted before the hook was installed can still be merged).
     """
     top, _bare = _top(root)
     report = VerifyReport(refs_checked=1)
@@ -533,14 +564,14 @@ def verify_push(root: Path, old: str, new: str, ref: str | None = None, updates:
             assert old_sha is not None
             _check_deletion(top, old_sha, ref, updates, report)
             return report
-        if old_sha is None:
-            # a new ref: only the commits the repository does not hold yet (in a pre-receive hook, under any other ref)
-            excluded = [f"--exclude={ref}"] if ref else []
+        if old_sha is None or in_hook:
+            # the commits the repository does not hold yet: under no other ref
+            excluded = [f"--exclude={ref}"] if ref and not in_hook else []
             _check_commits(top, [new_sha, "--not", *excluded, "--all"], blobs, report)
         else:
             _check_commits(top, [f"^{old_sha}", new_sha], blobs, report)
-            if not _is_ancestor(top, old_sha, new_sha):
-                _check_tips(top, old_sha, new_sha, blobs, report, f"the push replaces {old_sha[:10]} with {new_sha[:10]}, which does not descend from it")
+        if old_sha is not None and not _is_ancestor(top, old_sha, new_sha):
+            _check_tips(top, old_sha, new_sha, blobs, report, f"the push replaces {old_sha[:10]} with {new_sha[:10]}, which does not descend from it")
     if ref:
         report.violations = [replace(v, ref=v.ref or ref) for v in report.violations]
     return report
@@ -597,15 +628,15 @@ def verify_pre_receive(root: Path, lines: str) -> VerifyReport:
     new_of = {ref: new for _old, new, ref in updates}
     report = VerifyReport()
     for old, new, ref in updates:
-        report.absorb(verify_push(root, old, new, ref, new_of))
+        report.absorb(verify_push(root, old, new, ref, new_of, in_hook=True))
     return report
 
 
 def _check_remembered(top: Path, head: str, report: VerifyReport) -> None:
-    mark = git_dir(top) / _MARK_FILE
-    if not mark.is_file():
+    try:
+        previous = read_regular(git_dir(top) / _MARK_FILE, 4096).decode("ascii", "replace").strip()
+    except OSError:  # none yet; or a link, a FIFO: never read
         return
-    previous = mark.read_text().strip()
     if not previous:
         return
     exists = rev_sha(top, previous) is not None
@@ -646,6 +677,9 @@ def _check_change(change, commit: str, blobs: BlobReader, report: VerifyReport, 
         return
     report.changes_checked += 1
     if kind == "A":
+        return
+    if kind == "U":
+        report.violations.append(Violation("unchecked", new_path, commit, "a conflict in it is not resolved yet"))
         return
     if kind == "D":
         if is_memory_path(old_path):
