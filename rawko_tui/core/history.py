@@ -4,10 +4,15 @@ The invariant lives here once: for every change to a memory file, the old
 content is a byte prefix of the new content; no memory file is deleted or
 renamed away.  Line counts are not used (``numstat`` deletions == 0 passes an
 insertion at the top and fails an append to a file without a final newline).
+A merge must keep every entry each parent holds (``check_merge``); a push must
+lose nothing its ref held, whatever the shape of history (``verify_push``).
+Memory files are ``*.md`` under any ``.rawko/memories/`` folder of the
+repository: a store at the top or in a subfolder.
 
-Speed: one ``git log --raw`` pass lists every change to ``.rawko/memories``
-and one persistent ``git cat-file --batch`` process reads the blobs, instead
-of a GitPython diff per commit.
+Speed: one ``git log --raw`` pass lists every change to memory files, one
+``git diff-tree --stdin`` answers for every merge, and one persistent
+``git cat-file --batch`` process reads the blobs, instead of a GitPython diff
+per commit.
 """
 
 from __future__ import annotations
@@ -36,7 +41,6 @@ from .gitrepo import (  # noqa: F401 - GitError, repository_state and files_at a
 from .safeio import MEMORY_LIMIT, read_regular
 from .safetext import clean_name, plural
 
-ZERO = "0" * 40
 _MARK_FILE = "rawko-tui-verified"
 # Every memory file of the repository, whatever store holds it: *.md under any .rawko/memories/
 # folder, at the top or in a subfolder (app/.rawko/memories/). The .md test is made in Python.
