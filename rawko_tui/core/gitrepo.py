@@ -49,6 +49,9 @@ class GitError(Exception):
 # core.sshCommand and credential helpers (no transport is allowed), include.path (it only reads
 # more config; the drivers it defines are found like any other), merge drivers (rawko-tui never merges).
 _NEUTRAL_CONFIG = (("core.fsmonitor", "false"), ("log.showSignature", "false"))
+# Commands that never convert a file through a filter (no working tree, no --filters/--textconv):
+# the drivers need not be looked up for them (one `git config` process fewer per call).
+_NEVER_FILTER = frozenset({"rev-parse", "ls-tree", "log", "diff-tree", "merge-base", "for-each-ref", "symbolic-ref", "config", "var", "cat-file"})
 _PATCH_COMMANDS = frozenset({"diff", "diff-index", "diff-files", "diff-tree", "log", "show", "whatchanged"})
 _PATCH_FLAGS = ("--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty")
 
@@ -80,11 +83,15 @@ def _filter_drivers(cwd: Path, env: dict[str, str]) -> list[str]:
     return names
 
 
-def safe_env(cwd: Path) -> dict[str, str]:
-    """The environment every git command rawko-tui runs in ``cwd`` gets (see above): nothing the repository names is run."""
+def safe_env(cwd: Path, command: str | None = None) -> dict[str, str]:
+    """The environment every git command rawko-tui runs in ``cwd`` gets (see above): nothing the repository names is run.
+
+    ``command`` (the git subcommand) may spare the filter drivers' lookup when it never filters.
+    """
     env = _base_env()
     settings = list(_NEUTRAL_CONFIG)
-    for driver in _filter_drivers(cwd, env):
+    drivers = [] if command in _NEVER_FILTER else _filter_drivers(cwd, env)
+    for driver in drivers:
         settings += [(f"filter.{driver}.{key}", "") for key in ("clean", "smudge", "process")]
         settings.append((f"filter.{driver}.required", "false"))
     try:
@@ -111,7 +118,9 @@ def git(root: Path, *args: str, check: bool = True, input_bytes: bytes | None = 
     if not Path(root).is_dir():
         raise GitError(f"{root} is not a folder")
     try:
-        proc = subprocess.run(git_command(args), cwd=root, capture_output=True, input=input_bytes, env=safe_env(root), timeout=600)
+        converts = any(arg in ("--filters", "--textconv") or arg.startswith("--path") for arg in args)
+        command = None if converts or not args else args[0]
+        proc = subprocess.run(git_command(args), cwd=root, capture_output=True, input=input_bytes, env=safe_env(root, command), timeout=600)
     except FileNotFoundError:
         raise GitError("git is not installed") from None
     except subprocess.TimeoutExpired:
@@ -214,7 +223,7 @@ class BlobReader:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env=safe_env(top),
+            env=safe_env(top, "cat-file"),  # --batch: no filter, no textconv
         )
 
     def read(self, sha: str) -> bytes:

@@ -339,21 +339,23 @@ def _parse_raw(out: bytes):
 _LOG_FORMAT = "%x01%H%x00%P%x00%an%x00%at%x00%s%x00%x02"
 
 
-def _is_bare(path: Path) -> bool:
-    """A bare repository, or a place inside a git dir (where a server's hooks run): history, no work tree."""
-    try:
-        return b"true" in git(path, "rev-parse", "--is-bare-repository", "--is-inside-git-dir").split()
-    except GitError:
-        return False
+@dataclass(frozen=True)
+class _Repository:
+    top: Path  # the top of the work tree; the place given, when there is none (bare, or inside a git dir)
+    bare: bool  # no work tree here: history only (a server's repository, where its hooks run)
+    git_dir: Path
+    shallow: bool
 
 
-def _top(root: Path) -> tuple[Path, bool]:
-    """The top of the repository holding ``root`` (``root`` itself when bare), and whether it has no work tree."""
-    bare = _is_bare(root)
-    top = root if bare else repo_root(root)
-    if top is None:
+def _locate(root: Path) -> _Repository:
+    """Where the repository holding ``root`` is, in one ``git rev-parse``."""
+    out = git(root, "rev-parse", "--is-bare-repository", "--is-inside-git-dir", "--is-shallow-repository", "--absolute-git-dir", "--show-toplevel", check=False)
+    lines = out.decode("utf-8", "surrogateescape").split("\n")  # --show-toplevel fails (and prints nothing) without a work tree
+    if len(lines) < 4 or lines[0] not in ("true", "false"):
         raise GitError(f"{root} is not in a git repository: there is no history to verify")
-    return top, bare
+    bare = "true" in lines[:2]
+    top = Path(root) if bare or len(lines) < 5 or not lines[4] else Path(lines[4])
+    return _Repository(top, bare, Path(lines[3]), lines[2] == "true")
 
 
 def verify(
@@ -367,19 +369,20 @@ def verify(
     branches included (``--full-history``). ``history_only`` checks commits alone (a bare
     repository, as on a server; there ``verify_push`` checks what a push changes).
     """
-    top, bare = _top(root)
-    history_only = history_only or bare
+    repository = _locate(root)
+    top = repository.top
+    history_only = history_only or repository.bare
     report = VerifyReport()
     head = rev_sha(top, rev)
     if head is None and rev != "HEAD":
         raise GitError(f"{rev!r} is not a commit in this repository")
     report.head = head
-    if git(top, "rev-parse", "--is-shallow-repository").strip() == b"true":
+    if repository.shallow:
         report.notes.append("shallow clone: commits before the shallow boundary are not verified")
 
     with BlobReader(top) as blobs:
         if head is not None and not staged:
-            _check_remembered(top, head, report)
+            _check_remembered(top, repository.git_dir, head, report)
             if since:
                 since_sha = rev_sha(top, since)
                 if since_sha is None:
@@ -390,13 +393,14 @@ def verify(
             else:
                 _check_commits(top, [head], blobs, report)
         if head is not None and not history_only:
-            _check_against_head(top, head, blobs, report, working_tree=False)
+            merging = [sha for sha in _read_merge_heads(repository.git_dir) if rev_sha(top, sha)]
+            _check_against_head(top, head, merging, blobs, report, working_tree=False)
             if not staged:
-                _check_against_head(top, head, blobs, report, working_tree=True)
+                _check_against_head(top, head, merging, blobs, report, working_tree=True)
     if not staged and not history_only:
         _check_torn_entries(root, top, report)
     if remember and report.ok and head is not None:
-        _write_mark(git_dir(top) / _MARK_FILE, head)
+        _write_mark(repository.git_dir / _MARK_FILE, head)
     return report
 
 
@@ -510,12 +514,11 @@ def _kind(mode: str) -> str:
     return {"120000": "symlink", "160000": "gitlink", "040000": "tree"}.get(mode, "file")
 
 
-def _check_against_head(top: Path, head: str, blobs: BlobReader, report: VerifyReport, working_tree: bool) -> None:
+def _check_against_head(top: Path, head: str, merging: list[str], blobs: BlobReader, report: VerifyReport, working_tree: bool) -> None:
     """The index (``working_tree``: the working tree) against HEAD, what the next commit would record; while a merge is
-    being concluded, as that merge (against HEAD and each MERGE_HEAD)."""
+    being concluded (``merging``: its MERGE_HEADs), as that merge."""
     cached = [] if working_tree else ["--cached"]
     where = "working tree" if working_tree else "index"
-    merging = [line for line in _read_merge_heads(top) if rev_sha(top, line)]
     if merging:
         parents = [head, *merging]
         per_parent = [list(_parse_diff_index(git(top, "diff-index", *cached, "-z", "--no-renames", "--no-abbrev", parent, "--", MEMORY_PATHSPEC))) for parent in parents]
@@ -526,9 +529,9 @@ def _check_against_head(top: Path, head: str, blobs: BlobReader, report: VerifyR
         _check_change(change, where, blobs, report, top=top if working_tree else None)
 
 
-def _read_merge_heads(top: Path) -> list[str]:
+def _read_merge_heads(git_dir_: Path) -> list[str]:
     try:
-        return (git_dir(top) / "MERGE_HEAD").read_text().split()
+        return read_regular(git_dir_ / "MERGE_HEAD", 1 << 16).decode("ascii", "replace").split()
     except OSError:
         return []
 
@@ -548,7 +551,7 @@ def verify_push(root: Path, old: str, new: str, ref: str | None = None, updates:
     commits to check are those under no ref; commits already on the server are not judged
     again (a branch accepted before the hook was installed can still be merged).
     """
-    top, _bare = _top(root)
+    top = _locate(root).top
     report = VerifyReport(refs_checked=1)
     updates = dict(updates or {})
     if ref:
@@ -636,9 +639,9 @@ def verify_pre_receive(root: Path, lines: str) -> VerifyReport:
     return report
 
 
-def _check_remembered(top: Path, head: str, report: VerifyReport) -> None:
+def _check_remembered(top: Path, git_dir_: Path, head: str, report: VerifyReport) -> None:
     try:
-        previous = read_regular(git_dir(top) / _MARK_FILE, 4096).decode("ascii", "replace").strip()
+        previous = read_regular(git_dir_ / _MARK_FILE, 4096).decode("ascii", "replace").strip()
     except OSError:  # none yet; or a link, a FIFO: never read
         return
     if not previous:
