@@ -135,3 +135,14 @@ def test_a_partial_clone_is_never_fetched_into(tmp_path, capsys):
     blob = git(clone, "rev-parse", "HEAD~1:.rawko/memories/auth-session.md")
     subprocess.run(["git", "cat-file", "-p", blob], cwd=clone, capture_output=True, timeout=60)
     assert "uploadpack" in marker.read_text()
+
+
+def test_git_options_before_the_command_keep_the_guard(armed):
+    """A caller's own git options (``--literal-pathspecs``, ``-c``) come before the command; the guard still applies."""
+    from rawko_tui.core.gitrepo import git as guarded
+
+    root, marker, _first = armed
+    assert b"+Tokens expire after 12 hours." in guarded(root, "--literal-pathspecs", "show", "HEAD")
+    assert b"auth-session.md" in guarded(root, "-c", "core.quotePath=false", "diff", "HEAD", "--name-only")
+    assert not marker.exists(), marker.read_text()
+    _spy_was_armed(root, marker)

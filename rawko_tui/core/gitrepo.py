@@ -68,7 +68,7 @@ def _base_env() -> dict[str, str]:
     }
 
 
-def _filter_drivers(cwd: Path, env: dict[str, str]) -> list[str]:
+def _defined_filter_drivers(cwd: Path, env: dict[str, str]) -> list[str]:
     """The name of every filter driver any config file (includes followed) defines for the repository at ``cwd``."""
     try:
         proc = subprocess.run(["git", "--no-pager", "config", "-z", "--get-regexp", r"^filter\."], cwd=cwd, capture_output=True, env=env, timeout=60)
@@ -90,7 +90,7 @@ def safe_env(cwd: Path, command: str | None = None) -> dict[str, str]:
     """
     env = _base_env()
     settings = list(_NEUTRAL_CONFIG)
-    drivers = [] if command in _NEVER_FILTER else _filter_drivers(cwd, env)
+    drivers = [] if command in _NEVER_FILTER else _defined_filter_drivers(cwd, env)
     for driver in drivers:
         settings += [(f"filter.{driver}.{key}", "") for key in ("clean", "smudge", "process")]
         settings.append((f"filter.{driver}.required", "false"))
@@ -105,11 +105,23 @@ def safe_env(cwd: Path, command: str | None = None) -> dict[str, str]:
     return env
 
 
+_OPTIONS_WITH_A_VALUE = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"})
+
+
+def _subcommand_at(args: list[str]) -> int:
+    """Where the subcommand stands in ``args``, after git's own options (``--literal-pathspecs``, ``-c k=v``…)."""
+    index = 0
+    while index < len(args) and args[index].startswith("-"):
+        index += 2 if args[index] in _OPTIONS_WITH_A_VALUE else 1
+    return index
+
+
 def git_command(args: tuple[str, ...] | list[str]) -> list[str]:
     """``git …`` with the flags that keep a patch-making command from running the repository's programs."""
     args = list(args)
-    if args and args[0] in _PATCH_COMMANDS:
-        args[1:1] = _PATCH_FLAGS
+    at = _subcommand_at(args)
+    if at < len(args) and args[at] in _PATCH_COMMANDS:
+        args[at + 1 : at + 1] = _PATCH_FLAGS
     return ["git", "--no-pager", *args]
 
 
@@ -118,8 +130,9 @@ def git(root: Path, *args: str, check: bool = True, input_bytes: bytes | None = 
     if not Path(root).is_dir():
         raise GitError(f"{root} is not a folder")
     try:
+        at = _subcommand_at(list(args))
         converts = any(arg in ("--filters", "--textconv") or arg.startswith("--path") for arg in args)
-        command = None if converts or not args else args[0]
+        command = None if converts or at >= len(args) else args[at]
         proc = subprocess.run(git_command(args), cwd=root, capture_output=True, input=input_bytes, env=safe_env(root, command), timeout=600)
     except FileNotFoundError:
         raise GitError("git is not installed") from None
