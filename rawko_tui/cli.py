@@ -166,12 +166,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_arbiter(lint)
 
     verify = sub.add_parser("verify", help="check that git history only ever appended to memory files; exit 1 on a violation")
-    _add_store_path(verify)
+    verify.add_argument("path", nargs="?", metavar="PATH", help="a folder in the repository (default: here); every store in it is checked")
     verify.add_argument("--since", metavar="REV", help="only commits after REV")
     verify.add_argument("--staged", action="store_true", help="only the staged changes (what a pre-commit hook checks)")
     verify.add_argument("--remember", action="store_true", help="record HEAD as verified; later runs report a history rewritten under it")
     verify.add_argument("--rev", default="HEAD", help="verify history up to this commit (default: HEAD)")
     verify.add_argument("--history-only", action="store_true", help="commits only, not the index or working tree (implied in a bare repository)")
+    verify.add_argument("--push", nargs=2, metavar=("OLD", "NEW"), help="what a push from OLD to NEW does (all zeros: a new or deleted ref), as a server checks it")
+    verify.add_argument("--ref", help="with --push: the ref pushed (refs/heads/main)")
+    verify.add_argument("--pre-receive", action="store_true", help="read a pre-receive hook's input (old new ref, one line per ref) from stdin and check each push")
     verify.add_argument("--json", action="store_true", help="machine-readable output")
 
     new = sub.add_parser("new", help="create a memory file named after its title, and commit it")
@@ -298,9 +301,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     hook = sub.add_parser("hook", help="git hooks that enforce the append-only rule")
     hook_sub = hook.add_subparsers(dest="hook_command", metavar="ACTION", required=True)
-    install = hook_sub.add_parser("install", help="install a pre-commit hook running `verify --staged`")
-    _add_store_path(install)
-    install.add_argument("--force", action="store_true", help="replace an existing pre-commit hook")
+    install = hook_sub.add_parser("install", help="install a pre-commit hook running `verify --staged` where git runs hooks (core.hooksPath honoured)")
+    install.add_argument("path", nargs="?", metavar="PATH", help="a folder in the repository (default: here)")
+    install.add_argument("--force", action="store_true", help="replace an existing hook, or install into a core.hooksPath outside the repository")
+    install.add_argument("--server", action="store_true", help="install the pre-receive hook of a server's (bare) repository, running `verify --pre-receive`")
     return parser
 
 
@@ -423,7 +427,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 _FAILURES = (
     ("cli", "UsageError", "{}", EXIT_USAGE),
     ("core.store", "StoreNotFound", "{}. Give the folder that holds .rawko/ as PATH.", EXIT_USAGE),
-    ("core.history", "GitError", "{}", EXIT_USAGE),
+    ("core.gitrepo", "GitError", "{}", EXIT_USAGE),  # defined there; history re-exports it
     ("core.writer", "NotCommitted", "{}", EXIT_NOT_COMMITTED),  # before WriteError: it is one, but the bytes are written
     ("core.writer", "WriteError", "{}", EXIT_FINDINGS),  # refused to write: nothing changed
     ("core.claude", "ClaudeError", "no answer from Claude: {}", EXIT_FINDINGS),
@@ -869,22 +873,37 @@ def cmd_lint(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    from .core.history import verify
+    from .core.history import verify, verify_pre_receive, verify_push
+    from .core.safetext import clean_name
 
-    # history alone needs no .rawko/ folder on disk: a server's bare repository has none
-    root = Path(args.path or ".").resolve() if args.history_only else find_store_root(args.path)
-    report = verify(root, since=args.since, staged=args.staged, remember=args.remember, rev=args.rev, history_only=args.history_only)
-    if args.json:
-        _write(_dumps(report.to_dict()))
+    # the repository, not a store: every store in it is checked, and a server's bare repository has none
+    root = Path(args.path or ".").resolve()
+    if not root.is_dir():
+        raise UsageError(f"{root} is not a folder")
+    modes = [flag for flag, given in (("--push", args.push), ("--pre-receive", args.pre_receive), ("--staged", args.staged)) if given]
+    if len(modes) > 1:
+        raise UsageError(f"{' and '.join(modes)} cannot be used together")
+    if args.ref and not args.push:
+        raise UsageError("--ref goes with --push")
+    if args.pre_receive:
+        report = verify_pre_receive(root, sys.stdin.read())
+        scope = f"{plural(report.refs_checked, 'ref')}, {plural(report.commits_checked, 'new commit')}"
+    elif args.push:
+        report = verify_push(root, args.push[0], args.push[1], args.ref)
+        scope = f"the push, {plural(report.commits_checked, 'new commit')}"
     else:
-        lines = [str(v) for v in report.violations]
-        lines += [f"Note: {n}" for n in report.notes]
+        report = verify(root, since=args.since, staged=args.staged, remember=args.remember, rev=args.rev, history_only=args.history_only)
         if args.staged:
             scope = "staged changes"
         elif args.history_only:
             scope = plural(report.commits_checked, "commit")
         else:
             scope = f"{plural(report.commits_checked, 'commit')}, the index and the working tree"
+    if args.json:
+        _write(_dumps(report.to_dict()))
+    else:
+        lines = [str(v) for v in report.violations]  # each says its file name on one line (Violation.__str__)
+        lines += [f"Note: {clean_name(n)}" for n in report.notes]
         if report.ok:
             lines.append(f"OK: memory files were only appended to ({scope}; {plural(report.changes_checked, 'change')} checked).")
         else:
@@ -895,9 +914,16 @@ def cmd_verify(args) -> int:
 
 def cmd_hook(args) -> int:
     from .core.hooks import install_hook
+    from .core.safetext import clean_name
 
-    hook = install_hook(find_store_root(args.path), force=args.force)
-    _write(f"Installed {hook}: a commit that rewrites a memory file is refused (`git commit --no-verify` skips it).\n")
+    installed = install_hook(Path(args.path or ".").resolve(), force=args.force, server=args.server)
+    where = clean_name(str(installed.path))
+    if installed.hooks_path is not None:
+        where += f" (core.hooksPath is {clean_name(installed.hooks_path)})"
+    if installed.server:
+        _write(f"Installed {where}: a push that loses or rewrites a memory entry is refused.\n")
+    else:
+        _write(f"Installed {where}: a commit that rewrites a memory file is refused (`git commit --no-verify` skips it).\n")
     return EXIT_OK
 
 

@@ -27,10 +27,113 @@ class GitError(Exception):
     """git could not answer; the message says why in plain words."""
 
 
-def git(root: Path, *args: str, check: bool = True, input_bytes: bytes | None = None) -> bytes:
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+# A store is a stranger's clone, its git config and attributes included. No git command
+# rawko-tui runs may start a program they name, so every one runs with these settings
+# (given as command-line configuration, which outranks every config file):
+#   core.fsmonitor        the hook git asks which files changed (run by any look at the working tree)
+#   filter.<d>.clean/smudge/process   every filter driver defined in any config file, emptied (an
+#                         empty command is no filter in git's convert.c; required=false, or git
+#                         would refuse the file): files are compared as the bytes they are
+#   log.showSignature     runs gpg.program / gpg.ssh.program on each signed commit
+# and in the environment:
+#   GIT_ALLOW_PROTOCOL    no transport at all: a partial clone's missing object would otherwise be
+#                         fetched through remote.<r>.uploadpack, core.sshCommand or a remote helper
+#   GIT_NO_LAZY_FETCH     the same, said directly (git 2.45 and later)
+#   GIT_NO_REPLACE_OBJECTS  refs/replace/* (which anyone can push) never stand in for the real history
+#   GIT_OPTIONAL_LOCKS=0  a read never writes the index, so no post-index-change hook
+# Patch-making commands (diff, log, show, diff-*) also get --no-ext-diff (diff.external,
+# diff.<d>.command), --no-textconv (diff.<d>.textconv, and the smudge it would run first) and
+# --ignore-submodules=dirty (no git run inside a submodule, under that submodule's own config).
+# Not needed: core.pager (output is captured, never a terminal; --no-pager too), core.hooksPath
+# (no reading command runs a hook; a commit runs the repository's hooks on purpose),
+# core.sshCommand and credential helpers (no transport is allowed), include.path (it only reads
+# more config; the drivers it defines are found like any other), merge drivers (rawko-tui never merges).
+_NEUTRAL_CONFIG = (("core.fsmonitor", "false"), ("log.showSignature", "false"))
+# Commands that never convert a file through a filter (no working tree, no --filters/--textconv):
+# the drivers need not be looked up for them (one `git config` process fewer per call).
+_NEVER_FILTER = frozenset({"rev-parse", "ls-tree", "log", "diff-tree", "merge-base", "for-each-ref", "symbolic-ref", "config", "var", "cat-file"})
+_PATCH_COMMANDS = frozenset({"diff", "diff-index", "diff-files", "diff-tree", "log", "show", "whatchanged"})
+_PATCH_FLAGS = ("--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty")
+
+
+def _base_env() -> dict[str, str]:
+    return {
+        **os.environ,
+        "GIT_OPTIONAL_LOCKS": "0",
+        "LC_ALL": "C",
+        "GIT_ALLOW_PROTOCOL": "none",
+        "GIT_NO_LAZY_FETCH": "1",
+        "GIT_NO_REPLACE_OBJECTS": "1",
+        "GIT_TERMINAL_PROMPT": "0",
+    }
+
+
+def _defined_filter_drivers(cwd: Path, env: dict[str, str]) -> list[str]:
+    """The name of every filter driver any config file (includes followed) defines for the repository at ``cwd``."""
     try:
-        proc = subprocess.run(["git", *args], cwd=root, capture_output=True, input=input_bytes, env=env, timeout=600)
+        proc = subprocess.run(["git", "--no-pager", "config", "-z", "--get-regexp", r"^filter\."], cwd=cwd, capture_output=True, env=env, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    names = []
+    for record in proc.stdout.split(b"\x00"):
+        key = record.partition(b"\n")[0].decode("utf-8", "surrogateescape")
+        driver = key[len("filter.") : key.rfind(".")] if key.count(".") >= 2 else ""
+        if driver and driver not in names:
+            names.append(driver)
+    return names
+
+
+def safe_env(cwd: Path, command: str | None = None) -> dict[str, str]:
+    """The environment every git command rawko-tui runs in ``cwd`` gets (see above): nothing the repository names is run.
+
+    ``command`` (the git subcommand) may spare the filter drivers' lookup when it never filters.
+    """
+    env = _base_env()
+    settings = list(_NEUTRAL_CONFIG)
+    drivers = [] if command in _NEVER_FILTER else _defined_filter_drivers(cwd, env)
+    for driver in drivers:
+        settings += [(f"filter.{driver}.{key}", "") for key in ("clean", "smudge", "process")]
+        settings.append((f"filter.{driver}.required", "false"))
+    try:
+        first = int(env.get("GIT_CONFIG_COUNT") or 0)  # the user's own settings stay, before ours
+    except ValueError:
+        first = 0
+    for index, (key, value) in enumerate(settings, start=first):
+        env[f"GIT_CONFIG_KEY_{index}"] = key
+        env[f"GIT_CONFIG_VALUE_{index}"] = value
+    env["GIT_CONFIG_COUNT"] = str(first + len(settings))
+    return env
+
+
+_OPTIONS_WITH_A_VALUE = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"})
+
+
+def _subcommand_at(args: list[str]) -> int:
+    """Where the subcommand stands in ``args``, after git's own options (``--literal-pathspecs``, ``-c k=v``…)."""
+    index = 0
+    while index < len(args) and args[index].startswith("-"):
+        index += 2 if args[index] in _OPTIONS_WITH_A_VALUE else 1
+    return index
+
+
+def git_command(args: tuple[str, ...] | list[str]) -> list[str]:
+    """``git …`` with the flags that keep a patch-making command from running the repository's programs."""
+    args = list(args)
+    at = _subcommand_at(args)
+    if at < len(args) and args[at] in _PATCH_COMMANDS:
+        args[at + 1 : at + 1] = _PATCH_FLAGS
+    return ["git", "--no-pager", *args]
+
+
+def git(root: Path, *args: str, check: bool = True, input_bytes: bytes | None = None) -> bytes:
+    """Run ``git *args`` in ``root`` (never starting a program the repository's config or attributes name); its stdout."""
+    if not Path(root).is_dir():
+        raise GitError(f"{root} is not a folder")
+    try:
+        at = _subcommand_at(list(args))
+        converts = any(arg in ("--filters", "--textconv") or arg.startswith("--path") for arg in args)
+        command = None if converts or at >= len(args) else args[at]
+        proc = subprocess.run(git_command(args), cwd=root, capture_output=True, input=input_bytes, env=safe_env(root, command), timeout=600)
     except FileNotFoundError:
         raise GitError("git is not installed") from None
     except subprocess.TimeoutExpired:
@@ -128,29 +231,42 @@ class BlobReader:
 
     def __init__(self, top: Path):
         self.proc = subprocess.Popen(
-            ["git", "cat-file", "--batch"],
+            git_command(["cat-file", "--batch"]),
             cwd=top,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+            env=safe_env(top, "cat-file"),  # --batch: no filter, no textconv
         )
 
     def read(self, sha: str) -> bytes:
+        data = self.read_optional(sha)
+        if data is None:
+            raise GitError(f"object {sha} is missing (a shallow, partial or broken clone? rawko-tui never fetches)")
+        return data
+
+    def read_optional(self, name: str) -> bytes | None:
+        """The object ``name`` (a sha, or ``rev:path``) names; None when there is none."""
         assert self.proc.stdin and self.proc.stdout
-        self.proc.stdin.write(sha.encode() + b"\n")
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
+            self.proc.stdin.flush()
+        except OSError:
+            raise GitError(f"git cat-file stopped before {name} could be read") from None
         header = self.proc.stdout.readline().split()
-        if len(header) < 3 or header[1] == b"missing":
-            raise GitError(f"object {sha} is missing (a shallow or broken clone?)")
-        size = int(header[2])
+        if len(header) < 3 or header[-1] == b"missing" or header[-1] == b"ambiguous":
+            return None
+        size = int(header[-1])
         data = self.proc.stdout.read(size)
         self.proc.stdout.read(1)  # the newline after the content
-        return data
+        return data if header[-2] == b"blob" else None
 
     def close(self) -> None:
         if self.proc.stdin:
-            self.proc.stdin.close()
+            try:
+                self.proc.stdin.close()
+            except OSError:  # it had stopped already
+                pass
         self.proc.wait(timeout=10)
 
     def __enter__(self):

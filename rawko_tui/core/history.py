@@ -4,17 +4,22 @@ The invariant lives here once: for every change to a memory file, the old
 content is a byte prefix of the new content; no memory file is deleted or
 renamed away.  Line counts are not used (``numstat`` deletions == 0 passes an
 insertion at the top and fails an append to a file without a final newline).
+A merge must keep every entry each parent holds (``check_merge``); a push must
+lose nothing its ref held, whatever the shape of history (``verify_push``).
+Memory files are ``*.md`` under any ``.rawko/memories/`` folder of the
+repository: a store at the top or in a subfolder.
 
-Speed: one ``git log --raw`` pass lists every change to ``.rawko/memories``
-and one persistent ``git cat-file --batch`` process reads the blobs, instead
-of a GitPython diff per commit.
+Speed: one ``git log --raw`` pass lists every change to memory files, one
+``git diff-tree --stdin`` answers for every merge, and one persistent
+``git cat-file --batch`` process reads the blobs, instead of a GitPython diff
+per commit.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .gitrepo import (  # noqa: F401 - GitError, repository_state and files_at are part of history's interface too
@@ -35,21 +40,38 @@ from .gitrepo import (  # noqa: F401 - GitError, repository_state and files_at a
     store_prefix,
     tree_blobs,
 )
+from .safeio import MEMORY_LIMIT, read_regular
+from .safetext import clean_name, plural
 
-ZERO = "0" * 40
 _MARK_FILE = "rawko-tui-verified"
+# Every memory file of the repository, whatever store holds it: *.md under any .rawko/memories/
+# folder, at the top or in a subfolder (app/.rawko/memories/). The .md test is made in Python.
+MEMORY_PATHSPEC = ":(glob)**/.rawko/memories/**"
+_MEMORY_DIR = ".rawko/memories/"
+_MERGE_BUDGET = 50_000_000  # bytes compared while fitting one merged file; past it the merge is refused, not guessed
+
+
+def is_memory_path(path: str) -> bool:
+    """A path from the top of the repository names a memory file (of any store in it)."""
+    return path.lower().endswith(".md") and (path.startswith(_MEMORY_DIR) or f"/{_MEMORY_DIR}" in path)
+
+
+def is_zero(sha: str) -> bool:
+    """The all-zero object name a hook is given for a ref that did not exist or is being deleted."""
+    return bool(sha) and set(sha) == {"0"}
 
 
 @dataclass(frozen=True)
 class Violation:
-    kind: str  # rewritten | deleted | renamed | type-changed | torn-entry | history-rewritten
-    path: str
+    kind: str  # rewritten | deleted | renamed | type-changed | torn-entry | history-rewritten | unchecked
+    path: str  # from the top of the repository (a subfolder's store: app/.rawko/memories/x.md)
     commit: str  # a sha, "index" or "working tree"
     message: str
     old_path: str | None = None
     line: int | None = None
     lost: tuple[str, ...] = ()  # lines of the old content that are gone or changed
     added: tuple[str, ...] = ()  # what stands there now
+    ref: str | None = None  # the pushed ref, for a push's checks
 
     def to_dict(self) -> dict:
         return {
@@ -61,15 +83,20 @@ class Violation:
             "line": self.line,
             "lost": list(self.lost),
             "now": list(self.added),
+            "ref": self.ref,
         }
 
     def __str__(self) -> str:
+        """The text report: every name and line from the store on one line of its own (a newline in a file
+        name is shown as a stand-in, so it cannot forge a line such as a false "OK")."""
         where = self.commit if self.commit in ("index", "working tree") else f"commit {self.commit[:10]}"
-        out = f"{where}: {self.path}: {self.message}"
+        if self.ref:
+            where = f"{clean_name(self.ref)}: {where}"
+        out = f"{where}: {clean_name(self.path)}: {clean_name(self.message)}"
         for line in self.lost:
-            out += f"\n    - {line}"
+            out += f"\n    - {clean_name(line)}"
         for line in self.added:
-            out += f"\n    + {line}"
+            out += f"\n    + {clean_name(line)}"
         return out
 
 
@@ -80,6 +107,7 @@ class VerifyReport:
     violations: list[Violation] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     head: str | None = None
+    refs_checked: int = 0  # a push's refs (--push, --pre-receive)
 
     @property
     def ok(self) -> bool:
@@ -91,9 +119,17 @@ class VerifyReport:
             "head": self.head,
             "commitsChecked": self.commits_checked,
             "changesChecked": self.changes_checked,
+            "refsChecked": self.refs_checked,
             "violations": [v.to_dict() for v in self.violations],
             "notes": self.notes,
         }
+
+    def absorb(self, other: VerifyReport) -> None:
+        self.commits_checked += other.commits_checked
+        self.changes_checked += other.changes_checked
+        self.refs_checked += other.refs_checked
+        self.violations += other.violations
+        self.notes += [note for note in other.notes if note not in self.notes]
 
 
 @dataclass(frozen=True)
@@ -108,11 +144,6 @@ class CommitInfo:
 
 
 # --------------------------------------------------------------------------
-# Running git
-# --------------------------------------------------------------------------
-
-
-# --------------------------------------------------------------------------
 # The invariant
 # --------------------------------------------------------------------------
 
@@ -122,8 +153,7 @@ def check_append(old: bytes, new: bytes, path: str, commit: str) -> Violation | 
     if new.startswith(old):
         return None
     # the first byte that differs, and the lines around it
-    limit = min(len(old), len(new))
-    index = next((i for i in range(limit) if old[i] != new[i]), limit)
+    index = _common_prefix_length(old, new)
     line_start = old.rfind(b"\n", 0, index) + 1
     line_number = old.count(b"\n", 0, line_start) + 1
     old_lines = old[line_start:].decode("utf-8", "replace").split("\n")
@@ -135,6 +165,148 @@ def check_append(old: bytes, new: bytes, path: str, commit: str) -> Violation | 
     else:
         message = f"rewritten at line {line_number}: old content is not kept as a prefix"
     return Violation("rewritten", path, commit, message, line=line_number, lost=tuple(lost[:5]), added=tuple(now))
+
+
+def _common_prefix_length(first: bytes, second: bytes) -> int:
+    """How many bytes two byte strings share at their start (compared in halves: memcmp, not a loop per byte)."""
+    low, high = 0, min(len(first), len(second))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if first[low:middle] == second[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_prefix(versions: list[bytes]) -> bytes:
+    length = min(len(version) for version in versions)
+    for version in versions[1:]:
+        length = min(length, _common_prefix_length(versions[0][:length], version))
+    return versions[0][:length]
+
+
+def check_merge(parents: list[bytes | None], merged: bytes | None, base: bytes | None, path: str, commit: str) -> Violation | None:
+    """None when a merge's version of a memory file keeps every entry each parent's version holds.
+
+    ``parents`` are the file in each parent (None: that parent has no such file), ``merged``
+    the merge's, ``base`` the file at the parents' merge base (b"" when it had none; None
+    when unknown). Each parent's *addition* is what its version holds beyond the base. The
+    rule: the merge's version starts with the base, then holds every addition whole, one
+    after another in any order, with nothing but line breaks between them; anything after
+    the last is an append. An addition equal to, or a prefix of, another counts once, and
+    one may leave out an opening it shares with an addition placed before it when the rest
+    starts a new entry (a ``---`` line): the same entry cherry-picked onto both branches is
+    kept once.
+
+    So base + A's entries + B's entries passes in either order, as does one branch's change
+    the other did not touch (its addition is the only one). Refused: a merge that keeps one
+    side's copy (dropping the other's entries), edits or reorders bytes, puts anything before
+    an addition, or joins two entries into one (deleting the conflict markers between two
+    entries that open alike, as git's ``merge=union`` does, leaves one entry's opening out).
+    When the base is unknown, or a parent's version does not start with it, the parents'
+    common prefix, cut back to where its last entry starts, stands in for it.
+    """
+    held = [version for version in parents if version is not None]
+    if not held:
+        return None  # new in the merge
+    if merged is None:
+        return Violation("deleted", path, commit, "memory file deleted by a merge (a parent holds it)")
+    shared = _common_prefix(held)
+    if shared in held:
+        base = shared  # one parent's version is in every other's: what it holds is all they share
+    elif base is None or not all(version.startswith(base) for version in held):
+        starts = _entry_starts(shared)
+        base = shared[: starts[-1]] if starts else b""
+    if not merged.startswith(base):
+        violation = check_append(base, merged, path, commit)
+        assert violation is not None
+        return replace(violation, message=f"merge: {violation.message} (bytes every parent holds)")
+    additions = sorted({version[len(base) :] for version in held} - {b""}, key=len, reverse=True)
+    additions = [a for i, a in enumerate(additions) if not any(longer.startswith(a) for longer in additions[:i])]
+    rest = merged[len(base) :]
+    fitted = _fit_additions(rest, additions)
+    if fitted:
+        return None
+    line = merged.count(b"\n", 0, len(base)) + 1
+    if fitted is None:
+        return Violation("unchecked", path, commit, f"merge: too intricate to check (line {line} on); refused rather than guessed", line=line)
+    missing = next((a for a in additions if a not in rest), None)
+    if missing is not None:
+        lost = tuple(line_ for line_ in missing.decode("utf-8", "replace").split("\n") if line_.strip())[:5]
+        message = f"merge drops or changes entries a parent added (line {line} on): keep each side's entries whole"
+    else:
+        lost = ()
+        message = (
+            f"merge does not keep each side's entries whole, one after the other (line {line} on): "
+            "bytes stand before them, or two entries were joined (conflict markers deleted between entries that open alike)"
+        )
+    now = tuple(rest.decode("utf-8", "replace").split("\n")[:3])
+    return Violation("rewritten", path, commit, message, line=line, lost=lost, added=now)
+
+
+# an appended entry's opening line (as store.split_entries reads it): "---", then a line of YAML
+_ENTRY_OPENING = re.compile(rb"(?m)^---\r?\n(?![\r\n]|---)")
+
+
+def _entry_starts(data: bytes) -> list[int]:
+    """Where an entry may start in ``data``: its ``---`` line, or the start of a blank line before it."""
+    found = set()
+    for match in _ENTRY_OPENING.finditer(data):
+        start = match.start()
+        found.add(start)
+        while start > 0:
+            previous = data.rfind(b"\n", 0, start - 1) + 1  # the line before
+            if data[previous : start - 1] not in (b"", b"\r"):
+                break
+            start = previous
+            found.add(start)
+    return sorted(found)
+
+
+def _fit_additions(rest: bytes, additions: list[bytes]) -> bool | None:
+    """Whether ``rest`` is the additions one after another (see ``check_merge``); None when the budget ran out."""
+    budget = [_MERGE_BUDGET]
+    seen: dict[tuple[int, frozenset], bool] = {}
+    # for each addition, the openings it may leave out: (length, which addition they repeat)
+    skips = [
+        [(0, None)]
+        + [(j, k) for k, other in enumerate(additions) if k != i for j in starts if 0 < j <= _common_prefix_length(addition, other)]
+        for i, (addition, starts) in enumerate(zip(additions, map(_entry_starts, additions)))
+    ]
+
+    def fits(position: int, placed: frozenset) -> bool:
+        if len(placed) == len(additions):
+            return True  # the rest is an append
+        key = (position, placed)
+        if key not in seen:
+            seen[key] = False
+            run = 0 if not placed else _LINE_BREAKS.match(rest, position).end() - position
+            for index in set(range(len(additions))) - placed:
+                for skip, repeated in skips[index]:
+                    if repeated is not None and repeated not in placed:
+                        continue
+                    kept = additions[index][skip:]
+                    for gap in range(run + 1):
+                        budget[0] -= len(kept) + 1
+                        if budget[0] < 0:
+                            raise _OutOfBudget
+                        if rest.startswith(kept, position + gap) and fits(position + gap + len(kept), placed | {index}):
+                            seen[key] = True
+                            return True
+        return seen[key]
+
+    try:
+        return fits(0, frozenset())
+    except _OutOfBudget:
+        return None
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+_LINE_BREAKS = re.compile(rb"[\r\n]*")
 
 
 def _parse_raw(out: bytes):
@@ -169,15 +341,23 @@ def _parse_raw(out: bytes):
 _LOG_FORMAT = "%x01%H%x00%P%x00%an%x00%at%x00%s%x00%x02"
 
 
-def _is_memory(path: str, prefix: str) -> bool:
-    return path.startswith(prefix + "/") and path.endswith(".md")
+@dataclass(frozen=True)
+class _Repository:
+    top: Path  # the top of the work tree; the place given, when there is none (bare, or inside a git dir)
+    bare: bool  # no work tree here: history only (a server's repository, where its hooks run)
+    git_dir: Path
+    shallow: bool
 
 
-def _is_bare(path: Path) -> bool:
-    try:
-        return git(path, "rev-parse", "--is-bare-repository").strip() == b"true"
-    except GitError:
-        return False
+def _locate(root: Path) -> _Repository:
+    """Where the repository holding ``root`` is, in one ``git rev-parse``."""
+    out = git(root, "rev-parse", "--is-bare-repository", "--is-inside-git-dir", "--is-shallow-repository", "--absolute-git-dir", "--show-toplevel", check=False)
+    lines = out.decode("utf-8", "surrogateescape").split("\n")  # --show-toplevel fails (and prints nothing) without a work tree
+    if len(lines) < 4 or lines[0] not in ("true", "false"):
+        raise GitError(f"{root} is not in a git repository: there is no history to verify")
+    bare = "true" in lines[:2]
+    top = Path(root) if bare or len(lines) < 5 or not lines[4] else Path(lines[4])
+    return _Repository(top, bare, Path(lines[3]), lines[2] == "true")
 
 
 def verify(
@@ -185,60 +365,291 @@ def verify(
 ) -> VerifyReport:
     """Check the append-only rule over history (``since..rev``), the index and the working tree.
 
-    ``history_only`` checks commits alone (a bare repository, as in a server's pre-receive hook).
+    Every memory file of the repository is checked, in every store (``.rawko/memories/`` at the
+    top or in any subfolder). Each commit's change must only append (``check_append``); a merge
+    must keep what each parent holds (``check_merge``); the whole history is walked, side
+    branches included (``--full-history``). ``history_only`` checks commits alone (a bare
+    repository, as on a server; there ``verify_push`` checks what a push changes).
     """
-    bare = _is_bare(root)
-    top = root if bare else repo_root(root)
-    if top is None:
-        raise GitError(f"{root} is not in a git repository: there is no history to verify")
-    prefix = MEMORIES if bare else store_prefix(root, top)
-    history_only = history_only or bare
+    repository = _locate(root)
+    top = repository.top
+    history_only = history_only or repository.bare
     report = VerifyReport()
     head = rev_sha(top, rev)
     if head is None and rev != "HEAD":
         raise GitError(f"{rev!r} is not a commit in this repository")
     report.head = head
-    if git(top, "rev-parse", "--is-shallow-repository").strip() == b"true":
+    if repository.shallow:
         report.notes.append("shallow clone: commits before the shallow boundary are not verified")
 
-    if head is not None and not staged:
-        _check_remembered(top, head, report)
-        rev_range = [f"{since}..{head}"] if since else [head]
-        out = git(top, "log", "--raw", "-z", "-M", "--no-abbrev", "--diff-merges=first-parent", f"--format={_LOG_FORMAT}", *rev_range, "--", prefix)
-        with BlobReader(top) as blobs:
-            for sha, _parents, _author, _stamp, _subject, changes in _parse_raw(out):
-                report.commits_checked += 1
-                for change in changes:
-                    _check_change(change, sha, prefix, blobs, report)
-    if head is not None and not history_only:
-        # the index against HEAD (what the next commit would record)
-        out = git(top, "diff-index", "--cached", "-z", "-M", "--no-abbrev", "HEAD", "--", prefix)
-        with BlobReader(top) as blobs:
-            for change in _parse_diff_index(out):
-                _check_change(change, "index", prefix, blobs, report)
+    with BlobReader(top) as blobs:
+        if head is not None and not staged:
+            _check_remembered(top, repository.git_dir, head, report)
+            if since:
+                since_sha = rev_sha(top, since)
+                if since_sha is None:
+                    raise GitError(f"--since {since!r} is not a commit in this repository")
+                _check_commits(top, [f"^{since_sha}", head], blobs, report)
+                if not _is_ancestor(top, since_sha, head):  # a reset, a force-push, a rebase: nothing at `since` may be lost
+                    _check_tips(top, since_sha, head, blobs, report, f"{head[:10]} does not descend from {since_sha[:10]} (--since)")
+            else:
+                _check_commits(top, [head], blobs, report)
+        if head is not None and not history_only:
+            merging = [sha for sha in _read_merge_heads(repository.git_dir) if rev_sha(top, sha)]
+            _check_against_head(top, head, merging, blobs, report, working_tree=False)
             if not staged:
-                # the working tree against HEAD
-                out = git(top, "diff-index", "-z", "-M", "--no-abbrev", "HEAD", "--", prefix)
-                for change in _parse_diff_index(out):
-                    _check_change(change, "working tree", prefix, blobs, report, top=top)
+                _check_against_head(top, head, merging, blobs, report, working_tree=True)
     if not staged and not history_only:
-        _check_torn_entries(root, report)
+        _check_torn_entries(root, top, report)
     if remember and report.ok and head is not None:
-        mark = git_dir(top) / _MARK_FILE
-        mark.write_text(head + "\n")
+        _write_mark(repository.git_dir / _MARK_FILE, head)
     return report
 
 
-def _check_remembered(top: Path, head: str, report: VerifyReport) -> None:
-    mark = git_dir(top) / _MARK_FILE
-    if not mark.is_file():
+def _write_mark(mark: Path, head: str) -> None:
+    """Record the verified HEAD in the git dir, never through a link a clone put there."""
+    try:
+        fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as exc:
+        raise GitError(f"cannot record the verified HEAD in {mark}: {exc.strerror}") from None
+    with os.fdopen(fd, "w") as out:
+        out.write(head + "\n")
+
+
+def _check_commits(top: Path, revisions: list[str], blobs: BlobReader, report: VerifyReport) -> None:
+    """Every commit in ``revisions`` (``git log`` arguments) that touches a memory file: one log pass, then the merges together."""
+    out = git(top, "log", "--raw", "-z", "-M", "--no-abbrev", "--full-history", "--diff-merges=off", f"--format={_LOG_FORMAT}", *revisions, "--", MEMORY_PATHSPEC)
+    merges = []
+    for sha, parents, _author, _stamp, _subject, changes in _parse_raw(out):
+        report.commits_checked += 1
+        if len(parents) > 1:
+            merges.append((sha, parents))
+            continue
+        for change in changes:
+            _check_change(change, sha, blobs, report)
+    if merges:
+        pairs = [(sha, parent) for sha, parents in merges for parent in parents]
+        out = git(top, "diff-tree", "--stdin", "--always", "-r", "-z", "--raw", "--no-abbrev", "--no-renames", "--", MEMORY_PATHSPEC, input_bytes="".join(f"{sha} {parent}\n" for sha, parent in pairs).encode())
+        per_pair = _parse_diff_tree_stdin(out)
+        if len(per_pair) != len(pairs):
+            raise GitError("git diff-tree answered for fewer merges than asked about")
+        position = 0
+        for sha, parents in merges:
+            _check_merge_changes(top, sha, parents, per_pair[position : position + len(parents)], blobs, report)
+            position += len(parents)
+
+
+def _parse_diff_tree_stdin(out: bytes) -> list[list[tuple]]:
+    """``git diff-tree --stdin --always -z`` output: for each line asked, its changes."""
+    records: list[list[tuple]] = []
+    fields = out.split(b"\x00")
+    i = 0
+    while i < len(fields):
+        field_ = fields[i]
+        if field_.startswith(b":") and records:
+            old_mode, new_mode, old_sha, new_sha, status = field_[1:].decode().split(" ")
+            path = fields[i + 1].decode("utf-8", "surrogateescape")
+            records[-1].append((status, old_mode, new_mode, old_sha, new_sha, path, path))
+            i += 2
+        else:
+            if field_.strip():
+                records.append([])  # a commit id: the next line's answer
+            i += 1
+    return records
+
+
+def _check_merge_changes(
+    top: Path, commit: str, parents: list[str], per_parent: list[list[tuple]], blobs: BlobReader, report: VerifyReport, working_tree: bool = False
+) -> None:
+    """A merge (or the index or working tree while one is concluded): ``per_parent[k]`` is the diff from parent k to the result."""
+    merged: dict[str, tuple[str, str]] = {}  # path -> (mode, sha) in the result ("000000": absent)
+    before: list[dict[str, tuple[str, str]]] = [{} for _ in parents]
+    unmerged: set[str] = set()
+    for k, changes in enumerate(per_parent):
+        for status, old_mode, new_mode, old_sha, new_sha, path, _ in changes:
+            if is_memory_path(path):
+                before[k][path] = (old_mode, old_sha)
+                merged[path] = (new_mode, new_sha)
+                if status == "U":
+                    unmerged.add(path)
+    base_commit: list[str | None] = []  # found once per merge, when some file needs it
+    for path, (mode, sha) in sorted(merged.items()):
+        report.changes_checked += 1
+        if path in unmerged:
+            report.violations.append(Violation("unchecked", path, commit, "a merge conflict in it is not resolved yet"))
+            continue
+        versions = [before[k].get(path, (mode, sha)) for k in range(len(parents))]  # a parent the diff does not name holds the result's version
+        present = [(m, s) for m, s in versions if m != "000000"]
+        if mode != "000000" and any(_kind(m) != _kind(mode) for m, _ in present):
+            report.violations.append(Violation("type-changed", path, commit, f"merge changes the file type ({', '.join(sorted({m for m, _ in present}))} -> {mode})"))
+            continue
+        if _kind(mode) == "gitlink" or any(_kind(m) == "gitlink" for m, _ in present):
+            continue
+        contents = [None if m == "000000" else blobs.read(s) for m, s in versions]
+        if mode == "000000":
+            result = None
+        elif working_tree and is_zero(sha):  # a working-tree file git has not hashed
+            try:
+                result = _working_copy(top / path, mode)
+            except FileNotFoundError:
+                result = None
+            except OSError as exc:
+                report.violations.append(Violation("unchecked", path, commit, f"cannot be read: {exc.strerror}"))
+                continue
+        else:
+            result = blobs.read(sha)
+        base: bytes | None = None
+        held = [c for c in contents if c is not None]
+        if result is not None and len(set(held)) > 1 and _common_prefix(held) not in held and "\n" not in path:
+            if not base_commit:  # both sides changed the file: where they parted, once per merge
+                found = git(top, "merge-base", "--octopus", *parents, check=False).decode().split()
+                base_commit.append(found[0] if found else None)
+            if base_commit[0]:
+                base = blobs.read_optional(f"{base_commit[0]}:{path}")
+                base = b"" if base is None else base  # no such file at the merge base: both sides added it
+        violation = check_merge(contents, result, base, path, commit)
+        if violation is not None:
+            report.violations.append(violation)
+
+
+def _kind(mode: str) -> str:
+    return {"120000": "symlink", "160000": "gitlink", "040000": "tree"}.get(mode, "file")
+
+
+def _check_against_head(top: Path, head: str, merging: list[str], blobs: BlobReader, report: VerifyReport, working_tree: bool) -> None:
+    """The index (``working_tree``: the working tree) against HEAD, what the next commit would record; while a merge is
+    being concluded (``merging``: its MERGE_HEADs), as that merge."""
+    cached = [] if working_tree else ["--cached"]
+    where = "working tree" if working_tree else "index"
+    if merging:
+        parents = [head, *merging]
+        per_parent = [list(_parse_diff_index(git(top, "diff-index", *cached, "-z", "--no-renames", "--no-abbrev", parent, "--", MEMORY_PATHSPEC))) for parent in parents]
+        _check_merge_changes(top, where, parents, per_parent, blobs, report, working_tree=working_tree)
         return
-    previous = mark.read_text().strip()
+    out = git(top, "diff-index", *cached, "-z", "-M", "--no-abbrev", "HEAD", "--", MEMORY_PATHSPEC)
+    for change in _parse_diff_index(out):
+        _check_change(change, where, blobs, report, top=top if working_tree else None)
+
+
+def _read_merge_heads(git_dir_: Path) -> list[str]:
+    try:
+        return read_regular(git_dir_ / "MERGE_HEAD", 1 << 16).decode("ascii", "replace").split()
+    except OSError:
+        return []
+
+
+def verify_push(root: Path, old: str, new: str, ref: str | None = None, updates: dict[str, str] | None = None, in_hook: bool = False) -> VerifyReport:
+    """What a push of ``ref`` from ``old`` to ``new`` does to the memory files (as a ``pre-receive`` hook is told).
+
+    Whatever the shape of history, nothing at the old tip may be lost. Every commit the push
+    brings must keep the rule (``verify``'s per-commit and merge checks); along a
+    fast-forward that is enough, commit by commit (a merge may put the other side's entries
+    first: ``check_merge``). When the new tip does not descend from the old (a force-push:
+    an amended, reset or rebased branch), every memory file at the old tip must also be at
+    the new tip, starting with every byte it had (``check_append``). A new ref (old all zeros) brings
+    only its commits; a deleted ref (new all zeros) may go when no commit that only it holds
+    changes a memory file. ``updates`` are all the push's refs (ref -> new), for that test.
+    ``in_hook``: the repository's refs are still the old ones (a pre-receive hook), so the
+    commits to check are those under no ref; commits already on the server are not judged
+    again (a branch accepted before the hook was installed can still be merged).
+    """
+    top = _locate(root).top
+    report = VerifyReport(refs_checked=1)
+    updates = dict(updates or {})
+    if ref:
+        updates.setdefault(ref, new)
+    if is_zero(old) and is_zero(new):
+        return report
+    if is_zero(new) and not ref:
+        raise GitError("a deleted ref is checked against the refs that stay: give its name (--ref)")
+    old_sha = None if is_zero(old) else rev_sha(top, old)
+    new_sha = None if is_zero(new) else rev_sha(top, new)
+    if (not is_zero(old) and old_sha is None) or (not is_zero(new) and new_sha is None):
+        report.notes.append(f"{ref or new}: not a commit (a tag of a tree or blob?): nothing of the store to check")
+        return report
+    report.head = new_sha
+    with BlobReader(top) as blobs:
+        if new_sha is None:
+            assert old_sha is not None
+            _check_deletion(top, old_sha, ref, updates, report)
+            return report
+        if old_sha is None or in_hook:
+            # the commits the repository does not hold yet: under no other ref
+            excluded = [f"--exclude={ref}"] if ref and not in_hook else []
+            _check_commits(top, [new_sha, "--not", *excluded, "--all"], blobs, report)
+        else:
+            _check_commits(top, [f"^{old_sha}", new_sha], blobs, report)
+        if old_sha is not None and not _is_ancestor(top, old_sha, new_sha):
+            _check_tips(top, old_sha, new_sha, blobs, report, f"the push replaces {old_sha[:10]} with {new_sha[:10]}, which does not descend from it")
+    if ref:
+        report.violations = [replace(v, ref=v.ref or ref) for v in report.violations]
+    return report
+
+
+def _is_ancestor(top: Path, old: str, new: str) -> bool:
+    return git(top, "merge-base", old, new, check=False).decode().strip() == old
+
+
+def _check_tips(top: Path, old: str, new: str, blobs: BlobReader, report: VerifyReport, shown: str) -> None:
+    """Every memory file at ``old`` is at ``new``, starting with the same bytes (no rename, no type change); ``shown`` says what the two are."""
+    out = git(top, "diff-tree", "-r", "-z", "--raw", "--no-abbrev", "--no-renames", old, new, "--", MEMORY_PATHSPEC)
+    for status, old_mode, new_mode, old_sha, new_sha, path, _ in _parse_diff_index(out):
+        if not is_memory_path(path) or status == "A":
+            continue
+        report.changes_checked += 1
+        if status == "D":
+            report.violations.append(Violation("deleted", path, new, f"{shown}, which has no such memory file"))
+        elif _kind(old_mode) != _kind(new_mode):
+            report.violations.append(Violation("type-changed", path, new, f"{shown}: file type changed ({old_mode} -> {new_mode})"))
+        elif _kind(old_mode) != "gitlink":
+            violation = check_append(blobs.read(old_sha), blobs.read(new_sha), path, new)
+            if violation is not None:
+                report.violations.append(replace(violation, message=f"{shown}: {violation.message}"))
+
+
+def _check_deletion(top: Path, old: str, ref: str | None, updates: dict[str, str], report: VerifyReport) -> None:
+    """A ref may go when no commit only it holds changes a memory file (every other commit is under a ref that stays)."""
+    staying = [f"--exclude={name}" for name in updates] + ["--all"] + [sha for sha in updates.values() if not is_zero(sha)]
+    out = git(top, "log", "--raw", "-z", "--no-abbrev", "--no-renames", "--full-history", f"--format={_LOG_FORMAT}", old, "--not", *staying, "--", MEMORY_PATHSPEC)
+    lost = [(sha, path) for sha, _parents, _author, _stamp, _subject, changes in _parse_raw(out) for *_, path in changes if is_memory_path(path)]
+    if lost:
+        commits = sorted({sha for sha, _ in lost})
+        report.violations.append(
+            Violation(
+                "deleted",
+                lost[0][1],
+                lost[0][0],
+                f"deleting {ref or 'the ref'} would lose {plural(len(commits), 'commit')} changing memory files that no ref that stays holds; merge them first",
+                ref=ref,
+            )
+        )
+
+
+def verify_pre_receive(root: Path, lines: str) -> VerifyReport:
+    """A ``pre-receive`` hook's input ("old new ref" per line): ``verify_push`` for each ref, knowing the others."""
+    updates = []
+    for line in lines.splitlines():
+        parts = line.split()
+        if len(parts) == 3:
+            updates.append((parts[0], parts[1], parts[2]))
+        elif line.strip():
+            raise GitError(f"not a pre-receive line (old new ref): {line!r}")
+    new_of = {ref: new for _old, new, ref in updates}
+    report = VerifyReport()
+    for old, new, ref in updates:
+        report.absorb(verify_push(root, old, new, ref, new_of, in_hook=True))
+    return report
+
+
+def _check_remembered(top: Path, git_dir_: Path, head: str, report: VerifyReport) -> None:
+    try:
+        previous = read_regular(git_dir_ / _MARK_FILE, 4096).decode("ascii", "replace").strip()
+    except OSError:  # none yet; or a link, a FIFO: never read
+        return
     if not previous:
         return
     exists = rev_sha(top, previous) is not None
-    is_ancestor = exists and subprocess.run(["git", "merge-base", "--is-ancestor", previous, head], cwd=top).returncode == 0
-    if not is_ancestor:
+    if not (exists and _is_ancestor(top, previous, head)):
         report.violations.append(
             Violation(
                 "history-rewritten",
@@ -268,51 +679,74 @@ def _parse_diff_index(out: bytes):
         yield status, old_mode, new_mode, old_sha, new_sha, old_path, new_path
 
 
-def _check_change(change, commit: str, prefix: str, blobs: BlobReader, report: VerifyReport, top: Path | None = None) -> None:
+def _check_change(change, commit: str, blobs: BlobReader, report: VerifyReport, top: Path | None = None) -> None:
     status, old_mode, new_mode, old_sha, new_sha, old_path, new_path = change
     kind = status[0]
-    if not (_is_memory(old_path, prefix) or _is_memory(new_path, prefix)):
+    if not (is_memory_path(old_path) or is_memory_path(new_path)):
         return
     report.changes_checked += 1
-    shown = new_path[len(prefix) - len(MEMORIES) :] if prefix != MEMORIES else new_path
-    shown_old = old_path[len(prefix) - len(MEMORIES) :] if prefix != MEMORIES else old_path
     if kind == "A":
         return
+    if kind == "U":
+        report.violations.append(Violation("unchecked", new_path, commit, "a conflict in it is not resolved yet"))
+        return
     if kind == "D":
-        if _is_memory(old_path, prefix):
-            report.violations.append(Violation("deleted", shown_old, commit, "memory file deleted"))
+        if is_memory_path(old_path):
+            report.violations.append(Violation("deleted", old_path, commit, "memory file deleted"))
         return
     if kind == "R":
-        if _is_memory(old_path, prefix):
-            report.violations.append(Violation("renamed", shown_old, commit, f"memory file renamed away to {shown}", old_path=shown_old))
+        if is_memory_path(old_path):
+            report.violations.append(Violation("renamed", old_path, commit, f"memory file renamed away to {new_path}", old_path=old_path))
         return
-    if kind == "T" or old_mode != new_mode and "120000" in (old_mode, new_mode):
-        report.violations.append(Violation("type-changed", shown, commit, f"file type changed ({old_mode} -> {new_mode})"))
+    if kind == "T" or _kind(old_mode) != _kind(new_mode):
+        report.violations.append(Violation("type-changed", new_path, commit, f"file type changed ({old_mode} -> {new_mode})"))
         return
-    if kind == "M":
+    if kind == "M" and _kind(old_mode) != "gitlink":
         old = blobs.read(old_sha)
-        if new_sha == ZERO and top is not None:  # a working-tree file git has not hashed
+        if is_zero(new_sha) and top is not None:  # a working-tree file git has not hashed
             try:
-                new = (top / new_path).read_bytes()
-            except OSError as exc:
-                report.violations.append(Violation("deleted", shown, commit, f"cannot be read: {exc.strerror}"))
+                new = _working_copy(top / new_path, new_mode)
+            except FileNotFoundError:
+                report.violations.append(Violation("deleted", new_path, commit, "memory file deleted"))
+                return
+            except OSError as exc:  # a link, a FIFO, past the size limit: not read, so not shown to be kept
+                report.violations.append(Violation("unchecked", new_path, commit, f"cannot be read: {exc.strerror}"))
                 return
         else:
             new = blobs.read(new_sha)
-        violation = check_append(old, new, shown, commit)
+        violation = check_append(old, new, new_path, commit)
         if violation is not None:
             report.violations.append(violation)
 
 
-def _check_torn_entries(root: Path, report: VerifyReport) -> None:
+def _working_copy(path: Path, mode: str) -> bytes:
+    """A working-tree file's bytes as git would record them: a link's target, never what it points to."""
+    if mode == "120000":
+        return os.fsencode(os.readlink(path))
+    return read_regular(path, MEMORY_LIMIT)
+
+
+def _check_torn_entries(root: Path, top: Path, report: VerifyReport) -> None:
+    """Entries an interrupted write left half written, in every store of the working tree."""
     from .store import load_store
     from .writer import interrupted_writes
 
-    for memory in load_store(root).files:
-        for suspect in memory.suspect_blocks:
-            report.violations.append(Violation("torn-entry", memory.rel_path, "working tree", suspect.reason, line=suspect.line))
-    for name, what in interrupted_writes(root):
-        report.violations.append(Violation("torn-entry", f"{MEMORIES}/{name}", "working tree", what))
+    stores = {root.resolve()} if (root / ".rawko").is_dir() else set()
+    listed = git(top, "ls-files", "-z", "--", MEMORY_PATHSPEC).decode("utf-8", "surrogateescape").split("\x00")
+    for path in listed:
+        if is_memory_path(path):
+            folder = path[: path.index(_MEMORY_DIR)] if path.startswith(_MEMORY_DIR) else path[: path.index(f"/{_MEMORY_DIR}") + 1]
+            stores.add((top / folder).resolve())
+    for store in sorted(stores):
+        if not (store / ".rawko").is_dir():
+            continue
+        where = Path(os.path.relpath(store, top.resolve())).as_posix()
+        prefix = "" if where == "." else f"{where}/"
+        for memory in load_store(store).files:
+            for suspect in memory.suspect_blocks:
+                report.violations.append(Violation("torn-entry", prefix + memory.rel_path, "working tree", suspect.reason, line=suspect.line))
+        for name, what in interrupted_writes(store):
+            report.violations.append(Violation("torn-entry", f"{prefix}{MEMORIES}/{name}", "working tree", what))
 
 
 # --------------------------------------------------------------------------
