@@ -293,6 +293,8 @@ def test_an_lf_append_to_a_crlf_checkout_is_an_append(tmp_path, capsys, setting)
     history = file_history(repo, ".rawko/memories/ci-workflow-yaml-layout.md", offsets)
     assert history.badge == "uncommitted-append" and history.detail == f"{len(AGENT_ENTRY)} bytes appended since the last commit"
     assert file_history(repo, ".rawko/memories/other.md", [0]).badge == "verified"  # a CRLF checkout is no rewrite
+    capsys.readouterr()
+    assert main(["verify", str(repo)]) == 0, capsys.readouterr().out  # the working tree too, in committed form
     assert append(repo, "--include-uncommitted") == 0
     assert f"holds {len(AGENT_ENTRY)} bytes" in capsys.readouterr().out
     blob = committed(repo, ".rawko/memories/ci-workflow-yaml-layout.md")

@@ -161,16 +161,15 @@ def test_a_merge_that_loses_or_changes_an_entry_is_refused(repo, capsys, make):
     assert code == 1 and any(v["commit"] == merge for v in report["violations"])
 
 
-def test_a_union_of_two_appending_branches_passes_in_either_order(repo, tmp_path, capsys):
+def test_a_union_of_two_appending_branches_passes_with_the_other_sides_entries_after_the_branchs_own(repo, tmp_path, capsys):
     two_appending_branches(repo)
-    ours_first = conflicting_merge(repo, "side", BASE + A + B)
+    conflicting_merge(repo, "side", BASE + A + B)  # on main: main's A stays where it was, side's B after it
     code, report = verify_json(repo, capsys)
     assert code == 0, report
-    # the other order, concluding the merge on the other branch
+    # concluded on the other branch, the same rule the other way round
     git(repo, "reset", "-q", "--hard", "HEAD~1")
     git(repo, "checkout", "-q", "side")
-    theirs_first = conflicting_merge(repo, "main", BASE + A + B)  # side's first parent holds B; A stands first
-    assert theirs_first != ours_first
+    conflicting_merge(repo, "main", BASE + B + A)
     code, report = verify_json(repo, capsys)
     assert code == 0, report
     # with blank lines added between the entries, and an entry of the merge's own after them
@@ -179,6 +178,16 @@ def test_a_union_of_two_appending_branches_passes_in_either_order(repo, tmp_path
     conflicting_merge(repo, "main", BASE + B + "\n\n" + A + own)
     code, report = verify_json(repo, capsys)
     assert code == 0, report
+
+
+def test_a_merge_that_moves_the_branchs_own_entries_is_refused(repo, capsys):
+    """The other side's entry put before the branch's own: nothing dropped, but the branch's record no longer grows at its end."""
+    two_appending_branches(repo)
+    merge = conflicting_merge(repo, "side", BASE + B + A)  # on main: B stands where main's A was
+    code, report = verify_json(repo, capsys)
+    assert code == 1
+    [violation] = report["violations"]
+    assert violation["commit"] == merge and "first parent" in violation["message"]
 
 
 def test_an_entry_cherry_picked_onto_both_branches_is_kept_once(repo, capsys):
@@ -192,19 +201,20 @@ def test_an_entry_cherry_picked_onto_both_branches_is_kept_once(repo, capsys):
     third = ENTRY.format(stamp="2026-01-05T00:00:00Z", text="On main again.")
     append(repo, third)
     commit_all(repo, "main appends a third")
-    conflicting_merge(repo, "side", BASE + A + B + third)  # side's part first: not a prefix of main's
+    conflicting_merge(repo, "side", BASE + A + third + B)  # A once, side's B after main's own entries
     code, report = verify_json(repo, capsys)
     assert code == 0, report
 
 
 def test_the_merge_rule_itself():
-    """check_merge on bytes: the union in either order and a one-sided change pass; drops, edits and insertions do not."""
+    """check_merge on bytes: the union after the branch's own entries and a one-sided change pass; drops, edits, insertions and moves do not."""
     from rawko_tui.core.history import check_merge
 
     base = BASE.encode()
     a, b = A.encode(), B.encode()
     assert check_merge([base + a, base + b], base + a + b, base, "m.md", "c") is None
-    assert check_merge([base + a, base + b], base + b + a, base, "m.md", "c") is None
+    assert check_merge([base + b, base + a], base + b + a, base, "m.md", "c") is None  # made on the other branch
+    assert check_merge([base + a, base + b], base + b + a, base, "m.md", "c") is not None  # the branch's own a moved
     assert check_merge([base + a, base + a], base + a, base, "m.md", "c") is None
     assert check_merge([base, base + a], base + a + b, base, "m.md", "c") is None  # one side's change, then an append
     assert check_merge([base + a, None], base + a, None, "m.md", "c") is None  # the file is on one side only
@@ -226,7 +236,11 @@ def test_the_pre_commit_hook_checks_a_merge_being_concluded(repo, capsys):
     refused = run_git(repo, "commit", "--no-edit")
     assert refused.returncode != 0, refused.stdout
     assert "merge drops or changes entries a parent added" in refused.stdout + refused.stderr
-    memfile(repo).write_text(BASE + B + A)  # both, side's first: not a prefix of HEAD's copy, and right
+    memfile(repo).write_text(BASE + B + A)  # both, side's first: main's A moved
+    git(repo, "add", "-A")
+    moved = run_git(repo, "commit", "--no-edit")
+    assert moved.returncode != 0 and "first parent" in moved.stdout + moved.stderr
+    memfile(repo).write_text(BASE + A + B)  # both, main's own first
     git(repo, "add", "-A")
     accepted = run_git(repo, "commit", "--no-edit")
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
@@ -298,7 +312,7 @@ def test_the_server_accepts_appends_branches_unions_and_deletions_that_lose_noth
     commit_all(repo, "side appends B")
     assert push(repo, "side").returncode == 0  # a new branch
     git(repo, "checkout", "-q", "main")
-    conflicting_merge(repo, "side", BASE + B + A)  # a union, side's entry first
+    conflicting_merge(repo, "side", BASE + A + B)  # a union, side's entry after main's
     result = push(repo, "main")
     assert result.returncode == 0, result.stderr
     assert push(repo, "--delete", "side").returncode == 0  # merged: nothing is lost
@@ -317,6 +331,29 @@ def test_the_server_accepts_appends_branches_unions_and_deletions_that_lose_noth
     git(repo, "checkout", "-q", "main")
     git(repo, "merge", "-q", "--no-edit", "lonely")
     result = push(repo, "main", ":lonely")  # merged and deleted in one push: the hook sees both
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_fast_forward_to_a_merge_made_on_the_other_branch_keeps_the_old_tip_as_a_prefix(repo, remote):
+    """side merges main with its own entry first (right for side), then main fast-forwards to it: main's A moved, refused."""
+    append(repo, A)
+    commit_all(repo, "append A")
+    assert push(repo, "main").returncode == 0
+    git(repo, "checkout", "-q", "-b", "side", "HEAD~1")
+    append(repo, B)
+    commit_all(repo, "side appends B")
+    conflicting_merge(repo, "main", BASE + B + A)
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--ff-only", "side")
+    err = refused_by_the_hook(push(repo, "main"))
+    assert "auth.md" in err and "the push moves" in err
+    git(repo, "reset", "-q", "--hard", "HEAD@{1}")  # main as it was; merge side's own work on main instead
+    merged = run_git(repo, "merge", "side^1")
+    assert merged.returncode != 0  # B against A: a conflict
+    memfile(repo).write_text(BASE + A + B)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "--no-edit")
+    result = push(repo, "main")
     assert result.returncode == 0, result.stderr
 
 
@@ -521,7 +558,7 @@ def test_verify_during_a_merge_judges_the_index_and_the_working_tree_as_that_mer
     found = {(v["kind"], v["commit"]) for v in report["violations"] if v["path"] == ".rawko/memories/auth.md"}
     assert ("unchecked", "index") in found  # not resolved yet: said so, not called a deletion
     assert ("rewritten", "working tree") in found  # the conflict markers
-    memfile(repo).write_text(BASE + B + A)  # resolved: side's entry first
+    memfile(repo).write_text(BASE + A + B)  # resolved: side's entry after main's own
     code, report = verify_json(repo, capsys)
     assert [(v["kind"], v["commit"]) for v in report["violations"]] == [("unchecked", "index")]
     git(repo, "add", "-A")

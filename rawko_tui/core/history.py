@@ -17,6 +17,7 @@ per commit.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from dataclasses import dataclass, field, replace
@@ -199,11 +200,15 @@ def check_merge(parents: list[bytes | None], merged: bytes | None, base: bytes |
     starts a new entry (a ``---`` line): the same entry cherry-picked onto both branches is
     kept once.
 
-    So base + A's entries + B's entries passes in either order, as does one branch's change
-    the other did not touch (its addition is the only one). Refused: a merge that keeps one
-    side's copy (dropping the other's entries), edits or reorders bytes, puts anything before
-    an addition, or joins two entries into one (deleting the conflict markers between two
-    entries that open alike, as git's ``merge=union`` does, leaves one entry's opening out).
+    The branch a merge is made on keeps its own record as it was: the first parent's version
+    must be a byte prefix of the merge's, so the other side's new entries come after the
+    branch's own (a push checks the same between the old and the new tip, ``verify_push``).
+    So base + A's entries + B's entries passes when A is the branch merged into, as does one
+    branch's change the other did not touch (its addition is the only one). Refused: a merge
+    that keeps one side's copy (dropping the other's entries), edits or reorders bytes, puts
+    anything before an addition or before the branch's own entries, or joins two entries into
+    one (deleting the conflict markers between two entries that open alike, as git's
+    ``merge=union`` does, leaves one entry's opening out).
     When the base is unknown, or a parent's version does not start with it, the parents'
     common prefix, cut back to where its last entry starts, stands in for it.
     """
@@ -212,6 +217,11 @@ def check_merge(parents: list[bytes | None], merged: bytes | None, base: bytes |
         return None  # new in the merge
     if merged is None:
         return Violation("deleted", path, commit, "memory file deleted by a merge (a parent holds it)")
+    own = parents[0]
+    if own is not None and not merged.startswith(own):
+        violation = check_append(own, merged, path, commit)
+        assert violation is not None
+        return replace(violation, message=f"merge: {violation.message} (the branch's own version, its first parent's; the other side's entries go after it)")
     shared = _common_prefix(held)
     if shared in held:
         base = shared  # one parent's version is in every other's: what it holds is all they share
@@ -390,8 +400,8 @@ def verify(
                 if since_sha is None:
                     raise GitError(f"--since {since!r} is not a commit in this repository")
                 _check_commits(top, [f"^{since_sha}", head], blobs, report)
-                if not _is_ancestor(top, since_sha, head):  # a reset, a force-push, a rebase: nothing at `since` may be lost
-                    _check_tips(top, since_sha, head, blobs, report, f"{head[:10]} does not descend from {since_sha[:10]} (--since)")
+                # whatever lies between (a reset, a force-push, a merge made on another branch): every file at `since` is kept as a prefix
+                _check_tips(top, since_sha, head, blobs, report, f"{since_sha[:10]} (--since) -> {head[:10]}")
             else:
                 _check_commits(top, [head], blobs, report)
         if head is not None and not history_only:
@@ -490,7 +500,7 @@ def _check_merge_changes(
             result = None
         elif working_tree and is_zero(sha):  # a working-tree file git has not hashed
             try:
-                result = _working_copy(top / path, mode)
+                result = _working_copy(top, path, mode, contents[0] or b"")
             except FileNotFoundError:
                 result = None
             except OSError as exc:
@@ -541,12 +551,12 @@ def _read_merge_heads(git_dir_: Path) -> list[str]:
 def verify_push(root: Path, old: str, new: str, ref: str | None = None, updates: dict[str, str] | None = None, in_hook: bool = False) -> VerifyReport:
     """What a push of ``ref`` from ``old`` to ``new`` does to the memory files (as a ``pre-receive`` hook is told).
 
-    Whatever the shape of history, nothing at the old tip may be lost. Every commit the push
-    brings must keep the rule (``verify``'s per-commit and merge checks); along a
-    fast-forward that is enough, commit by commit (a merge may put the other side's entries
-    first: ``check_merge``). When the new tip does not descend from the old (a force-push:
-    an amended, reset or rebased branch), every memory file at the old tip must also be at
-    the new tip, starting with every byte it had (``check_append``). A new ref (old all zeros) brings
+    Nothing at the old tip may be lost. Every commit the push brings must keep the rule
+    (``verify``'s per-commit and merge checks, ``check_merge``), and whatever the shape of
+    history between the tips (a force-push of an amended, reset or rebased branch; a
+    fast-forward to a merge made on another branch), every memory file at the old tip must
+    also be at the new tip, starting with every byte it had (``check_append``): the ref's
+    record only grows at its end. A new ref (old all zeros) brings
     only its commits; a deleted ref (new all zeros) may go when no commit that only it holds
     changes a memory file. ``updates`` are all the push's refs (ref -> new), for that test.
     ``in_hook``: the repository's refs are still the old ones (a pre-receive hook), so the
@@ -579,8 +589,11 @@ def verify_push(root: Path, old: str, new: str, ref: str | None = None, updates:
             _check_commits(top, [new_sha, "--not", *excluded, "--all"], blobs, report)
         else:
             _check_commits(top, [f"^{old_sha}", new_sha], blobs, report)
-        if old_sha is not None and not _is_ancestor(top, old_sha, new_sha):
-            _check_tips(top, old_sha, new_sha, blobs, report, f"the push replaces {old_sha[:10]} with {new_sha[:10]}, which does not descend from it")
+        if old_sha is not None:
+            # whatever lies between (a fast-forward through a merge made on another branch, a force-push), the ref's record only grows at its end
+            moves = "moves" if _is_ancestor(top, old_sha, new_sha) else "replaces"
+            suffix = "" if moves == "moves" else ", which does not descend from it"
+            _check_tips(top, old_sha, new_sha, blobs, report, f"the push {moves} {old_sha[:10]} to {new_sha[:10]}{suffix}")
     if ref:
         report.violations = [replace(v, ref=v.ref or ref) for v in report.violations]
     return report
@@ -705,7 +718,7 @@ def _check_change(change, commit: str, blobs: BlobReader, report: VerifyReport, 
         old = blobs.read(old_sha)
         if is_zero(new_sha) and top is not None:  # a working-tree file git has not hashed
             try:
-                new = _working_copy(top / new_path, new_mode)
+                new = _working_copy(top, new_path, new_mode, old)
             except FileNotFoundError:
                 report.violations.append(Violation("deleted", new_path, commit, "memory file deleted"))
                 return
@@ -719,11 +732,20 @@ def _check_change(change, commit: str, blobs: BlobReader, report: VerifyReport, 
             report.violations.append(violation)
 
 
-def _working_copy(path: Path, mode: str) -> bytes:
-    """A working-tree file's bytes as git would record them: a link's target, never what it points to."""
+def _working_copy(top: Path, path: str, mode: str, committed: bytes) -> bytes:
+    """A working-tree file's bytes as git would record them: a link's target, never what it points to; a file in
+    committed form (git's line-ending conversion for its path: an ``eol=crlf`` checkout with an LF append is an append).
+
+    ``committed``: the blob it is compared with (git's "safer autocrlf" looks at it). A path whose conversion
+    cannot be reproduced without running a program is an ``OSError`` saying so (reported unchecked).
+    """
     if mode == "120000":
-        return os.fsencode(os.readlink(path))
-    return read_regular(path, MEMORY_LIMIT)
+        return os.fsencode(os.readlink(top / path))
+    data = read_regular(top / path, MEMORY_LIMIT)
+    conversion = clean_conversions(top, [path])[path]
+    if conversion.unsupported:
+        raise OSError(errno.EPERM, conversion.unsupported)
+    return conversion.to_git(data, committed)
 
 
 def _check_torn_entries(root: Path, top: Path, report: VerifyReport) -> None:
