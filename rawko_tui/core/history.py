@@ -33,6 +33,7 @@ from .gitrepo import (  # noqa: F401 - GitError, repository_state and files_at a
     store_prefix,
     tree_blobs,
 )
+from .safeio import MEMORY_LIMIT, read_in_store
 
 ZERO = "0" * 40
 _MARK_FILE = "rawko-tui-verified"
@@ -291,7 +292,7 @@ def _check_change(change, commit: str, prefix: str, blobs: BlobReader, report: V
         old = blobs.read(old_sha)
         if new_sha == ZERO and top is not None:  # a working-tree file git has not hashed
             try:
-                new = (top / new_path).read_bytes()
+                new = read_in_store(top, new_path, MEMORY_LIMIT)  # never through a link (to /dev/zero, a FIFO)
             except OSError as exc:
                 report.violations.append(Violation("deleted", shown, commit, f"cannot be read: {exc.strerror}"))
                 return
@@ -344,7 +345,8 @@ def file_history(root: Path, rel_path: str, entry_offsets: list[int]) -> FileHis
     top = repo_root(root)
     if top is None:
         return FileHistory(rel_path, [], [None] * len(entry_offsets), "not-a-repo", "not in a git repository: history is not available")
-    path_in_repo = Path(os.path.relpath((root / rel_path).resolve(), top.resolve())).as_posix()
+    path = root / rel_path
+    path_in_repo = Path(os.path.relpath(path.parent.resolve() / path.name, top.resolve())).as_posix()  # a memory that is a link: its own history
     out = git(top, "log", "--raw", "-z", "--no-abbrev", "--no-renames", "--diff-merges=first-parent", f"--format={_LOG_FORMAT}", "--", path_in_repo)
     commits: list[CommitInfo] = []
     sizes: list[tuple[CommitInfo, int]] = []
@@ -367,7 +369,7 @@ def file_history(root: Path, rel_path: str, entry_offsets: list[int]) -> FileHis
             return FileHistory(rel_path, [], [None] * len(entry_offsets), "untracked", "not committed yet")
         head_blob = git(top, "rev-parse", f"HEAD:{path_in_repo}", check=False).decode().strip()
         try:
-            current = (top / path_in_repo).read_bytes()
+            current = read_in_store(top, path_in_repo, MEMORY_LIMIT)
         except OSError:
             current = b""
         committed = blobs.read(head_blob) if head_blob and " " not in head_blob else b""
@@ -408,7 +410,7 @@ def uncommitted_rewrites(root: Path) -> set[str]:
                 continue  # new since HEAD: nothing committed to rewrite
             sha = committed[name][1]
             try:
-                current = (top / name).read_bytes()
+                current = read_in_store(top, name, MEMORY_LIMIT)
             except OSError:
                 current = b""  # deleted: every committed byte is gone
             if not current.startswith(blobs.read(sha)):

@@ -176,13 +176,15 @@ def interrupted_writes(root: Path) -> list[tuple[str, str]]:
     """(memory name, what happened) for every write that began and never finished."""
     import json
 
+    from .safeio import MEMORY_LIMIT, SETTINGS_LIMIT, read_in_store
+
     folder = Path(root) / RAWKO_DIR / JOURNAL_DIR
     found = []
     for journal in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
-            record = json.loads(journal.read_text())
+            record = json.loads(read_in_store(root, f"{RAWKO_DIR}/{JOURNAL_DIR}/{journal.name}", SETTINGS_LIMIT))
             name, offset, length = record["file"], int(record["offset"]), int(record["length"])
-            data = (memories_dir(root) / name).read_bytes()
+            data = read_in_store(root, f"{RAWKO_DIR}/{MEMORIES_DIR}/{name}", MEMORY_LIMIT)  # a record naming /dev/zero or ../x is refused
         except (OSError, ValueError, KeyError, TypeError):
             continue
         arrived = max(0, min(len(data) - offset, length))
