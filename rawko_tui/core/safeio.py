@@ -155,7 +155,7 @@ def read_named(path: str | os.PathLike, limit: int = NAMED_LIMIT) -> bytes:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
         if stat.S_ISDIR(os.fstat(fd).st_mode):
-            raise UnsafeFile("a folder, not a file")
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
         return _read_at_most(fd, limit)
     finally:
         os.close(fd)
