@@ -16,6 +16,7 @@ import fcntl
 import json
 import os
 import pty
+import re
 import resource
 import shlex
 import subprocess
@@ -360,18 +361,38 @@ def test_the_app_stays_responsive_and_says_what_it_refused(tmp_path):
 
 def test_saving_a_task_refuses_a_checks_file_that_is_a_link_or_a_bomb(tmp_path):
     from rawko_tui.core.checks import saved_task_write
-    from rawko_tui.core.yamljs import YamlError
+    from rawko_tui.core.writer import WriteError
 
     root = _store(tmp_path)
     checks = root / ".rawko" / "checks.yaml"
     checks.write_text(BOMB + "tasks: *i\n")
-    with pytest.raises(YamlError, match="alias bomb"):
+    with pytest.raises(WriteError, match=re.escape(f".rawko/checks.yaml line 6: {REFUSED}; nothing was written")):
         saved_task_write(root, TASK, "developer", FIXED_NOW, [], "a task")
     checks.unlink()
     checks.symlink_to(tmp_path / "elsewhere.yaml")
-    (tmp_path / "elsewhere.yaml").write_text("tasks: []\n")
-    with pytest.raises(OSError, match=SYMLINK):
+    (tmp_path / "elsewhere.yaml").write_text(f"# {OUTSIDE_SECRET}\ntasks: []\n")  # the confirmation would show it
+    with pytest.raises(WriteError, match=re.escape(f".rawko/checks.yaml: cannot be read: {SYMLINK}")):
         saved_task_write(root, TASK, "developer", FIXED_NOW, [], "a task")
+
+
+async def test_the_app_says_why_it_cannot_save_a_task_and_keeps_running(tmp_path):
+    from test_app import SIZE, app_for, settle
+
+    from rawko_tui.tui.confirm import ConfirmWrite
+
+    root = _store(tmp_path)
+    _commit(root)
+    (tmp_path / "elsewhere.yaml").write_text(f"# {OUTSIDE_SECRET}\ntasks: []\n")
+    (root / ".rawko" / "checks.yaml").symlink_to(tmp_path / "elsewhere.yaml")
+    app = app_for(root, task="auth", agent="developer")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.action_save_task()
+        await settle(pilot)
+        assert app.is_running and not isinstance(app.screen, ConfirmWrite)
+        said = [n.message for n in app._notifications if "nothing was written" in n.message]
+        assert said == [f".rawko/checks.yaml: cannot be read: {SYMLINK} (it could point anywhere); nothing was written"], said
+        assert not [n for n in app._notifications if OUTSIDE_SECRET in n.message]
 
 
 # --------------------------------------------------------------------------

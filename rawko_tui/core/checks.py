@@ -204,7 +204,7 @@ def saved_task_write(root: Path, task: str, agent: str, now: str, injected: list
     """
     from ruamel.yaml import YAML
 
-    from .writer import plan_settings
+    from .writer import WriteError, plan_settings
 
     yaml = YAML()  # round-trip: a person's comments and layout survive
     yaml.indent(mapping=2, sequence=4, offset=2)  # "  - task:", the layout the examples use
@@ -212,11 +212,13 @@ def saved_task_write(root: Path, task: str, agent: str, now: str, injected: list
     yaml.width = 4096
     try:
         text = read_in_store(root, f".rawko/{CHECKS_FILE}", SETTINGS_LIMIT).decode("utf-8")
-    except FileNotFoundError:
-        text = None
-    if text is not None:
         refuse_yaml_bombs(text)
-    data = yaml.load(text) if text is not None else None
+        data = yaml.load(text)
+    except FileNotFoundError:
+        data = None
+    except Exception as exc:  # a link, a device, a bomb, not YAML: rewriting it would lose what it holds
+        reason, line = plain_yaml_error(exc)
+        raise WriteError(f".rawko/{CHECKS_FILE}{f' line {line}' if line else ''}: {reason}; nothing was written") from None
     if not isinstance(data, dict):
         data = {"tasks": []}
     if not isinstance(data.get("tasks"), list):

@@ -168,7 +168,7 @@ def _profile_findings(store: Store, arbiter: str | None) -> list[Finding]:
 # The source a file's findings come from: a change to any of them makes the kept findings stale.
 LINT_MODULES = (
     "lint.py", "arbiter.py", "arbiters/scoring.py", "commonwords.py", "data/english_words.txt", "jsregex.py",
-    "jsvalue.py", "patterns.py", "safetext.py", "store.py", "writer.py", "yamljs.py", "cache.py",
+    "jsvalue.py", "patterns.py", "safeio.py", "safetext.py", "store.py", "writer.py", "yamljs.py", "cache.py",
 )  # fmt: skip
 
 

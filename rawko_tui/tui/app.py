@@ -777,7 +777,12 @@ class RawkoApp(App[int]):
 
         name = default_task_name(preview.task)
         heading = f"Save this task with what it injects now ({len(injected)} memories) as its expectation, measured at {now}?"
-        self.push_screen(ConfirmWrite(heading, plan(name), name_field=("the saved task's name", name), planner=plan), confirmed)
+        try:
+            writes = plan(name)
+        except WriteError as exc:  # checks.yaml is a link, a device, a bomb or not YAML: said, nothing written
+            self.notify(one_line(str(exc), 400), severity="error", timeout=8)
+            return
+        self.push_screen(ConfirmWrite(heading, writes, name_field=("the saved task's name", name), planner=plan), confirmed)
 
     def action_leave_input(self) -> None:
         """Esc in a text box: from the task or the preview's options on to the ranking, from elsewhere to the memory list."""
