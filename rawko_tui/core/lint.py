@@ -125,7 +125,8 @@ def lint_store(store: Store, now_ms: float | None = None, known: dict | None = N
     for name, reason in store.skipped:
         findings.append(Finding(f".rawko/memories/{name}", WARNING, "not-loaded", reason))
     findings.extend(settings_findings(store))
-    findings.extend(store_file_findings(store.root))
+    if store.directory_order is not None:  # the folders on disk (not a store read at a git revision)
+        findings.extend(store_file_findings(store.root))
     findings.extend(_profile_findings(store, arbiter))
     from .patterns import save_new_plans
 
