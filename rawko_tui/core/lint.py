@@ -325,7 +325,7 @@ def _lint_file_at_any_time(memory: MemoryFile) -> FileFindings:
 _STORE_FOLDERS = (
     (".rawko", ERROR, "nothing under it is read or written; make it a real folder"),
     (".rawko/memories", ERROR, "no memory in it is loaded, and writing a memory there is refused"),
-    (".rawko/.write-journal", ERROR, "writing is refused (its journal would be written elsewhere), and no interrupted write is recognised"),
+    (".rawko/.write-journal", ERROR, "no record of an interrupted write in it is read, and rawko-tui never writes its journal through it"),
     (".rawko/agents", WARNING, "no agent definition in it is read: every agent is previewed with the spec's defaults"),
     (".rawko/sessions", WARNING, "no session in it is read"),
     (".rawko/checks", WARNING, "no saved task in it is read or checked"),
@@ -338,7 +338,7 @@ _STORE_FILES = (
     (".rawko/sessions", "*/agent-memory.yaml", SESSION_LIMIT, "the session is not read"),
     (".rawko", "rawko-tui-decisions.yaml", SETTINGS_LIMIT, "the dismissals it records are not read: those candidates come back in the queue"),
     (".rawko", "rawko-tui-dismissed.yaml", SETTINGS_LIMIT, "the dismissals it records are not read: those candidates come back in the queue"),
-    (".rawko/.write-journal", "*.json", SETTINGS_LIMIT, "a write it records as begun is not checked for having finished"),
+    (".rawko/.write-journal", "*", SETTINGS_LIMIT, "a write it records as begun is not checked for having finished"),
 )
 
 
