@@ -1257,15 +1257,16 @@ def _body(args) -> str:
 
 def cmd_extract(args) -> int:
     from .core.claude import ask_claude, build_extraction_prompt, extraction_file, parse_extraction
+    from .core.safeio import read_named
     from .core.writer import plan_create
 
     import os
 
     root = find_store_root(args.path)
     try:
-        output = Path(args.source).read_text(encoding="utf-8", errors="replace")
+        output = read_named(args.source).decode("utf-8", errors="replace")  # a pipe is fine; /dev/zero is not read for ever
     except OSError as exc:
-        raise UsageError(f"--from: cannot read {args.source}: {exc.strerror}") from None
+        raise UsageError(f"--from: cannot read {args.source}: {exc.strerror or exc}") from None
     store = load_store(root)
     existing = [(m.name, m.attrs["title"]) for m in store.files if isinstance(m.attrs.get("title"), str)]
     prompt = build_extraction_prompt(args.agent, args.task, output, args.result, existing)

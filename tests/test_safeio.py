@@ -48,3 +48,49 @@ def test_it_is_an_oserror_with_a_plain_reason(tmp_path):
     with pytest.raises(OSError) as caught:
         read_regular(tmp_path / "a.md", 100)
     assert caught.value.strerror.startswith("a symlink")
+
+
+def test_a_path_in_the_store_is_read_only_inside_it_and_never_through_a_linked_folder(tmp_path):
+    from rawko_tui.core.safeio import linked_part, read_in_store
+
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.md").write_bytes(b"key")
+    root = tmp_path / "store"
+    (root / ".rawko" / "memories").mkdir(parents=True)
+    (root / ".rawko" / "memories" / "a.md").write_bytes(b"a")
+    (root / ".rawko" / "agents").symlink_to(tmp_path / "outside", target_is_directory=True)
+    assert read_in_store(root, ".rawko/memories/a.md", 100) == b"a"
+    for rel in (".rawko/memories//dev/zero", ".rawko/memories/../../../outside/secret.md", "/dev/zero", ".rawko/./memories/a.md"):
+        with pytest.raises(UnsafeFile, match="outside the store"):
+            read_in_store(root, rel, 100)
+    with pytest.raises(UnsafeFile, match=r"inside \.rawko/agents/, a symlinked folder"):
+        read_in_store(root, ".rawko/agents/secret.md", 100)
+    assert linked_part(root, ".rawko/agents/secret.md") == ".rawko/agents"
+    assert linked_part(root, ".rawko/memories/a.md") is None
+
+
+def test_refusal_says_what_the_reader_would_refuse_without_opening_anything(tmp_path):
+    from rawko_tui.core.safeio import refusal
+
+    os.mkfifo(tmp_path / "fifo.yaml")
+    (tmp_path / "link.yaml").symlink_to("/dev/zero")
+    (tmp_path / "big.yaml").write_bytes(b"x" * 11)
+    (tmp_path / "ok.yaml").write_bytes(b"x")
+    (tmp_path / "folder.yaml").mkdir()
+    assert refusal(tmp_path / "fifo.yaml", 10).startswith("not a regular file (a device, FIFO or socket)")
+    assert refusal(tmp_path / "link.yaml", 10).startswith("a symlink")
+    assert refusal(tmp_path / "big.yaml", 10) == "11 bytes, over the 10-byte limit for this kind of file: not read"
+    assert refusal(tmp_path / "folder.yaml", 10).startswith("not a regular file (a folder)")
+    assert refusal(tmp_path / "ok.yaml", 10) is None and refusal(tmp_path / "missing.yaml", 10) is None
+
+
+def test_a_named_file_may_be_a_pipe_but_is_never_read_past_its_limit(tmp_path):
+    from rawko_tui.core.safeio import read_named
+
+    reader, writer = os.pipe()
+    os.write(writer, b"from a pipe")
+    os.close(writer)
+    assert read_named(f"/dev/fd/{reader}", 100) == b"from a pipe"
+    os.close(reader)
+    with pytest.raises(UnsafeFile, match="more than the 100-byte limit"):
+        read_named("/dev/zero", 100)

@@ -33,7 +33,7 @@ FORMAT = 1
 RACY_NS = 2_000_000_000  # a file changed this close to being read is read again next time
 
 # The modules whose output is cached: editing any of them invalidates the cache.
-_PARSER_MODULES = ("store.py", "yamljs.py", "jsvalue.py", "cache.py")
+_PARSER_MODULES = ("store.py", "safeio.py", "yamljs.py", "jsvalue.py", "cache.py")  # safeio: what a refused read says
 _PLAN_MODULES = ("patterns.py", "jsregex.py", "jsvalue.py", "cache.py")
 MAX_PLANS = 200_000
 

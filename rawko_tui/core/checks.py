@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,8 +33,9 @@ from .arbiter import ArbiterFailure, ArbiterOptions, Preview, configured_profile
 from .arbiters.profiles import Profile, ProfileError, resolve_profile
 from .arbiters.ranking import run_preview, run_preview_deciding
 from .jsregex import DEFAULT_REGEX_BUDGET_SECONDS
+from .safeio import SETTINGS_LIMIT, linked_part, read_in_store
 from .store import LoadError, Store
-from .yamljs import load_with_ruamel, plain_yaml_error
+from .yamljs import load_with_ruamel, plain_yaml_error, refuse_yaml_bombs
 
 CHECKS_FILE = "checks.yaml"
 CHECKS_DIR = "checks"
@@ -158,16 +160,24 @@ def _names(value: object) -> list[str]:
 
 
 def load_checks(root: Path) -> tuple[list[SavedTask], list[LoadError]]:
-    """Every saved task, and every problem reading them (a bad file does not stop the others)."""
+    """Every saved task, and every problem reading them (a bad file does not stop the others).
+
+    Each file goes through the store's guarded reader: a symlink, a FIFO, a
+    device or an oversized file is an error naming it, never read; nothing is
+    read from a symlinked ``checks/`` (or ``.rawko``).
+    """
     rawko = Path(root) / ".rawko"
-    files = [rawko / CHECKS_FILE] if (rawko / CHECKS_FILE).is_file() else []
-    files += sorted((rawko / CHECKS_DIR).glob("*.yaml")) if (rawko / CHECKS_DIR).is_dir() else []
     tasks: list[SavedTask] = []
     errors: list[LoadError] = []
-    for path in files:
-        rel = path.relative_to(root).as_posix()
+    linked = linked_part(root, f".rawko/{CHECKS_DIR}")
+    if linked is not None:
+        errors.append(LoadError(linked, "a symlinked folder: never followed (it could point anywhere); no saved task in it is read", stage="read"))
+    names = [CHECKS_FILE] if os.path.lexists(rawko / CHECKS_FILE) else []
+    names += [f"{CHECKS_DIR}/{p.name}" for p in sorted((rawko / CHECKS_DIR).glob("*.yaml"))] if linked is None and (rawko / CHECKS_DIR).is_dir() else []
+    for name in names:
+        rel = f".rawko/{name}"
         try:
-            data = load_with_ruamel(path.read_text(encoding="utf-8"))
+            data = load_with_ruamel(read_in_store(root, rel, SETTINGS_LIMIT).decode("utf-8"))
         except Exception as exc:  # ruamel raises many kinds; each is a reason to show
             errors.append(LoadError(rel, *plain_yaml_error(exc)))
             continue
@@ -292,14 +302,21 @@ def saved_task_write(root: Path, task: str, agent: str, now: str, injected: list
     """
     from ruamel.yaml import YAML
 
-    from .writer import plan_settings
+    from .writer import WriteError, plan_settings
 
-    path = Path(root) / ".rawko" / CHECKS_FILE
     yaml = YAML()  # round-trip: a person's comments and layout survive
     yaml.indent(mapping=2, sequence=4, offset=2)  # "  - task:", the layout the examples use
     yaml.preserve_quotes = True
     yaml.width = 4096
-    data = yaml.load(path.read_text(encoding="utf-8")) if path.is_file() else None
+    try:
+        text = read_in_store(root, f".rawko/{CHECKS_FILE}", SETTINGS_LIMIT).decode("utf-8")
+        refuse_yaml_bombs(text)
+        data = yaml.load(text)
+    except FileNotFoundError:
+        data = None
+    except Exception as exc:  # a link, a device, a bomb, not YAML: rewriting it would lose what it holds
+        reason, line = plain_yaml_error(exc)
+        raise WriteError(f".rawko/{CHECKS_FILE}{f' line {line}' if line else ''}: {reason}; nothing was written") from None
     if not isinstance(data, dict):
         data = {"tasks": []}
     if not isinstance(data.get("tasks"), list):

@@ -119,8 +119,11 @@ def parse_assignments(pairs: list[str]) -> dict:
 
 
 def read_body(text: str | None, file: str | None) -> str:
+    """``--body`` or ``--body-file``: a person's own file (a pipe or /dev/stdin too), never past a size limit."""
+    from .safeio import read_named
+
     if file:
-        return Path(file).read_text(encoding="utf-8")
+        return read_named(file).decode("utf-8")
     return text or ""
 
 
@@ -273,29 +276,29 @@ _DECISIONS_HEADER = (
 
 def dismissed(root: Path) -> set[tuple[str, ...]]:
     """Candidate groups a person dismissed and has not restored (they do not come back)."""
-    from .store import config_from
+    from .safeio import SETTINGS_LIMIT, read_in_store
     from .yamljs import load_with_ruamel
 
-    groups: set[tuple[str, ...]] = set()
-    rawko = Path(root) / ".rawko"
-    legacy = rawko / LEGACY_DISMISSED_FILE
-    if legacy.is_file():
-        for item in config_from(legacy.read_text(encoding="utf-8")).get("dismissed") or []:
-            if isinstance(item, list):
-                groups.add(tuple(sorted(str(p) for p in item)))
-    log = rawko / DECISIONS_FILE
-    if log.is_file():
+    def read(name: str) -> object:
+        """The file's YAML; None when it is missing, refused (a link, a device, too large: lint names it) or broken."""
         try:
-            records = load_with_ruamel(log.read_text(encoding="utf-8"))
+            return load_with_ruamel(read_in_store(root, f".rawko/{name}", SETTINGS_LIMIT).decode("utf-8"))
         except Exception:  # noqa: BLE001 - ruamel raises many kinds; a log that cannot be read hides no candidate
-            records = []
-        for record in records if isinstance(records, list) else []:
-            if isinstance(record, dict) and isinstance(record.get("paths"), list):
-                group = tuple(sorted(str(p) for p in record["paths"]))
-                if record.get("decision") == DISMISS:
-                    groups.add(group)
-                elif record.get("decision") == RESTORE:
-                    groups.discard(group)
+            return None
+
+    groups: set[tuple[str, ...]] = set()
+    legacy = read(LEGACY_DISMISSED_FILE)
+    for item in (legacy.get("dismissed") or [] if isinstance(legacy, dict) else []):
+        if isinstance(item, list):
+            groups.add(tuple(sorted(str(p) for p in item)))
+    records = read(DECISIONS_FILE)
+    for record in records if isinstance(records, list) else []:
+        if isinstance(record, dict) and isinstance(record.get("paths"), list):
+            group = tuple(sorted(str(p) for p in record["paths"]))
+            if record.get("decision") == DISMISS:
+                groups.add(group)
+            elif record.get("decision") == RESTORE:
+                groups.discard(group)
     return groups
 
 

@@ -41,7 +41,7 @@ from .gitrepo import (  # noqa: F401 - GitError, repository_state and files_at a
     store_prefix,
     tree_blobs,
 )
-from .safeio import MEMORY_LIMIT, read_regular
+from .safeio import MEMORY_LIMIT, read_in_store, read_regular
 from .safetext import clean_name, plural
 
 _MARK_FILE = "rawko-tui-verified"
@@ -741,7 +741,7 @@ def _working_copy(top: Path, path: str, mode: str, committed: bytes) -> bytes:
     """
     if mode == "120000":
         return os.fsencode(os.readlink(top / path))
-    data = read_regular(top / path, MEMORY_LIMIT)
+    data = read_in_store(top, path, MEMORY_LIMIT)  # never through a link (to /dev/zero, a FIFO), nor a linked folder
     conversion = clean_conversions(top, [path])[path]
     if conversion.unsupported:
         raise OSError(errno.EPERM, conversion.unsupported)
@@ -802,7 +802,8 @@ def file_history(root: Path, rel_path: str, entry_offsets: list[int]) -> FileHis
     top = repo_root(root)
     if top is None:
         return FileHistory(rel_path, [], [None] * len(entry_offsets), "not-a-repo", "not in a git repository: history is not available")
-    path_in_repo = Path(os.path.relpath((root / rel_path).resolve(), top.resolve())).as_posix()
+    path = root / rel_path
+    path_in_repo = Path(os.path.relpath(path.parent.resolve() / path.name, top.resolve())).as_posix()  # a memory that is a link: its own history
     out = git(top, "log", "--raw", "-z", "--no-abbrev", "--no-renames", "--diff-merges=first-parent", f"--format={_LOG_FORMAT}", "--", path_in_repo)
     commits: list[CommitInfo] = []
     sizes: list[tuple[CommitInfo, int]] = []
@@ -825,7 +826,7 @@ def file_history(root: Path, rel_path: str, entry_offsets: list[int]) -> FileHis
             return FileHistory(rel_path, [], [None] * len(entry_offsets), "untracked", "not committed yet")
         head_blob = git(top, "rev-parse", f"HEAD:{path_in_repo}", check=False).decode().strip()
         try:
-            current = (top / path_in_repo).read_bytes()
+            current = read_in_store(top, path_in_repo, MEMORY_LIMIT)
         except OSError:
             current = b""
         committed = blobs.read(head_blob) if head_blob and " " not in head_blob else b""
@@ -872,7 +873,7 @@ def uncommitted_rewrites(root: Path) -> set[str]:
                 continue  # new since HEAD: nothing committed to rewrite
             old = blobs.read(committed[name][1])
             try:
-                current = conversions[name].to_git((top / name).read_bytes(), old)
+                current = conversions[name].to_git(read_in_store(top, name, MEMORY_LIMIT), old)  # never through a link
             except OSError:
                 current = b""  # deleted: every committed byte is gone
             if not current.startswith(old):

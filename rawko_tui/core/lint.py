@@ -7,8 +7,10 @@ arbiter will do with the file, not only what the convention wants.
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import math
+import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -19,6 +21,7 @@ from .commonwords import COMMON_WORD_RANK, is_common_word, words_containing
 from .jsregex import JsRegexSyntaxError, JsRegexTimeout, annex_b_notes, compile_js, nested_quantifier_risk
 from .jsvalue import UNDEFINED, JsDate, display_value, js_new_date, js_to_string, js_truthy, type_name
 from .patterns import ALTERNATIVES, REGEX, SUBSTRING, WILDCARD, looks_like_regex, match_pattern
+from .safeio import SESSION_LIMIT, SETTINGS_LIMIT, linked_part, refusal
 from .safetext import clean_name
 from .store import MemoryFile, Store, pinned_now
 from .writer import slugify
@@ -30,7 +33,9 @@ _REGEX_SYNTAX = set(".*+?()[]{}\\^$")
 _PROBES = ("", " ", "x", "\n", "the quick brown fox 42 developer")
 _WORD_RE = re.compile(r"\S+")
 MAX_TITLE = 200
-SETTINGS_CODES = frozenset({"agent", "agent-config", "config"})  # findings about .rawko/agents/ and rawko-tui.yaml
+# findings no pane shows (the app says them in a notification): .rawko/agents/, rawko-tui.yaml, and the store's
+# folders and files refused for reading (``store_file_findings``)
+SETTINGS_CODES = frozenset({"agent", "agent-config", "config", "store-link", "refused"})
 MAX_ALTERNATIVES = 200
 MAX_FRONTMATTER = 64 * 1024
 LONG_LINE = 10_000
@@ -120,6 +125,8 @@ def lint_store(store: Store, now_ms: float | None = None, known: dict | None = N
     for name, reason in store.skipped:
         findings.append(Finding(f".rawko/memories/{name}", WARNING, "not-loaded", reason))
     findings.extend(settings_findings(store))
+    if store.directory_order is not None:  # the folders on disk (not a store read at a git revision)
+        findings.extend(store_file_findings(store.root))
     findings.extend(_profile_findings(store, arbiter))
     from .patterns import save_new_plans
 
@@ -162,7 +169,7 @@ def _profile_findings(store: Store, arbiter: str | None) -> list[Finding]:
 # The source a file's findings come from: a change to any of them makes the kept findings stale.
 LINT_MODULES = (
     "lint.py", "arbiter.py", "arbiters/scoring.py", "commonwords.py", "data/english_words.txt", "jsregex.py",
-    "jsvalue.py", "patterns.py", "safetext.py", "store.py", "writer.py", "yamljs.py", "cache.py",
+    "jsvalue.py", "patterns.py", "safeio.py", "safetext.py", "store.py", "writer.py", "yamljs.py", "cache.py",
 )  # fmt: skip
 
 
@@ -312,6 +319,72 @@ def _lint_file_at_any_time(memory: MemoryFile) -> FileFindings:
                 if key in ("title", "whenToUse", "importance", "tags", "discoveredAt", "discoveredBy") and not _same_value(first.get(key, UNDEFINED), value):
                     add(WARNING, "hidden-change", f"entry {entry.index + 1} sets {key}: {display_value(value)!r}, which the spec's arbiter never sees", entry.line)
     return FileFindings(tuple(out), future)
+
+
+# The store's folders: what rawko-tui does when one is a symlink (never followed, for reading or writing).
+_STORE_FOLDERS = (
+    (".rawko", ERROR, "nothing under it is read or written; make it a real folder"),
+    (".rawko/memories", ERROR, "no memory in it is loaded, and writing a memory there is refused"),
+    (".rawko/.write-journal", ERROR, "no record of an interrupted write in it is read, and rawko-tui never writes its journal through it"),
+    (".rawko/agents", WARNING, "no agent definition in it is read: every agent is previewed with the spec's defaults"),
+    (".rawko/sessions", WARNING, "no session in it is read"),
+    (".rawko/checks", WARNING, "no saved task in it is read or checked"),
+)
+# The other files of .rawko/ rawko-tui reads (memories, agents and rawko-tui.yaml have findings of their own):
+# (folder, file pattern, size limit, what refusing one means)
+_STORE_FILES = (
+    (".rawko", "checks.yaml", SETTINGS_LIMIT, "its saved tasks are not read or checked"),
+    (".rawko/checks", "*.yaml", SETTINGS_LIMIT, "its saved tasks are not read or checked"),
+    (".rawko/sessions", "*/agent-memory.yaml", SESSION_LIMIT, "the session is not read"),
+    (".rawko", "rawko-tui-decisions.yaml", SETTINGS_LIMIT, "the dismissals it records are not read: those candidates come back in the queue"),
+    (".rawko", "rawko-tui-dismissed.yaml", SETTINGS_LIMIT, "the dismissals it records are not read: those candidates come back in the queue"),
+    (".rawko/.write-journal", "*", SETTINGS_LIMIT, "a write it records as begun is not checked for having finished"),
+)
+
+
+def store_file_findings(root) -> list[Finding]:
+    """The store's folders that are symlinks, and each file of ``.rawko/`` rawko-tui refuses to read.
+
+    A clone can commit ``.rawko/memories`` as a link to ``/`` or a session file
+    as a link to ``/dev/zero``: neither is ever followed (``safeio``), and each
+    gets a finding naming it and saying what is not read because of it. Only
+    ``lstat`` is used here: nothing is opened.
+    """
+    found: list[Finding] = []
+    for rel, severity, consequence in _STORE_FOLDERS:
+        if linked_part(root, rel) == rel:
+            found.append(Finding(rel, severity, "store-link", f"a symlinked folder: rawko-tui never follows it (a clone could point it anywhere, even at /); {consequence}"))
+    if linked_part(root, ".rawko") is not None:
+        return found  # nothing below it is read
+    for folder, pattern, limit, consequence in _STORE_FILES:
+        if linked_part(root, folder) is not None:
+            continue  # said above
+        for rel in _store_entries(root, folder, pattern):
+            reason = refusal(os.path.join(root, rel), limit)
+            if reason is not None:
+                found.append(Finding(rel, WARNING, "refused", f"{reason}; {consequence}"))
+    return found
+
+
+def _store_entries(root, folder: str, pattern: str) -> list[str]:
+    """Paths (from ``root``) under ``folder`` matching ``pattern`` part by part, links included; a symlinked
+    folder on the way is listed itself, never listed through."""
+    head, _, rest = pattern.partition("/")
+    try:
+        with os.scandir(os.path.join(root, folder)) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        if not fnmatch.fnmatchcase(entry.name, head):
+            continue
+        rel = f"{folder}/{entry.name}"
+        if not rest or entry.is_symlink():
+            found.append(rel)
+        elif entry.is_dir(follow_symlinks=False):
+            found += _store_entries(root, rel, rest)
+    return found
 
 
 def settings_findings(store: Store) -> list[Finding]:

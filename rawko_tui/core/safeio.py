@@ -2,9 +2,13 @@
 
 A store comes with a clone from anyone. A file it commits can be a symlink to
 ``/dev/zero`` (reading never ends), ``/dev/tty`` or a FIFO (opening blocks), or
-``~/.ssh/id_rsa``; every file rawko-tui reads under ``.rawko/`` goes through
-``read_regular`` so that none of these is ever opened for reading, and nothing
-is read past a limit.
+``~/.ssh/id_rsa``; a folder it commits (``.rawko``, ``.rawko/memories``, …) can
+be a symlink to ``/`` or to a place outside the store. Every file rawko-tui
+reads under ``.rawko/`` goes through ``read_in_store`` (a path inside the store,
+no symlinked folder on the way) and ``read_regular`` (a regular file, at most a
+limit), so that none of these is ever opened for reading, and nothing is read
+past a limit. ``refusal`` says, from an ``lstat`` alone, what either would refuse
+(lint names every such file), and ``linked_part`` which folder of the store is a link.
 
 ``UnsafeFile`` is an ``OSError`` (its ``strerror`` says why in plain words),
 so the callers' existing "cannot be read" handling reports it.
@@ -15,12 +19,19 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from pathlib import Path
 
 # Limits, in bytes. A memory may be large (the hostile catalogue holds 30 MB bodies);
 # a settings, checks, session or journal file never needs more than a few kilobytes.
 MEMORY_LIMIT = 64 << 20
 SETTINGS_LIMIT = 4 << 20
 SESSION_LIMIT = 16 << 20
+NAMED_LIMIT = 16 << 20  # a file a person names on the command line (--body-file, extract --from)
+
+LINK = "a symlink: never followed (it could point anywhere)"
+NOT_REGULAR = "not a regular file (a device, FIFO or socket): never read"
+NOT_A_FILE = "not a regular file (a folder): never read"
+OUTSIDE = "names a place outside the store: never read"
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -43,24 +54,109 @@ def read_regular(path: str | os.PathLike, limit: int) -> bytes:
         fd = os.open(path, _READ_FLAGS)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise UnsafeFile("a symlink: never followed (it could point anywhere)") from None
+            raise UnsafeFile(LINK) from None
         raise
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UnsafeFile("not a regular file (a device, FIFO or socket): never read")
-        if info.st_size > limit:
-            raise UnsafeFile(f"{info.st_size:,} bytes, over the {limit:,}-byte limit for this kind of file: not read")
-        chunks, total = [], 0
-        while total <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-        if total > limit:  # it grew while being read
-            raise UnsafeFile(f"grew past the {limit:,}-byte limit for this kind of file while being read: not read")
-        return b"".join(chunks)
+        problem = _kind_problem(info, limit)
+        if problem is not None:
+            raise UnsafeFile(problem)
+        return _read_at_most(fd, limit)
+    finally:
+        os.close(fd)
+
+
+def _kind_problem(info: os.stat_result, limit: int) -> str | None:
+    if stat.S_ISDIR(info.st_mode):
+        return NOT_A_FILE
+    if not stat.S_ISREG(info.st_mode):
+        return NOT_REGULAR
+    if info.st_size > limit:
+        return _over(info.st_size, limit)
+    return None
+
+
+def _over(size: int, limit: int) -> str:
+    return f"{size:,} bytes, over the {limit:,}-byte limit for this kind of file: not read"
+
+
+def _read_at_most(fd: int, limit: int) -> bytes:
+    chunks, total = [], 0
+    while total <= limit:
+        chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    if total > limit:  # it grew while being read, or it is a stream that never ends
+        raise UnsafeFile(f"more than the {limit:,}-byte limit for this kind of file: not read")
+    return b"".join(chunks)
+
+
+def _parts(rel: str) -> list[str]:
+    """The parts of a path inside the store (forward slashes); UnsafeFile for one that leaves it or is absolute."""
+    parts = rel.split("/")
+    if any(part in ("", ".", "..") or "\0" in part for part in parts):
+        raise UnsafeFile(OUTSIDE)
+    return parts
+
+
+def linked_part(root: str | os.PathLike, rel: str) -> str | None:
+    """The first part of ``rel`` (a path below ``root``, forward slashes) that is a symlink, as a path from
+    ``root``; None when none is (or the path stops existing before one).
+
+    ``root`` itself may be reached through links (a person's own choice); what
+    the store commits below it may not lead elsewhere.
+    """
+    parts = _parts(rel)
+    path = Path(root)
+    for index, part in enumerate(parts):
+        path = path / part
+        try:
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                return "/".join(parts[: index + 1])
+        except OSError:
+            return None
+    return None
+
+
+def read_in_store(root: str | os.PathLike, rel: str, limit: int) -> bytes:
+    """``read_regular`` of ``root/rel``, a file inside the store reached through no symlinked folder.
+
+    A record or setting naming ``/dev/zero``, ``../../.ssh/id_rsa`` or a file in
+    a symlinked folder is refused (``UnsafeFile``) before anything is opened.
+    """
+    parts = _parts(rel)
+    linked = linked_part(root, "/".join(parts[:-1])) if len(parts) > 1 else None
+    if linked is not None:
+        raise UnsafeFile(f"inside {linked}/, a symlinked folder: never followed (it could point anywhere)")
+    return read_regular(Path(root).joinpath(*parts), limit)
+
+
+def refusal(path: str | os.PathLike, limit: int) -> str | None:
+    """Why ``read_regular`` would refuse ``path``, from an ``lstat`` alone (nothing is opened); None when it would
+    read it or the file does not exist."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    return LINK if stat.S_ISLNK(info.st_mode) else _kind_problem(info, limit)
+
+
+def read_named(path: str | os.PathLike, limit: int = NAMED_LIMIT) -> bytes:
+    """A file a person named on the command line, at most ``limit`` bytes of it (more is refused).
+
+    Their own choice, so it may be a link, a pipe or ``/dev/stdin`` (``--body-file
+    <(make-notes)``); only the size is bounded, so ``/dev/zero`` fails at once
+    instead of filling the memory.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+        return _read_at_most(fd, limit)
     finally:
         os.close(fd)
 

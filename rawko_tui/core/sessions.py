@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .safeio import SESSION_LIMIT, linked_part, read_in_store
 from .store import LoadError
 from .yamljs import load_with_ruamel, plain_yaml_error
 
@@ -187,14 +188,22 @@ def _items(data: dict) -> list[SessionItem]:
 
 
 def load_sessions(root: Path) -> list[Session]:
-    """Every session of the store, newest first; a file that cannot be read is reported, not fatal."""
+    """Every session of the store, newest first; a file that cannot be read is reported, not fatal.
+
+    A symlinked sessions folder, session folder or file, a FIFO, a device or an
+    oversized file is never read: it is a session whose error says why.
+    """
     folder = Path(root) / ".rawko" / SESSIONS_DIR
+    linked = linked_part(root, f".rawko/{SESSIONS_DIR}")
+    if linked is not None:
+        why = "a symlinked folder: never followed (it could point anywhere); no session in it is read"
+        return [Session(id=SESSIONS_DIR, path=linked, error=LoadError(linked, why, stage="read"))]
     sessions: list[Session] = []
     for path in sorted(folder.glob(f"*/{FILE_NAME}"), reverse=True) if folder.is_dir() else []:
         rel = path.relative_to(root).as_posix()
         session = Session(id=path.parent.name, path=rel)
         try:
-            data = load_with_ruamel(path.read_text(encoding="utf-8"))
+            data = load_with_ruamel(session_bytes(root, session).decode("utf-8"))
         except Exception as exc:  # ruamel raises many kinds; each is a reason to show
             session.error = LoadError(rel, *plain_yaml_error(exc))
             sessions.append(session)
@@ -209,6 +218,11 @@ def load_sessions(root: Path) -> list[Session]:
         session.items = _items(data)
         sessions.append(session)
     return sessions
+
+
+def session_bytes(root: Path, session: Session) -> bytes:
+    """The session's file, through the store's guarded reader (``UnsafeFile``, an OSError, when it is refused)."""
+    return read_in_store(root, session.path, SESSION_LIMIT)
 
 
 def promotion_source(session: Session, item: SessionItem) -> str:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .jsregex import JS_WHITESPACE
+from .safeio import MEMORY_LIMIT, SETTINGS_LIMIT, linked_part, read_in_store, read_regular
 from .safetext import clean_name
 from .jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
 from .yamljs import YamlError, load_with_ruamel, load_yaml, plain_yaml_error
@@ -30,6 +31,7 @@ from .yamljs import YamlError, load_with_ruamel, load_yaml, plain_yaml_error
 RAWKO_DIR = ".rawko"
 MEMORIES_DIR = "memories"
 AGENTS_DIR = "agents"
+CONFIG_FILE = "rawko-tui.yaml"
 
 # Deno std's front-matter extractor as the spec's arbiter runs it (flags "im").
 # Python's re differs from JavaScript here in two ways that are handled below:
@@ -569,8 +571,7 @@ def read_memory_file(memory: MemoryFile) -> None:
     """Fill in text, spec view, entries and error. Never raises for a bad file."""
     memory.read_ns = time.time_ns()
     try:
-        with open(memory.location, "rb") as handle:  # not memory.path: no Path object per file
-            data = handle.read()
+        data = read_regular(memory.location, MEMORY_LIMIT)  # not memory.path: no Path object per file
     except OSError as exc:
         memory.error = LoadError(memory.rel_path, f"cannot be read: {exc.strerror or exc}", stage="read")
         return
@@ -693,13 +694,14 @@ def _store_order(files: list[MemoryFile]) -> None:
 
 
 def load_agents(root: Path) -> dict[str, AgentDefinition]:
+    """``.rawko/agents/*.md``; none from a symlinked folder (lint says so), and each file through ``read_in_store``."""
     directory = root / RAWKO_DIR / AGENTS_DIR
-    if not directory.is_dir():
+    if linked_part(root, f"{RAWKO_DIR}/{AGENTS_DIR}") is not None or not directory.is_dir():
         return {}
     sources = []
     for path in sorted(directory.glob("*.md")):
         try:
-            sources.append((path.name, path.read_bytes()))
+            sources.append((path.name, read_in_store(root, f"{RAWKO_DIR}/{AGENTS_DIR}/{path.name}", SETTINGS_LIMIT)))
         except OSError as exc:
             sources.append((path.name, exc))
     return agents_from(sources)
@@ -727,15 +729,16 @@ def agents_from(sources: list[tuple[str, bytes | OSError]]) -> dict[str, AgentDe
 
 def load_config(root: Path) -> dict:
     """``.rawko/rawko-tui.yaml``: the app's own settings (recursive loading, keymap, theme, …)."""
-    path = root / RAWKO_DIR / "rawko-tui.yaml"
-    if not path.is_file():
-        return {}
+    if linked_part(root, RAWKO_DIR) is not None:
+        return {}  # nothing is read through a symlinked .rawko (lint says so)
     try:
-        return config_from(path.read_text(encoding="utf-8"))
+        return config_from(read_in_store(root, f"{RAWKO_DIR}/{CONFIG_FILE}", SETTINGS_LIMIT).decode("utf-8"))
+    except FileNotFoundError:
+        return {}
     except OSError as exc:
-        return {"_error": f"{path.name}: cannot be read ({exc.strerror or exc})"}
+        return {"_error": f"{CONFIG_FILE}: cannot be read ({exc.strerror or exc})"}
     except UnicodeDecodeError as exc:
-        return {"_error": f"{path.name}: {plain_yaml_error(exc)[0]}"}
+        return {"_error": f"{CONFIG_FILE}: {plain_yaml_error(exc)[0]}"}
 
 
 def pinned_now(config: dict) -> float | None:
@@ -795,7 +798,9 @@ def _load_store(root: Path, previous: Store | None) -> Store:
     memories_dir = root / RAWKO_DIR / MEMORIES_DIR
     skipped: list[tuple[str, str]] = []
     stats: list[tuple[str, int, int]] = []
-    scanned = _scan_memories(memories_dir, skipped, stats) if memories_dir.is_dir() else []
+    # a symlinked .rawko or memories/ is never walked (it could be "/"): lint says so
+    followable = linked_part(root, f"{RAWKO_DIR}/{MEMORIES_DIR}") is None
+    scanned = _scan_memories(memories_dir, skipped, stats) if followable and memories_dir.is_dir() else []
     use_cache = cache.enabled()
     cached = _cached_files(*cache.load(root)) if use_cache else {}
     known = dict(cached)

@@ -493,18 +493,92 @@ def _flow_list(raw: str, resolve=resolve_plain_scalar) -> object:
 
 
 def load_with_ruamel(text: str) -> object:
-    """ruamel.yaml's safe load (settings, sessions, saved tasks: files that keep their comments when
-    rewritten), with the same depth limit as memories: its pure-Python parser takes seconds to
-    fail on thousands of levels."""
+    """ruamel.yaml's safe load (settings, sessions, saved tasks, the decisions log: files that keep their
+    comments when rewritten), with the limits of memories checked first (``refuse_yaml_bombs``)."""
     from ruamel.yaml import YAML
 
-    if sum(map(text.count, _NESTING_CHARS)) > MAX_DEPTH:
-        _refuse_deep_nesting(text)
+    refuse_yaml_bombs(text)
     return YAML(typ="safe").load(text)
 
 
+def refuse_yaml_bombs(text: str) -> None:
+    """Raise YamlError for a document whose aliases add more than MAX_EXPANDED_NODES nodes (a "billion
+    laughs"), refer to themselves, or nest deeper than MAX_DEPTH once expanded.
+
+    Decided from parser events before ruamel composes anything: ruamel builds an
+    alias bomb in milliseconds (each alias is the same object), and then every
+    walk of the value (a setting shown in a message, a session's text, a saved
+    task's names) expands it for minutes and gigabytes. libyaml's events are
+    cheap; a document it cannot parse is counted on ruamel's own events.
+    """
+    if not ("&" in text and "*" in text) and sum(map(text.count, _NESTING_CHARS)) <= MAX_DEPTH:
+        return  # no alias without an anchor, and every level needs one of those characters
+    loader = _Loader(_hide_yaml11_breaks(text)[0])
+    try:
+        _count_events(iter(loader.get_event, None))
+        return
+    except yaml.YAMLError:
+        pass
+    finally:
+        loader.dispose()
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError as RuamelError
+
+    try:
+        _count_events(YAML(typ="safe").parse(text))
+    except RuamelError:
+        return  # the load reports it, with its line
+
+
+def _count_events(events) -> None:
+    """``refuse_yaml_bombs`` on a stream of events (libyaml's or ruamel's: the same names and fields).
+
+    Per anchor: its nodes with aliases expanded, and its height in collections.
+    An alias adds its anchor's nodes less the one it stands for; the document is
+    refused as soon as aliases have added more than the limit, so a large
+    document without aliases is never refused, and a bomb is stopped early.
+    """
+    anchors: dict[str, tuple[int, int]] = {}
+    open_collections: list[list] = []  # [anchor, nodes so far, tallest child]
+    added = 0
+    for event in events:
+        kind = type(event).__name__
+        if kind in ("SequenceStartEvent", "MappingStartEvent"):
+            open_collections.append([event.anchor, 1, 0])
+            if len(open_collections) > MAX_DEPTH:
+                raise _too_deep(event.start_mark.line)
+            continue
+        if kind in ("SequenceEndEvent", "MappingEndEvent"):
+            anchor, nodes, tallest = open_collections.pop()
+            height = tallest + 1
+        elif kind == "ScalarEvent":
+            anchor, nodes, height = event.anchor, 1, 0
+        elif kind == "AliasEvent":
+            if any(collection[0] == event.anchor for collection in open_collections):
+                raise YamlError("recursive alias: the document refers to itself", event.start_mark.line)
+            anchor = None
+            nodes, height = anchors.get(event.anchor, (1, 0))  # an undefined alias: the load reports it
+            added += nodes - 1
+            if added > MAX_EXPANDED_NODES:
+                raise YamlError(f"aliases expand to more than {MAX_EXPANDED_NODES:,} nodes (an alias bomb); refused", event.start_mark.line)
+        elif kind == "StreamEndEvent":
+            return
+        else:
+            continue
+        if anchor is not None:
+            anchors[anchor] = (nodes, height)
+        if len(open_collections) + height > MAX_DEPTH:
+            raise _too_deep(event.start_mark.line)
+        if open_collections:
+            parent = open_collections[-1]
+            parent[1] += nodes
+            parent[2] = max(parent[2], height)
+
+
 def plain_yaml_error(exc: BaseException) -> tuple[str, int | None]:
-    """A failure of ``load_with_ruamel`` (or of decoding its file) as (plain reason, 1-based line)."""
+    """A failure of ``load_with_ruamel`` (or of reading or decoding its file) as (plain reason, 1-based line)."""
+    if isinstance(exc, OSError):  # safeio.UnsafeFile among them: a link, a device, too large
+        return f"cannot be read: {exc.strerror or exc}", None
     if isinstance(exc, YamlError):
         return exc.message, (exc.line + 1 if exc.line is not None else None)
     if isinstance(exc, RecursionError):

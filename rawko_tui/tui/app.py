@@ -855,8 +855,8 @@ class RawkoApp(App[int]):
         heading = f"Save this task with what it injects now ({len(injected)} memories) as its expectation, measured at {now}?"
         try:
             writes = plan(name)
-        except WriteError as exc:  # checks.yaml is a link, or holds changes nobody committed
-            self.notify(one_line(str(exc), 400), severity="error", timeout=10)
+        except WriteError as exc:  # checks.yaml is a link, a device, a bomb, not YAML, or holds changes nobody committed: said, nothing written
+            self.notify(one_line(str(exc), 400), severity="error", timeout=8)
             return
         self.push_screen(ConfirmWrite(heading, writes, name_field=("the saved task's name", name), planner=plan), confirmed)
 

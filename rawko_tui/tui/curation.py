@@ -422,12 +422,13 @@ class SessionsScreen(Screen[None]):
 
         from ..core.claude import ClaudeError, ask_claude, build_extraction_prompt, extraction_file, parse_extraction
         from ..core.curation import now_iso
+        from ..core.sessions import session_bytes
         from ..core.store import load_store
 
         worker = get_current_worker()
         store = load_store(self.root)
         existing = [(m.name, m.attrs["title"]) for m in store.files if isinstance(m.attrs.get("title"), str)]
-        output = (self.root / session.path).read_text(encoding="utf-8", errors="replace")
+        output = session_bytes(self.root, session).decode("utf-8", errors="replace")  # never through a link, never past its limit
         task = f"session {session.id}"
         try:
             extraction = parse_extraction(ask_claude(build_extraction_prompt(session.agent, task, output, "partial", existing), os.environ.get("ANTHROPIC_API_KEY")))
