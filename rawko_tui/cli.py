@@ -1058,6 +1058,11 @@ def cmd_new(args) -> int:
 
 
 def _memory_name(root, given: str) -> str:
+    from .core.safeio import linked_part
+
+    linked = linked_part(root, ".rawko/memories/x.md")
+    if linked is not None:  # the store never walks a linked folder: say why no memory is found
+        raise UsageError(f"{linked} is a symlink; rawko-tui never reads or writes through links (lint reports it: store-link)")
     store = load_store(root)
     wanted = given.replace("\\", "/")
     memory = _named(store.file, wanted)

@@ -429,8 +429,12 @@ def test_no_write_goes_through_a_linked_store_folder(tmp_path, capsys, linked):
         (root / linked).parent.mkdir(parents=True)
     os.symlink(elsewhere / linked, root / linked)
     before = {p: p.read_bytes() for p in (elsewhere / ".rawko").rglob("*") if p.is_file()}
-    assert main(["append", "ci-workflow-yaml-layout", str(root), "--body", "through a link?"]) == 1
-    assert "is a symlink; rawko-tui never writes through links" in capsys.readouterr().err
+    code = main(["append", "ci-workflow-yaml-layout", str(root), "--body", "through a link?"])
+    err = capsys.readouterr().err
+    if linked == ".rawko/.write-journal":
+        assert code == 1 and "is a symlink; rawko-tui never writes through links" in err
+    else:  # a linked store folder is never even read: the memory is not found, and the message says why
+        assert code == 2 and f"{linked} is a symlink; rawko-tui never reads or writes through links" in err
     assert {p: p.read_bytes() for p in (elsewhere / ".rawko").rglob("*") if p.is_file()} == before
 
 
