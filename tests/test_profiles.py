@@ -580,3 +580,17 @@ def test_the_impact_of_a_change_is_judged_by_the_arbiter_in_force(tmp_path):
     assert impact_of_change(store, {"finder.md": new}, tasks, NOW_MS) == []  # spec-0007: two literal alternatives
     added = impact_of_change(store, {"finder.md": new}, tasks, NOW_MS, BUILT_IN["spec-0005"])
     assert [(i.view, i.added) for i in added] == [("spec", (".rawko/memories/finder.md",)), ("effective", (".rawko/memories/finder.md",))]
+
+
+def test_the_impact_of_a_change_that_makes_the_arbiter_throw_is_that_nothing_is_injected(tmp_path):
+    """The editor's and the confirmation's impact judge what the real arbiter does, as `check` does: a throw injects nothing."""
+    from rawko_tui.core.curation import impact_of_change
+
+    write_store(tmp_path, {"plain.md": memory(title="Plain login note", when='"login"', tags="[auth]", importance="high")})
+    store = load_store(tmp_path)
+    broken = b"---\n\ttitle: Tabbed\n---\n\nA frontmatter indented with a tab: js-yaml throws, and so does the whole run.\n"
+    [spec, effective] = impact_of_change(store, {"tabbed.md": broken}, [("fix the login", "developer")], NOW_MS)
+    assert spec.view == "spec" and spec.removed == (".rawko/memories/plain.md",) and spec.throws_after and not spec.throws_before
+    said = spec.describe()
+    assert "now throws (" in said and ".rawko/memories/tabbed.md" in said and "injects nothing" in said
+    assert effective.throws_after

@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .jsvalue import JsDate, js_to_string
+from .safeio import MEMORY_LIMIT, read_in_store
 from .store import MemoryFile, SpecView, Store
 
 RETIRED = "retired"
@@ -256,7 +257,10 @@ def merge_changes(store: Store, originals: list[str], merged_text: str) -> dict[
     changes = {new_name: merged_text.encode("utf-8")}
     for name in originals:
         current = store.file(name)
-        data = current.path.read_bytes() if current is not None and current.path.is_file() else b""
+        try:  # never through a link, never past the limit
+            data = read_in_store(store.root, current.rel_path, MEMORY_LIMIT) if current is not None else b""
+        except OSError:
+            data = b""
         changes[name] = data + b"\n\n" + supersede_entry(new_name, "", f"merged into {new_name}").encode("utf-8")
     return changes
 
@@ -276,7 +280,7 @@ _DECISIONS_HEADER = (
 
 def dismissed(root: Path) -> set[tuple[str, ...]]:
     """Candidate groups a person dismissed and has not restored (they do not come back)."""
-    from .safeio import SETTINGS_LIMIT, read_in_store
+    from .safeio import SETTINGS_LIMIT
     from .yamljs import load_with_ruamel
 
     def read(name: str) -> object:
@@ -341,30 +345,51 @@ class Impact:
     view: str  # spec | effective
     added: tuple[str, ...]
     removed: tuple[str, ...]
+    throws_before: str = ""  # where the real arbiter throws (and injects nothing) before the change; "" when it does not
+    throws_after: str = ""
+    undecided: bool = False  # a regex rawko-tui could not decide: either side may be otherwise
 
     def describe(self) -> str:
         parts = [f"+{p.rsplit('/', 1)[-1]}" for p in self.added] + [f"-{p.rsplit('/', 1)[-1]}" for p in self.removed]
+        if self.throws_after and not self.throws_before:
+            parts = [f"now throws ({self.throws_after}): injects nothing"]
+        elif self.throws_before and not self.throws_after:
+            parts = [f"no longer throws ({self.throws_before})", *parts]
+        elif self.throws_before != self.throws_after:
+            parts = [f"throws elsewhere: {self.throws_after}"]
+        if self.undecided:
+            parts.append("(a regex match is undecided: this may differ)")
         return f"{self.view}: {self.task!r} ({self.agent}): {' '.join(parts)}"
+
+
+def _fate(preview) -> tuple[set[str], str, bool]:
+    """What the real arbiter does: the injected paths, where it surely throws (then nothing is injected), whether undecided."""
+    failure = preview.arbiter_failure
+    throws = f"{failure._stage_words()} {failure.path}: {failure.error}" if failure is not None and failure.certain else ""
+    injected = set() if throws else {c.path for c in preview.injected}
+    return injected, throws, bool(preview.uncertain_reasons)
 
 
 def impact_of_change(store: Store, changes: dict[str, bytes], tasks: list[tuple[str, str]], now_ms: float, profile=None) -> list[Impact]:
     """For each task, what the change (new bytes for one or more files) adds to or removes from the injection, in both views.
 
+    What counts is what the real arbiter does: a change that makes the run throw injects nothing at all (and one that
+    stops a throw injects again), as ``check`` and ``impact`` judge it.
     ``profile``: the arbiter profile to judge by (default: the store's own).
     """
     from .arbiter import resolve_options
     from .arbiters.ranking import run_preview
 
     after = store_with(store, changes)
-    changes = []
+    found = []
     for task, agent in tasks:
         for view, before_store, after_store in (("spec", store, after), ("effective", effective_store(store), effective_store(after))):
             options = resolve_options(store, agent, profile=profile)
-            old = {c.path for c in run_preview(before_store, task, agent, options, now_ms).injected}
-            new = {c.path for c in run_preview(after_store, task, agent, options, now_ms).injected}
-            if old != new:
-                changes.append(Impact(task, agent, view, tuple(sorted(new - old)), tuple(sorted(old - new))))
-    return changes
+            old, throws_before, unsure_before = _fate(run_preview(before_store, task, agent, options, now_ms))
+            new, throws_after, unsure_after = _fate(run_preview(after_store, task, agent, options, now_ms))
+            if old != new or throws_before != throws_after:
+                found.append(Impact(task, agent, view, tuple(sorted(new - old)), tuple(sorted(old - new)), throws_before, throws_after, unsure_before or unsure_after))
+    return found
 
 
 def new_memory_template(agent: str) -> str:

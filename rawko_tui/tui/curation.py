@@ -691,8 +691,13 @@ class ConsolidationScreen(Screen[None]):
         """What appending these entries changes in the injections of the saved and recent tasks."""
         from ..core.curation import impact_of_change
 
+        from ..core.writer import WriteError, read_current
+
         root = self.store.root
-        changes = {w.name: (root / w.rel_path).read_bytes() + w.data for w in writes if w.rel_path.startswith(".rawko/memories/")}
+        try:  # read as the writer reads: never through a link
+            changes = {w.name: (read_current(root, w.rel_path) or b"") + w.data for w in writes if w.rel_path.startswith(".rawko/memories/")}
+        except WriteError as exc:
+            return [f"impact unknown: {exc}"]
         return [i.describe() for i in impact_of_change(self.store, changes, self.app.impact_tasks(), self.now_ms, self.app.active_profile())]
 
     def run_writes(self, writes: list[PlannedWrite], action: str, summary: str, plan_again=None) -> None:
