@@ -395,6 +395,7 @@ def test_journal_records_naming_anything_but_a_memory_of_the_store_are_ignored_a
 
         resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
 
+    said = {}
     for command in (["lint", "--json"], ["verify", "--json"], ["torn", "other"]):
         proc = subprocess.run(
             [sys.executable, "-m", "rawko_tui", command[0], *command[1:], str(repo)],
@@ -405,6 +406,9 @@ def test_journal_records_naming_anything_but_a_memory_of_the_store_are_ignored_a
         )
         assert proc.returncode in (0, 1) and b"Traceback" not in proc.stderr, proc.stderr
         assert b"torn-entry" not in proc.stdout
+        said[command[0]] = proc.stdout.decode()
+    ignored = {f["path"] for f in json.loads(said["lint"])["findings"] if f["code"] == "journal-ignored"}
+    assert {f".rawko/.write-journal/{i}.json" for i in range(3)} | {".rawko/.write-journal/3.write"} <= ignored  # lint says so too
     notes = proc.stdout.decode()
     for i, name in enumerate(names):
         assert f"note: .rawko/.write-journal/{i}.json: a write-journal record naming {name!r}, which is not a memory file of this store: ignored" in notes

@@ -118,7 +118,7 @@ def lint_store(store: Store, now_ms: float | None = None, known: dict | None = N
             names = ", ".join(m.rel_path for m in same)
             for memory in same:
                 findings.append(Finding(memory.rel_path, WARNING, "duplicate-title", f"the title is shared by {names}; titles should be unique"))
-    from .writer import interrupted_writes
+    from .writer import interrupted_writes, journal_problems
 
     for name, what in interrupted_writes(store.root):
         findings.append(Finding(f".rawko/memories/{name}", ERROR, "torn-entry", what + " (the writer was stopped before it finished)"))
@@ -127,6 +127,11 @@ def lint_store(store: Store, now_ms: float | None = None, known: dict | None = N
     findings.extend(settings_findings(store))
     if store.directory_order is not None:  # the folders on disk (not a store read at a git revision)
         findings.extend(store_file_findings(store.root))
+        # journal records a clone commits (naming /dev/zero, ../x) are ignored: said, never opened
+        linked = {f.path for f in findings if f.code == "store-link"}
+        for where, why in journal_problems(store.root):
+            if not any(where == folder or where.startswith(folder + "/") for folder in linked):  # said as store-link already
+                findings.append(Finding(where, WARNING, "journal-ignored", why))
     findings.extend(_profile_findings(store, arbiter))
     from .patterns import save_new_plans
 
