@@ -134,6 +134,12 @@ def test_another_writers_uncommitted_entry_is_shown_and_committed_only_when_incl
     assert f"Not-written-by-rawko-tui: {rel} lines 11-17, {span}" in message
     assert f"{rel}: {len(AGENT_ENTRY)} bytes (lines 11-17, {span}) were appended since the last commit by another writer, not by rawko-tui" in message
     assert git(top, "status", "--porcelain") == ""
+    # the history credits the agent's entry to no one who did not write it; the person's own entry is theirs
+    from rawko_tui.core.history import file_history
+
+    offsets = load_store(root).file("ci-workflow-yaml-layout.md").entry_offsets()
+    history = file_history(root, ".rawko/memories/ci-workflow-yaml-layout.md", offsets)
+    assert history.entry_not_written_by_committer == [False, True, False]
 
 
 def test_a_file_that_changed_after_it_was_shown_is_not_written(repo):
@@ -574,6 +580,10 @@ async def test_the_app_shows_another_writers_bytes_and_commits_them_only_on_i(re
         await pilot.press("i")
         await settle(pilot)
         await settle(pilot)
+        await settle(pilot)
+        # the Memory pane credits the agent's entry to no one who did not write it
+        timeline = str(app.query_one("#memory-timeline").render())
+        assert "another writer (committed by" in timeline, timeline
     assert git(repo, "rev-list", "--count", "HEAD") == "2"
     assert committed(repo, ".rawko/memories/ci-workflow-yaml-layout.md") == path.read_bytes()
     assert "Not-written-by-rawko-tui: .rawko/memories/ci-workflow-yaml-layout.md lines 11-17" in git(repo, "log", "-1", "--format=%B")

@@ -783,6 +783,9 @@ class FileHistory:
     entry_commits: list[CommitInfo | None]  # for each entry of the current file: the commit that added it
     badge: str  # verified | violated | uncommitted-append | uncommitted-rewrite | untracked | not-a-repo
     detail: str
+    # for each entry: whether the commit that added it says it did not write it (another writer's bytes,
+    # committed by rawko-tui at the person's explicit choice: its Not-written-by-rawko-tui trailer)
+    entry_not_written_by_committer: list[bool] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {
@@ -791,6 +794,7 @@ class FileHistory:
             "detail": self.detail,
             "commits": [c.to_dict() for c in self.commits],
             "entries": [c.sha if c else None for c in self.entry_commits],
+            "entriesNotWrittenByCommitter": list(self.entry_not_written_by_committer),
         }
 
 
@@ -843,7 +847,26 @@ def file_history(root: Path, rel_path: str, entry_offsets: list[int]) -> FileHis
     for offset in entry_offsets:
         found = next((info for info, size in sizes if size > offset), None)
         entry_commits.append(found)
-    return FileHistory(rel_path, commits, entry_commits, badge, detail)
+    foreign = _not_written_by_committer(top, path_in_repo)
+    not_theirs = [commit is not None and any(first <= offset <= last for first, last in foreign.get(commit.sha, ())) for commit, offset in zip(entry_commits, entry_offsets)]
+    return FileHistory(rel_path, commits, entry_commits, badge, detail, not_theirs)
+
+
+_NOT_WRITTEN_TRAILER = "Not-written-by-rawko-tui"  # the writer's trailer: "<path in repo> lines A-B, bytes X-Y"
+_BYTE_RANGE = re.compile(r" bytes ([\d,]+)-([\d,]+)$")
+
+
+def _not_written_by_committer(top: Path, path_in_repo: str) -> dict[str, list[tuple[int, int]]]:
+    """commit -> the byte ranges of ``path_in_repo`` its message says its committer did not write."""
+    out = git(top, "log", f"--format=%H%x00%(trailers:key={_NOT_WRITTEN_TRAILER},valueonly,separator=%x1e)%x01", "--", path_in_repo, check=False)
+    found: dict[str, list[tuple[int, int]]] = {}
+    for record in out.decode("utf-8", "surrogateescape").split("\x01"):
+        sha, _, values = record.strip("\n").partition("\x00")
+        for value in filter(None, values.strip().split("\x1e")):
+            match = _BYTE_RANGE.search(value.strip())
+            if match and value.strip().startswith(path_in_repo + " "):
+                found.setdefault(sha, []).append((int(match.group(1).replace(",", "")), int(match.group(2).replace(",", ""))))
+    return found
 
 
 def uncommitted_rewrites(root: Path) -> set[str]:

@@ -173,12 +173,20 @@ class MemoryView(VerticalScroll):
         if len(memory.entries) > 1:
             lines.append("Entries\n", "bold")
             commits = history.entry_commits if history is not None else []
+            not_theirs = history.entry_not_written_by_committer if history is not None else []
             for entry in memory.entries:
                 fm = entry.frontmatter or {}
                 when, who = entry_stamp(fm)
                 commit = commits[entry.index] if entry.index < len(commits) else None
+                foreign = entry.index < len(not_theirs) and not_theirs[entry.index]
                 when_text = display_value(when) if when is not None else (_when(commit.timestamp) + " (commit)" if commit else "no date")
-                who_text = display_value(who) if who is not None else (f"{commit.author} (commit)" if commit else "author unknown")
+                if who is not None:
+                    who_text = display_value(who)
+                elif commit is not None:
+                    # another writer's bytes the committer chose to include: theirs to commit, not to sign
+                    who_text = f"another writer (committed by {commit.author}, who did not write it)" if foreign else f"{commit.author} (commit)"
+                else:
+                    who_text = "author unknown"
                 lines.append(f"  {entry.index + 1}. line {entry.line}  ", "cyan")
                 lines.append_text(literal(f"{when_text} · {who_text} · sets {', '.join(fm) or 'nothing'}", limit=300))
                 lines.append("\n")
@@ -258,7 +266,9 @@ def history_text(history: FileHistory | None) -> Text:
             text.append("not committed yet", "yellow")
         else:
             text.append(f"added in {commit.sha[:8]} ", "bold")
-            text.append_text(literal(f"by {commit.author} on {_when(commit.timestamp)}", limit=200))
+            foreign = index < len(history.entry_not_written_by_committer) and history.entry_not_written_by_committer[index]
+            by = f"committed by {commit.author}, not written by them," if foreign else f"by {commit.author}"
+            text.append_text(literal(f"{by} on {_when(commit.timestamp)}", limit=200))
     return text
 
 
