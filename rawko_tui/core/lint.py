@@ -30,7 +30,7 @@ _REGEX_SYNTAX = set(".*+?()[]{}\\^$")
 _PROBES = ("", " ", "x", "\n", "the quick brown fox 42 developer")
 _WORD_RE = re.compile(r"\S+")
 MAX_TITLE = 200
-SETTINGS_CODES = frozenset({"agent", "agent-config", "config"})  # findings about .rawko/agents/ and rawko-tui.yaml
+SETTINGS_CODES = frozenset({"agent", "agent-config", "config", "person-setting"})  # findings about .rawko/agents/ and rawko-tui.yaml
 MAX_ALTERNATIVES = 200
 MAX_FRONTMATTER = 64 * 1024
 LONG_LINE = 10_000
@@ -352,14 +352,16 @@ def settings_findings(store: Store) -> list[Finding]:
     stale_days = config.get("staleDays")
     if "staleDays" in config and (isinstance(stale_days, bool) or not isinstance(stale_days, int) or stale_days <= 0):
         found.append(Finding(where, WARNING, "config", f"staleDays is {display_value(stale_days)!r}, not a whole number of days: ignored, 180 is used"))
-    if "author" in config and not isinstance(config["author"], str):
-        found.append(Finding(where, WARNING, "config", f"author is a {type_name(config['author'])}, not text: ignored, git's author is used"))
-    if "keymap" in config and not isinstance(config["keymap"], dict):
-        found.append(Finding(where, WARNING, "config", f"keymap is a {type_name(config['keymap'])}, not a mapping of binding id to key: ignored"))
-    for key in ("theme", "model"):
-        if key in config and not isinstance(config[key], str):
-            found.append(Finding(where, WARNING, "config", f"{key} is a {type_name(config[key])}, not text: ignored"))
+    found.extend(person_setting_findings(config))
     return found
+
+
+def person_setting_findings(config: dict) -> list[Finding]:
+    """``person-setting``: the person's own settings (keymap, theme, author, model) in a store's file, ignored there."""
+    from .settings import ignored_person_keys, where_it_belongs
+
+    keys = ignored_person_keys(config)
+    return [Finding(".rawko/rawko-tui.yaml", WARNING, "person-setting", where_it_belongs(keys))] if keys else []
 
 
 def text_findings(memory: MemoryFile) -> list[tuple[str, str, str, int | None]]:

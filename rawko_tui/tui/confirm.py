@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
 from ..core.writer import PlannedWrite
+from .keys import shown_keys
 from .safe import clean, literal
 
 Planner = Callable[[str], list[PlannedWrite]]
@@ -41,6 +42,14 @@ def impact_text(heading: str, lines: list[str]) -> Text:
         text.append("\n  ")
         text.append_text(literal(line, limit=300))
     return text
+
+
+def keys_named(app, screen: type, binding_id: str) -> list:
+    """``y`` or ``n or Esc`` in bold: the keys in force for a binding (a keymap may have moved them), for Text.assemble."""
+    parts: list = []
+    for index, key in enumerate(shown_keys(app, screen, binding_id)):
+        parts += ([" or "] if index else []) + [(key, "bold")]
+    return parts
 
 
 class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
@@ -80,11 +89,11 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
             with VerticalScroll(id="confirm-writes"):
                 yield Static(id="confirm-bytes")
             yield Static(id="confirm-impact")
-            yield Static(Text.assemble(("y", "bold"), " writes exactly this and commits it · ", ("n", "bold"), " or ", ("Esc", "bold"), " goes back, nothing written"))
+            yield Static(Text.assemble(*keys_named(self.app, ConfirmWrite, "confirm-yes"), " writes exactly this and commits it · ", *keys_named(self.app, ConfirmWrite, "confirm-no"), " goes back, nothing written"))
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#confirm-box").border_title = "Nothing is written until you say y"
+        self.query_one("#confirm-box").border_title = f"Nothing is written until you say {shown_keys(self.app, ConfirmWrite, 'confirm-yes')[0]}"
         self._show()
         if self.name_field is not None:
             self.query_one("#confirm-name", Input).focus()
@@ -144,7 +153,7 @@ class ConfirmDiscard(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="discard-box"):
-            yield Static(Text.assemble(("Discard what you typed?", "bold"), "\n\n", ("y", "bold"), " discards it · ", ("n", "bold"), " or ", ("Esc", "bold"), " keeps editing"))
+            yield Static(Text.assemble(("Discard what you typed?", "bold"), "\n\n", *keys_named(self.app, ConfirmDiscard, "discard-yes"), " discards it · ", *keys_named(self.app, ConfirmDiscard, "discard-no"), " keeps editing"))
         yield Footer()
 
     def action_discard(self) -> None:

@@ -289,10 +289,10 @@ class MergeScreen(MemoryEditor):
         import os
 
         from ..core.claude import ClaudeError, ask_claude, build_merge_prompt, parse_memory_answer
-        from ..core.store import load_config
+        from ..core.settings import person_model
 
         worker = get_current_worker()
-        model = str(load_config(self.root).get("model") or "") or None
+        model = person_model("") or None  # the person's own setting: a store cannot choose what their key pays for
         try:
             answer = ask_claude(build_merge_prompt(self.originals), os.environ.get("ANTHROPIC_API_KEY"), **({"model": model} if model else {}))
             draft, error = parse_memory_answer(answer), None
@@ -427,6 +427,8 @@ class SessionsScreen(Screen[None]):
         import os
 
         from ..core.claude import ClaudeError, ask_claude, build_extraction_prompt, extraction_file, parse_extraction
+        from ..core.settings import person_model
+        from ..core.tokens import DEFAULT_MODEL
         from ..core.curation import now_iso
         from ..core.store import load_store
 
@@ -436,7 +438,8 @@ class SessionsScreen(Screen[None]):
         output = (self.root / session.path).read_text(encoding="utf-8", errors="replace")
         task = f"session {session.id}"
         try:
-            extraction = parse_extraction(ask_claude(build_extraction_prompt(session.agent, task, output, "partial", existing), os.environ.get("ANTHROPIC_API_KEY")))
+            model = person_model(DEFAULT_MODEL)  # the person's own setting, never the store's
+            extraction = parse_extraction(ask_claude(build_extraction_prompt(session.agent, task, output, "partial", existing), os.environ.get("ANTHROPIC_API_KEY"), model))
             text = extraction_file(extraction, session.agent, task, now_iso()) if extraction.should_create else None
             error = None if extraction.should_create else f"Claude proposes no memory: {extraction.reasoning}"
         except ClaudeError as exc:
@@ -797,10 +800,11 @@ class ConsolidationScreen(Screen[None]):
 
         from ..core.claude import ClaudeError
         from ..core.consolidation.opinion import opinion_on
+        from ..core.settings import person_model
         from ..core.tokens import DEFAULT_MODEL
 
         a, b = (self.store.file(p) for p in group.paths[:2])
-        model = str(self.store.config.get("model", DEFAULT_MODEL))
+        model = person_model(DEFAULT_MODEL)  # the person's own setting, never the store's
         try:
             opinion = opinion_on(a, b, os.environ.get("ANTHROPIC_API_KEY"), model, self.app.api_base_url)
             said = f"{opinion.verdict}{' (cached)' if opinion.cached else ''}: {opinion.why}  left: {opinion.quote_a!r}  right: {opinion.quote_b!r}"
