@@ -113,7 +113,7 @@ def hostile_store(root: Path, value: Callable[[str], str], name: Callable[[str],
         "tasks:\n"
         f"  - name: {yq(value('check-name'))}\n"
         f"    task: {yq(TASK + ' ' + value('check-task'))}\n"
-        f"    agent: {yq(value('check-agent'))}\n"
+        f"    agent: {yq(value('ca'))}\n"
         f"    now: {NOW}\n"
         "    expect:\n"
         f"      inject: [{yq(value('expected'))}]\n"

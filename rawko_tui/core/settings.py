@@ -128,11 +128,10 @@ def ignored_person_keys(config: dict) -> list[str]:
 
 def where_it_belongs(keys: list[str]) -> str:
     """Why a store's file cannot set these keys, and where they go."""
-    what = "; ".join(f"{key}: {PERSON_KEYS[key]}" for key in keys if key in PERSON_KEYS)
+    one = len(keys) == 1
     return (
-        f"{', '.join(keys)} {'is' if len(keys) == 1 else 'are'} the person's to set, not a store's ({what}). "
-        f"A store comes with a clone from anyone, so rawko-tui ignores {'it' if len(keys) == 1 else 'them'} here; "
-        f"put {'it' if len(keys) == 1 else 'them'} in your own settings file, {shown_path()}"
+        f"{', '.join(keys)} {'is' if one else 'are'} yours to set, not a store's: a store comes with a clone from anyone, "
+        f"so {'it is' if one else 'they are'} ignored here. Put {'it' if one else 'them'} in your own settings file, {shown_path()}"
     )
 
 
