@@ -72,6 +72,16 @@ def notified(app, *fragments: str) -> None:
         assert fragment in messages, f"no notification holds {fragment!r}: {[n.message for n in app._notifications]}"
 
 
+async def lint_done(pilot) -> None:
+    """Until lint has reported (its findings are what the settings notification says); bounded, so a lint that never
+    reports fails the test instead of hanging it."""
+    for _ in range(400):
+        if pilot.app.findings:
+            break
+        await pilot.pause(0.05)
+    await settle(pilot)
+
+
 async def back(pilot) -> None:
     await pilot.press("escape")
     await settle(pilot)
@@ -83,8 +93,7 @@ async def test_markup_in_every_string_of_a_store_is_literal_on_every_screen(host
     app = create_app(root, task=TASK, agent="developer", now=NOW, poll_seconds=None)
     async with app.run_test(size=SIZE, notifications=True, tooltips=True) as pilot:  # toasts drawn, as in a terminal
         await settle(pilot)
-        while not app.findings:  # the settings notification comes with lint
-            await pilot.pause(0.05)
+        await lint_done(pilot)  # the settings notification comes with lint
         await settle(pilot)
         alive(app)
         # the person's settings file with markup, and the store's settings it cannot set: said literally
