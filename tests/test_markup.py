@@ -193,6 +193,17 @@ async def test_markup_in_every_string_of_a_store_is_literal_on_every_screen(host
         await settle(pilot)
         alive(app)
         notified(app, f"Asking Claude about {names['memory']}.md")
+        await pilot.press("m")  # the merge editor: both memories' names and texts in the draft
+        await settle(pilot)
+        alive(app)
+        assert type(app.screen).__name__ == "MergeScreen"
+        await pilot.press("ctrl+d")  # Claude's draft, asked for and failing plainly
+        await settle(pilot)
+        alive(app)
+        await back(pilot)
+        if type(app.screen).__name__ == "ConfirmDiscard":
+            await pilot.press("y")
+            await settle(pilot)
         await back(pilot)
 
         # sessions: ids, items, Claude's extraction asked for (and failing plainly)

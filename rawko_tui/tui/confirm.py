@@ -9,6 +9,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
@@ -93,7 +94,8 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#confirm-box").border_title = f"Nothing is written until you say {shown_keys(self.app, ConfirmWrite, 'confirm-yes')[0]}"
+        yes = shown_keys(self.app, ConfirmWrite, "confirm-yes")[0]
+        self.query_one("#confirm-box").border_title = Content(f"Nothing is written until you say {yes}")  # a title string is markup
         self._show()
         if self.name_field is not None:
             self.query_one("#confirm-name", Input).focus()
