@@ -34,8 +34,9 @@ from .core.arbiters.profiles import ProfileError, defined_profiles, resolve_prof
 from .core.arbiters.ranking import run_preview_deciding
 from .core.jsregex import DEFAULT_REGEX_BUDGET_SECONDS
 from .core.jsvalue import js_to_string, replace_lone_surrogates
-from .core.safetext import clean, escape_json_controls, plural
+from .core.safetext import clean, escape_json_controls, inline, plural
 from .core.checks import budget_for, impact, load_checks, matrix, prompt_shares, run_checks
+from .core.settings import person_model
 from .core.tokens import DEFAULT_MODEL
 from .core.curation import confirm_entry, effective_store, link_writes, now_iso, parse_assignments, read_body, retire_entry, status_of, supersede_writes
 from .core.jsvalue import display_value, parse_js_date_string
@@ -233,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     opinion.add_argument("memory", metavar="MEMORY_PATH")
     opinion.add_argument("other", metavar="OTHER_MEMORY_PATH")
     _add_store_path(opinion)
-    opinion.add_argument("--model", help="the Claude model (default: model: in rawko-tui.yaml, else the built-in one)")
+    opinion.add_argument("--model", help="the Claude model (default: `model:` in your own settings file, else the built-in one)")
     opinion.add_argument("--json", action="store_true", help="machine-readable output")
 
     candidates = sub.add_parser(
@@ -253,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     extract.add_argument("--agent", required=True, help="the agent that produced it")
     extract.add_argument("--task", required=True, help="the agent's task")
     extract.add_argument("--result", choices=("success", "failure", "partial"), default="success")
-    extract.add_argument("--model", help="the Claude model (default: config `model`, else a current Sonnet)")
+    extract.add_argument("--model", help="the Claude model (default: `model:` in your own settings file, else a current Sonnet)")
     extract.add_argument("--write", action="store_true", help="write the proposed memory (after showing it) and commit it")
     extract.add_argument("--no-commit", action="store_true", help="with --write: do not commit")
     extract.add_argument("--force", action="store_true", help="with --write: write even when lint finds errors or warnings (without a terminal to ask)")
@@ -487,7 +488,14 @@ def _write(text: str, exact: bool = False) -> None:
 
 
 def _error(message: str) -> None:
-    print("rawko-tui: " + clean(message), file=sys.stderr)
+    print("rawko-tui: " + inline(message), file=sys.stderr)  # one line, whatever a store's name in it holds
+
+
+def _report(lines: list[str]) -> str:
+    """A text report, one entry of ``lines`` per line. A store's text enters a report inside a line,
+    so every line break in it (a title's newline, a file name's carriage return, U+2028) is shown
+    as a visible stand-in here: it can never start a line of its own, a fake ranking or an "OK"."""
+    return "".join(inline(line) + "\n" for line in lines)
 
 
 def _dumps(data: object) -> str:
@@ -596,7 +604,7 @@ def cmd_preview(args) -> int:
         text = render_preview_text(preview, now_pinned=not args.now and pinned_now(store.config) is not None)
         if budget is not None:
             verdict = "over" if estimate > budget else "within"
-            text += f"Token budget for {args.agent}: {budget}; the block is about {estimate} tokens: {verdict} budget.\n"
+            text += _report([f"Token budget for {args.agent}: {budget}; the block is about {estimate} tokens: {verdict} budget."])
         _write(text)
     return EXIT_OK if preview.certain else EXIT_UNDECIDED
 
@@ -643,7 +651,7 @@ def cmd_compare(args) -> int:
                 lines.append(f"    {decision.profile:<{width}}  {decision.short()}")
             lines.append(f"    first difference: {difference.rule}")
     lines += [f"Note: {p}" for p in problems]
-    _write("\n".join(lines) + "\n")
+    _write(_report(lines))
     return EXIT_OK
 
 
@@ -666,7 +674,7 @@ def cmd_arbiters(args) -> int:
         lines.append("")
     lines += [f"Problem: {p}" for p in problems]
     lines.append("Choose one with `arbiter: NAME` in .rawko/rawko-tui.yaml, or --arbiter NAME on any command.")
-    _write("\n".join(lines) + "\n")
+    _write(_report(lines))
     return EXIT_FINDINGS if problems else EXIT_OK
 
 
@@ -724,7 +732,7 @@ def _compare(args, preview: Preview, other: Preview) -> int:
     for side, name in (("before", args.compare), ("after", here)):
         for reason in diff["undecided"][side]:
             lines.append(f"  ? at {name}: undecided: {reason}")
-    _write("\n".join(lines) + "\n")
+    _write(_report(lines))
     return EXIT_UNDECIDED if undecided else EXIT_OK
 
 
@@ -793,7 +801,7 @@ def render_preview_text(preview: Preview, now_pinned: bool = False) -> str:
             f"Plan prompt: {preview.profile.name} also gives the planner every loaded memory ({plural(plan['memories'], 'memory', 'memories')}, "
             f"{plan['characters']} characters, about {plan['estimatedTokens']} tokens; it grows with the store; preview --plan-prompt prints it)."
         )
-    return "\n".join(lines) + "\n"
+    return _report(lines)
 
 
 _ARBITER_SOURCES = {"default": "the default", "option": "--arbiter", "rawko-tui.yaml": "from rawko-tui.yaml"}
@@ -825,7 +833,7 @@ def cmd_explain(args) -> int:
     header = [f"{candidate.title or candidate.file.name}  [{candidate.path}]", f"task {preview.task!r}, agent {preview.agent}"]
     if preview.arbiter_failure:
         header.append("!! " + preview.arbiter_failure.describe())
-    text = "\n".join(header) + "\n\n" + tree.render() + "\n"
+    text = _report(header) + "\n" + tree.render() + "\n"  # the tree puts each description on its line
     if candidate.file.differs_from_entries:
         text += "\n" + render_entry_log(candidate.file, entries)
     _write(text)
@@ -851,7 +859,7 @@ def render_entry_log(memory, entries: list[dict]) -> str:
         lines.append("  Folded, the entries say " + ", ".join(f"{k}: {display_value(effective[k])} (entry {origin[k] + 1})" for k in differing))
         spec_view = [f"{k}: {display_value(memory.attrs[k])}" if k in memory.attrs else f"{k}: (not set)" for k in differing]
         lines.append("  where the spec's view says " + ", ".join(spec_view) + ".")
-    return "\n".join(lines) + "\n"
+    return _report(lines)
 
 
 def cmd_lint(args) -> int:
@@ -865,7 +873,7 @@ def cmd_lint(args) -> int:
     if args.json:
         _write(_dumps({"files": len(store.files), "errors": errors, "findings": [f.to_dict() for f in findings]}))
     else:
-        text = "\n".join(str(f) for f in findings)
+        text = "\n".join(inline(str(f)) for f in findings)  # a finding is one line, whatever the name or text it quotes
         warnings = sum(1 for f in findings if f.severity == "warning")
         summary = f"{plural(len(store.files), 'file')}: {plural(errors, 'error')}, {plural(warnings, 'warning')}, {len(findings) - errors - warnings} info"
         _write((text + "\n\n" if text else "") + summary + "\n")
@@ -988,7 +996,7 @@ def _show_and_check(args, root, writes, ask_on_warnings: bool = False) -> bool:
         _write(f"--- {where} ---\n{write.data.decode('utf-8')}--- end ---\n")
         findings = lint_text(root, write.name, before + write.data)
         for finding in findings:
-            _write(f"{finding}\n")
+            _write(_report([str(finding)]))
         errors = errors or any(f.severity == ERROR for f in findings)
         warnings = warnings or any(f.severity == WARNING for f in findings)
     if errors and not getattr(args, "force", False):
@@ -1098,9 +1106,9 @@ def _write_closest(store, title: str, body: str, when) -> None:
     from .core.consolidation.queue import closest_memories
 
     for closest in closest_memories(store, title, body, when):
-        _write(f"Closest existing memory: {clean(closest.describe())}\n")
+        _write(_report([f"Closest existing memory: {closest.describe()}"]))
         if closest.same_knowledge:
-            _write(f"  rawko-tui append {closest.name} --body ...  adds to it instead of creating a new memory\n")
+            _write(_report([f"  rawko-tui append {closest.name} --body ...  adds to it instead of creating a new memory"]))
 
 
 def cmd_append(args) -> int:
@@ -1159,14 +1167,14 @@ def cmd_torn(args) -> int:
     root = find_store_root(args.path)
     name = _memory_name(root, args.memory)
     for where, why in journal_problems(root):
-        _write(f"note: {where}: {why}\n")
+        _write(_report([f"note: {where}: {why}"]))
     found = [t for t in torn_writes(root) if t.name == name]
     if not found:
         _write(f"{name} holds no interrupted write.\n")
         return EXIT_OK
     if not (args.take_back or args.acknowledge):
         for torn in found:
-            _write(f"{torn.rel_path}: {torn.describe()}.\n  {torn_hint(torn)}\n")
+            _write(_report([f"{torn.rel_path}: {torn.describe()}.", f"  {torn_hint(torn)}"]))
         return EXIT_FINDINGS
     torn = found[0]
     if args.acknowledge:
@@ -1215,21 +1223,21 @@ def cmd_candidates(args) -> int:
             found.append(item)
         _write(_dumps({"candidates": found}))
         return EXIT_OK
-    if not groups:
-        _write("No consolidation candidates.\n")
+    lines = [] if groups else ["No consolidation candidates."]
     stale = [g for g in groups if g.kind == "stale"]
     for group in groups:
         if group.kind == "stale" and "stale" not in kinds:
             continue
-        _write(f"{group.kind:<15} {group.score:>5g}  {'  +  '.join(group.paths)}\n{'':>22}{clean(group.reason)}\n")
+        lines += [f"{group.kind:<15} {group.score:>5g}  {'  +  '.join(group.paths)}", f"{'':>22}{group.reason}"]
         evidence = group.evidence
         for conflict in evidence.conflicts if evidence is not None and group.kind == "contradiction" else ():
-            _write(f"{'':>22}  {group.paths[0].rsplit('/', 1)[-1]}: {clean(conflict.phrase_a)!r}\n")
-            _write(f"{'':>22}  {group.paths[1].rsplit('/', 1)[-1]}: {clean(conflict.phrase_b)!r}\n")
+            lines.append(f"{'':>22}  {group.paths[0].rsplit('/', 1)[-1]}: {conflict.phrase_a!r}")
+            lines.append(f"{'':>22}  {group.paths[1].rsplit('/', 1)[-1]}: {conflict.phrase_b!r}")
         for injection in injections.get(group.paths, ()):
-            _write(f"{'':>22}today: {clean(injection.describe(group.paths))}\n")
+            lines.append(f"{'':>22}today: {injection.describe(group.paths)}")
     if stale and "stale" not in kinds:
-        _write(f"stale           {'':>5}  {plural(len(stale), 'memory', 'memories')} not confirmed recently or past expiresAt (--kind stale lists them)\n")
+        lines.append(f"stale           {'':>5}  {plural(len(stale), 'memory', 'memories')} not confirmed recently or past expiresAt (--kind stale lists them)")
+    _write(_report(lines))
     return EXIT_OK
 
 
@@ -1241,13 +1249,12 @@ def cmd_opinion(args) -> int:
     root = find_store_root(args.path)
     store = load_store(root)
     a, b = (store.file(_memory_name(root, given)) for given in (args.memory, args.other))
-    model = args.model or str(store.config.get("model", DEFAULT_MODEL))
+    model = args.model or person_model(DEFAULT_MODEL)  # the person's key pays: never a store's choice
     opinion = opinion_on(a, b, os.environ.get("ANTHROPIC_API_KEY"), model)
     if args.json:
         _write(_dumps({"paths": [a.rel_path, b.rel_path], "model": model, "cached": opinion.cached, **opinion.to_dict()}))
         return EXIT_OK
-    _write(f"{opinion.verdict}{' (cached answer)' if opinion.cached else ''}: {clean(opinion.why)}\n")
-    _write(f"  {a.name}: {clean(opinion.quote_a)!r}\n  {b.name}: {clean(opinion.quote_b)!r}\n")
+    _write(_report([f"{opinion.verdict}{' (cached answer)' if opinion.cached else ''}: {opinion.why}", f"  {a.name}: {opinion.quote_a!r}", f"  {b.name}: {opinion.quote_b!r}"]))
     return EXIT_OK
 
 
@@ -1275,10 +1282,10 @@ def cmd_extract(args) -> int:
     store = load_store(root)
     existing = [(m.name, m.attrs["title"]) for m in store.files if isinstance(m.attrs.get("title"), str)]
     prompt = build_extraction_prompt(args.agent, args.task, output, args.result, existing)
-    model = args.model or str(store.config.get("model", DEFAULT_MODEL))
+    model = args.model or person_model(DEFAULT_MODEL)  # the person's key pays: never a store's choice
     extraction = parse_extraction(ask_claude(prompt, os.environ.get("ANTHROPIC_API_KEY"), model))
     if not extraction.should_create:
-        _write(f"No memory proposed. Reasoning: {extraction.reasoning or '(none given)'}\n")
+        _write(_report([f"No memory proposed. Reasoning: {extraction.reasoning or '(none given)'}"]))
         return EXIT_OK
     text = extraction_file(extraction, args.agent, args.task, now_iso())
     _write_closest(store, extraction.title or "", extraction.content, extraction.frontmatter.get("whenToUse"))
@@ -1300,19 +1307,19 @@ def cmd_sessions(args) -> int:
     if args.json:
         _write(_dumps({"sessions": [s.to_dict() for s in sessions]}))
         return EXIT_OK
-    if not sessions:
-        _write("No sessions in .rawko/sessions/.\n")
+    lines = [] if sessions else ["No sessions in .rawko/sessions/."]
     promoted = promotions(load_store(root)) if sessions else {}
     for session in sessions:
         if session.error:
-            _write(f"{session.id}: {session.error}\n")
+            lines.append(f"{session.id}: {session.error}")
             continue
-        _write(f"{session.id}  ({session.agent}, {session.created_at})\n")
+        lines.append(f"{session.id}  ({session.agent}, {session.created_at})")
         for item in session.items:
             result = f" [{item.result}]" if item.result else ""
             summary = item.summary if len(item.summary) <= 90 else item.summary[:89] + "…"
             names = promoted_to(promoted, session, item)
-            _write(f"  {item.kind:<9} {item.id:<16} {item.importance:<8}{result} {summary}{'  (promoted: ' + ', '.join(names) + ')' if names else ''}\n")
+            lines.append(f"  {item.kind:<9} {item.id:<16} {item.importance:<8}{result} {summary}{'  (promoted: ' + ', '.join(names) + ')' if names else ''}")
+    _write(_report(lines))
     return EXIT_OK
 
 
@@ -1332,7 +1339,7 @@ def cmd_promote(args) -> int:
     store = load_store(root)
     already = promoted_to(promotions(store), session, item)
     if already:
-        _write(f"Note: this {item.kind} was promoted before, to {', '.join(already)}.\n")
+        _write(_report([f"Note: this {item.kind} was promoted before, to {', '.join(already)}."]))
     text = promotion_draft(session, item, args.when)
     title = spec_extract(text).attrs["title"]
     _write_closest(store, title, item.text, None)
@@ -1365,24 +1372,26 @@ def cmd_check(args) -> int:
     if args.json:
         _write(_dumps({"passed": passed, "failed": len(failed), "undecided": len(undecided), "results": [r.to_dict() for r in results]}))
     else:
+        lines = []
         for result in results:
             mark = {"pass": "ok  ", "fail": "FAIL", "undecided": "??  "}[result.status]
-            _write(f"{mark} {result.saved.label}  [{result.saved.source}]\n")
+            lines.append(f"{mark} {result.saved.label}  [{result.saved.source}]")
             if result.passed:
                 continue
             for failure in result.failures:
-                _write(f"       {'if nothing undecided matches: ' if result.undecided else ''}{failure}\n")
+                lines.append(f"       {'if nothing undecided matches: ' if result.undecided else ''}{failure}")
             for reason in result.undecided:
-                _write(f"       undecided: {reason}\n")
+                lines.append(f"       undecided: {reason}")
             injection = result.injection
             if injection.throws:
                 beside = f"; without that file: {', '.join(injection.ranked_beside)}" if injection.ranked_beside else ""
-                _write(f"       injected: nothing (the arbiter throws{beside})\n")
+                lines.append(f"       injected: nothing (the arbiter throws{beside})")
             else:
-                _write(f"       injected: {', '.join(result.injected) or '(nothing)'}\n")
-        _write(f"{passed} passed, {len(failed)} failed" + (f", {len(undecided)} undecided" if undecided else "") + "\n")
+                lines.append(f"       injected: {', '.join(result.injected) or '(nothing)'}")
+        lines.append(f"{passed} passed, {len(failed)} failed" + (f", {len(undecided)} undecided" if undecided else ""))
         if undecided:
-            _write("Undecided: a whenToUse regex rawko-tui could not decide; --regex-budget gives it more time (--allow-undecided: exit 0 anyway).\n")
+            lines.append("Undecided: a whenToUse regex rawko-tui could not decide; --regex-budget gives it more time (--allow-undecided: exit 0 anyway).")
+        _write(_report(lines))
     if failed or errors:
         return EXIT_FINDINGS
     return EXIT_UNDECIDED if undecided and not args.allow_undecided else EXIT_OK
@@ -1397,9 +1406,10 @@ def cmd_impact(args) -> int:
     if args.json:
         _write(_dumps({"before": args.before, "after": args.after, "changed": [c.to_dict() for c in changes]}))
         return EXIT_OK
-    _write(f"{len(changes)} of {len(tasks)} saved tasks change between {args.before} and {args.after}\n")
+    lines = [f"{len(changes)} of {len(tasks)} saved tasks change between {args.before} and {args.after}"]
     for change in changes:
-        _write(f"  {change.describe()}\n      before: {change.before_injection.describe()}\n      after:  {change.after_injection.describe()}\n")
+        lines += [f"  {change.describe()}", f"      before: {change.before_injection.describe()}", f"      after:  {change.after_injection.describe()}"]
+    _write(_report(lines))
     return EXIT_OK
 
 
@@ -1417,27 +1427,28 @@ def cmd_matrix(args) -> int:
         _write(_dumps(result.to_dict()))
         return EXIT_OK
     width = max([len(m) for m in result.memories] + [6])
-    _write(f"{'memory':<{width}}  " + "  ".join(f"{a[:10]:>10}" for a in result.agents) + "\n")
+    lines = [f"{'memory':<{width}}  " + "  ".join(f"{a[:10]:>10}" for a in result.agents)]
     for memory in result.memories:
-        _write(f"{memory:<{width}}  " + "  ".join(f"{result.counts[memory][a]:>10}" for a in result.agents) + "\n")
-    _write(f"\nDead (no saved task injects them): {', '.join(result.dead) or 'none'}\n")
-    _write(f"Over-broad (injected for 80% or more of {len(tasks)} tasks): {', '.join(result.over_broad()) or 'none'}\n")
-    _write(f"Tasks that get nothing: {', '.join(repr(t) for t, _ in result.empty_tasks) or 'none'}\n")
+        lines.append(f"{memory:<{width}}  " + "  ".join(f"{result.counts[memory][a]:>10}" for a in result.agents))
+    lines += ["", f"Dead (no saved task injects them): {', '.join(result.dead) or 'none'}"]
+    lines.append(f"Over-broad (injected for 80% or more of {len(tasks)} tasks): {', '.join(result.over_broad()) or 'none'}")
+    lines.append(f"Tasks that get nothing: {', '.join(repr(t) for t, _ in result.empty_tasks) or 'none'}")
     for task, agent, outcome in result.failing_tasks:
-        _write(f"Task where the arbiter throws (agents get nothing): {task!r} ({agent}): {outcome.describe()}\n")
+        lines.append(f"Task where the arbiter throws (agents get nothing): {task!r} ({agent}): {outcome.describe()}")
     for task, agent, outcome in result.undecided_tasks:
-        _write(f"Task with an undecided match: {task!r} ({agent}): {'; '.join(outcome.uncertain)}\n")
+        lines.append(f"Task with an undecided match: {task!r} ({agent}): {'; '.join(outcome.uncertain)}")
+    _write(_report(lines))
     return EXIT_OK
 
 
 def cmd_app(args) -> int:
+    if args.path is not None and not os.path.exists(args.path):
+        raise UsageError(f"{args.path!r} is neither a command nor a folder{_closest_command(args.path)} (`rawko-tui --help` lists the commands)")
     _now(args)  # validate early: a clear message, not a traceback in the app
     try:
         root, problem = find_store_root(args.path), None
     except StoreNotFound as exc:
         root, problem = None, f"{exc}."
-    from .tui.app import run_app
-
     if args.at and root is not None:
         from .core.history import files_at
 
@@ -1446,7 +1457,19 @@ def cmd_app(args) -> int:
         from .core.store import load_config
 
         resolve_profile(load_config(root), args.arbiter)  # an unknown name is a clear message, not a silent default
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        # without a terminal the app can neither read keys nor draw: it would wait for ever (a CI job)
+        raise UsageError("the app needs a terminal, and standard input or output is not one here; in a script, run a command (`rawko-tui --help` lists them)")
+    from .tui.app import run_app
+
     return run_app(root, task=args.task, agent=args.agent, now=args.now, problem=problem, at=args.at, arbiter=args.arbiter)
+
+
+def _closest_command(given: str) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(given.lower(), COMMANDS, n=3, cutoff=0.6)
+    return f": did you mean {' or '.join(close)}?" if close else ""
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -180,8 +180,13 @@ async def shoot(store: Path, name: str, task: str, steps) -> Path:
 async def main() -> None:
     OUT.mkdir(exist_ok=True)
     os.environ["GIT_AUTHOR_NAME"] = "Ada Lovelace"  # entries the pictures show are signed by the same person
+    os.environ["GIT_AUTHOR_EMAIL"] = "ada@example.com"  # (git names no author without one, and HOME's settings are left out below)
     with tempfile.TemporaryDirectory() as folder:
         store = demo_copy(Path(folder))
+        # nobody's own settings (keymap, theme, author) in the pictures: a home without a settings file
+        os.environ["HOME"] = folder
+        for name in ("XDG_CONFIG_HOME", "RAWKO_TUI_CONFIG"):
+            os.environ.pop(name, None)
         for name, task, steps in SHOTS:
             print(await shoot(store, name, task, steps))
 

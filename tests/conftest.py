@@ -34,6 +34,14 @@ def _private_cache(monkeypatch, tmp_path_factory):
     monkeypatch.setenv("RAWKO_TUI_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
 
 
+@pytest.fixture(autouse=True)
+def _no_person_settings(monkeypatch):
+    """Each test runs without the developer's own settings file (keymap, theme, author, model);
+    a test that needs one writes it and points RAWKO_TUI_CONFIG at it. The path is fixed, so
+    screens that name it look the same in every run."""
+    monkeypatch.setenv("RAWKO_TUI_CONFIG", "/nonexistent/rawko-tui/config.yaml")
+
+
 def memory(title="A memory", when='"auth"', importance="high", at="2026-01-23T10:30:00Z", by="developer", tags="[auth]", body=None, extra="") -> str:
     """A memory file in the convention's shape; pass None to leave a field out."""
     lines = ["---"]

@@ -188,8 +188,10 @@ async def test_help_lists_every_binding_with_its_id(store):
         assert not isinstance(app.screen, HelpScreen)
 
 
-async def test_keys_can_be_remapped_in_the_config(store):
-    (store / ".rawko" / "rawko-tui.yaml").write_text("keymap:\n  memories-sort: o\n")
+async def test_keys_can_be_remapped_in_the_config(store, tmp_path, monkeypatch):
+    settings = tmp_path / "config.yaml"  # the person's own settings: a store's keymap is ignored
+    settings.write_text("keymap:\n  memories-sort: o\n")
+    monkeypatch.setenv("RAWKO_TUI_CONFIG", str(settings))
     app = app_for(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -940,8 +942,11 @@ async def test_list_badges_for_retired_superseded_and_rewritten_files(tmp_path, 
         assert rows["plain.md"].startswith("REWR ") and "REWR" not in rows["new.md"] and "ret" not in rows["new.md"]
 
 
-async def test_settings_mistakes_are_said_and_the_defaults_used(store):
-    (store / ".rawko" / "rawko-tui.yaml").write_text("theme: no-such-theme\nkeymap:\n  no-such-binding: f5\n  memories-sort: o\nrecursive: maybe\n")
+async def test_settings_mistakes_are_said_and_the_defaults_used(store, tmp_path, monkeypatch):
+    settings = tmp_path / "config.yaml"  # theme and keymap are the person's; recursive is the store's
+    settings.write_text("theme: no-such-theme\nkeymap:\n  no-such-binding: f5\n  memories-sort: o\n")
+    monkeypatch.setenv("RAWKO_TUI_CONFIG", str(settings))
+    (store / ".rawko" / "rawko-tui.yaml").write_text("recursive: maybe\n")
     app = app_for(store, task="auth")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .safetext import inline
+
 COMPONENT = "component"
 GATE = "gate"
 PATTERN = "pattern"
@@ -64,7 +66,8 @@ class Explanation:
             marker = "·"
         else:
             marker = "✓" if self.match else "✗"
-        lines.append(f"{'  ' * depth}{marker:>4}  {self.description}")
+        # one node a line: a line break in a description (a title, a pattern) is shown, never a new line
+        lines.append(f"{'  ' * depth}{marker:>4}  {inline(self.description)}")
         for detail in self.details:
             detail._render(lines, depth + 1)
 

@@ -22,7 +22,7 @@ from .jsregex import JsRegexSyntaxError, JsRegexTimeout, annex_b_notes, compile_
 from .jsvalue import UNDEFINED, JsDate, display_value, js_new_date, js_to_string, js_truthy, type_name
 from .patterns import ALTERNATIVES, REGEX, SUBSTRING, WILDCARD, looks_like_regex, match_pattern
 from .safeio import SESSION_LIMIT, SETTINGS_LIMIT, linked_part, refusal
-from .safetext import clean_name
+from .safetext import character_name, clean_name, invisible_characters, tag_text, without_invisible
 from .store import MemoryFile, Store, pinned_now
 from .writer import slugify
 
@@ -33,9 +33,9 @@ _REGEX_SYNTAX = set(".*+?()[]{}\\^$")
 _PROBES = ("", " ", "x", "\n", "the quick brown fox 42 developer")
 _WORD_RE = re.compile(r"\S+")
 MAX_TITLE = 200
-# findings no pane shows (the app says them in a notification): .rawko/agents/, rawko-tui.yaml, and the store's
-# folders and files refused for reading (``store_file_findings``)
-SETTINGS_CODES = frozenset({"agent", "agent-config", "config", "store-link", "refused"})
+# findings no pane shows (the app says them in a notification): .rawko/agents/, rawko-tui.yaml (a person's key in it
+# included), the store's folders and files refused for reading (``store_file_findings``) and ignored journal records
+SETTINGS_CODES = frozenset({"agent", "agent-config", "config", "person-setting", "store-link", "refused", "journal-ignored"})
 MAX_ALTERNATIVES = 200
 MAX_FRONTMATTER = 64 * 1024
 LONG_LINE = 10_000
@@ -430,14 +430,16 @@ def settings_findings(store: Store) -> list[Finding]:
     stale_days = config.get("staleDays")
     if "staleDays" in config and (isinstance(stale_days, bool) or not isinstance(stale_days, int) or stale_days <= 0):
         found.append(Finding(where, WARNING, "config", f"staleDays is {display_value(stale_days)!r}, not a whole number of days: ignored, 180 is used"))
-    if "author" in config and not isinstance(config["author"], str):
-        found.append(Finding(where, WARNING, "config", f"author is a {type_name(config['author'])}, not text: ignored, git's author is used"))
-    if "keymap" in config and not isinstance(config["keymap"], dict):
-        found.append(Finding(where, WARNING, "config", f"keymap is a {type_name(config['keymap'])}, not a mapping of binding id to key: ignored"))
-    for key in ("theme", "model"):
-        if key in config and not isinstance(config[key], str):
-            found.append(Finding(where, WARNING, "config", f"{key} is a {type_name(config[key])}, not text: ignored"))
+    found.extend(person_setting_findings(config))
     return found
+
+
+def person_setting_findings(config: dict) -> list[Finding]:
+    """``person-setting``: the person's own settings (keymap, theme, author, model) in a store's file, ignored there."""
+    from .settings import ignored_person_keys, where_it_belongs
+
+    keys = ignored_person_keys(config)
+    return [Finding(".rawko/rawko-tui.yaml", WARNING, "person-setting", where_it_belongs(keys))] if keys else []
 
 
 def text_findings(memory: MemoryFile) -> list[tuple[str, str, str, int | None]]:
@@ -469,14 +471,145 @@ def text_findings(memory: MemoryFile) -> list[tuple[str, str, str, int | None]]:
         if marker is not None:
             line = text.count("\n", 0, marker.start()) + 1
             found.append((ERROR, "conflict-markers", f"a merge-conflict marker ({marker.group()[:7]}): a merge was saved unresolved; keep both sides' entries, in order, and remove the markers before committing", line))
-    any_rule, rules = _injection_rules()
-    for pattern, what in rules if any_rule.search(text) is not None else ():  # one pass for the usual, clean file
-        match = pattern.search(text)
-        if match is not None:
-            line = text.count("\n", 0, match.start()) + 1
-            excerpt = " ".join(match.group().split())[:80]
-            found.append((WARNING, "prompt-injection", f"{what}: {excerpt!r}. The arbiter injects this text into agents' prompts as it is; check who wrote it", line))
+    found.extend(injection_findings(text))
+    found.extend(invisible_findings(memory))
     return found
+
+
+def injection_findings(text: str) -> list[tuple[str, str, str, int | None]]:
+    """``prompt-injection``: each rule on the text as a model reads it (``_injection_views``), one finding per rule."""
+    found: list[tuple[str, str, str, int | None]] = []
+    any_rule, rules = _injection_rules()
+    for view, disguised in _injection_views(text):
+        for pattern, what in rules if any_rule.search(view) is not None else ():  # one pass for the usual, clean file
+            match = pattern.search(view)
+            if match is None or any(code == "prompt-injection" and message.startswith(what) for _, code, message, _ in found):
+                continue
+            line = view.count("\n", 0, match.start()) + 1  # the views keep every newline where it was
+            excerpt = " ".join(match.group().split())[:80]
+            how = " (read with its invisible characters dropped and look-alike letters as Latin, as a model reads it)" if disguised else ""
+            found.append((WARNING, "prompt-injection", f"{what}: {excerpt!r}{how}. The arbiter injects this text into agents' prompts as it is; check who wrote it", line))
+    return found
+
+
+# Letters of other scripts drawn like Latin ones (Cyrillic, Greek): "іgnore" with a Cyrillic і reads as "ignore".
+_LOOKALIKES = str.maketrans(
+    "аеорсухіјѕԁһӏԛԝвкмнтАВЕЗІЈКМНОРСТХУѴԜαβεικνορτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxijsdhlqwbkmhtABE3IJKMHOPCTXYVWabeikvoptuxABEZHIKMNOPTYX",
+)
+_TAG_CHARACTERS = re.compile("[\U000e0020-\U000e007e]")
+_COMBINING_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+
+
+def _injection_views(text: str):
+    """The text as the injection rules read it: as written, then -- when it holds anything beyond ASCII --
+    as a model reads it: tag characters as the ASCII they mirror (a model reads them; a person sees
+    nothing), other invisible characters dropped (``Ig<ZWSP>nore``) or read as a space (words joined
+    by them), compatibility forms folded (full-width, mathematical letters: NFKD), accents dropped and
+    Cyrillic or Greek look-alikes read as Latin letters. Each view keeps every newline where it was."""
+    yield text, False
+    if text.isascii():
+        return
+    import unicodedata
+
+    seen = {text}
+    decoded = _TAG_CHARACTERS.sub(lambda m: chr(ord(m.group()) - 0xE0000), text)
+    for joiner in ("", " "):
+        view = without_invisible(decoded, joiner)
+        view = _COMBINING_MARKS.sub("", unicodedata.normalize("NFKD", view)).translate(_LOOKALIKES)
+        if view not in seen:
+            seen.add(view)
+            yield view, True
+
+
+MAX_INVISIBLE_FINDINGS = 10  # lines named per file; a file of hidden text needs no thousand findings
+
+
+def invisible_findings(memory: MemoryFile) -> list[tuple[str, str, str, int | None]]:
+    """``invisible-characters``: each field or body line holding characters a reader cannot see
+    (zero-width, tag characters, bidi controls, other format characters), named with what they are;
+    tag characters with the text they spell."""
+    text = memory.text
+    if text is None or text.isascii():
+        return []
+    by_line: dict[int, list[str]] = {}
+    line, counted_to, more = 1, 0, False
+    for offset, char in invisible_characters(text):
+        line += text.count("\n", counted_to, offset)
+        counted_to = offset
+        if line not in by_line and len(by_line) == MAX_INVISIBLE_FINDINGS:
+            more = True
+            break
+        by_line.setdefault(line, []).append(char)
+    if not by_line:
+        return []
+    where = _places(memory, text)
+    found = []
+    for number, chars in by_line.items():
+        what = _what_is_hidden(chars)
+        found.append(
+            (
+                WARNING,
+                "invisible-characters",
+                f"{where(number)} holds {what}: a reader does not see them (rawko-tui shows them as \\u escapes), "
+                "but the arbiter injects them into agents' prompts as they are",
+                number,
+            )
+        )
+    if more:
+        found.append((WARNING, "invisible-characters", f"more lines after line {line - 1} hold invisible characters too (only the first {MAX_INVISIBLE_FINDINGS} are named)", line))
+    return found
+
+
+def _what_is_hidden(chars: list[str]) -> str:
+    """``3 invisible characters (U+200B ZERO WIDTH SPACE ×2, …)``; tag characters with what they spell."""
+    tags = [c for c in chars if 0xE0000 <= ord(c) <= 0xE007F]
+    parts = []
+    if tags:
+        spelled = tag_text("".join(tags))
+        parts.append(f"{len(tags)} tag character{'s' if len(tags) != 1 else ''} (U+E0000 block)" + (f" spelling {spelled[:120]!r}" if spelled.strip() else ""))
+    counts: dict[str, int] = {}
+    for char in chars:
+        if char not in tags:
+            counts[char] = counts.get(char, 0) + 1
+    named = [f"{character_name(c)}" + (f" ×{n}" if n > 1 else "") for c, n in list(counts.items())[:4]]
+    if len(counts) > 4:
+        named.append(f"{len(counts) - 4} more kinds")
+    if named:
+        others = sum(counts.values())
+        parts.append(f"{others} invisible character{'s' if others != 1 else ''} ({', '.join(named)})")
+    return " and ".join(parts)
+
+
+_FIELD_LINE = re.compile(r"([A-Za-z_][\w-]*)\s*:")
+
+
+def _places(memory: MemoryFile, text: str):
+    """A lookup from a line number to where it is: ``the title``, ``entry 2's tags``, ``the body``."""
+    entries = memory.entries if memory.error is None else []
+    lines = text.split("\n")
+    blocks = []  # (entry index, first line, closing line) of each frontmatter
+    for entry in entries:
+        if entry.frontmatter is None:
+            continue
+        closing = entry.line + 1
+        while closing <= len(lines) and lines[closing - 1].rstrip("\r") != "---":
+            closing += 1
+        blocks.append((entry.index, entry.line, closing))
+    starts = sorted((e.line, e.index) for e in entries)
+
+    def where(number: int) -> str:
+        for index, first, closing in blocks:
+            if first < number < closing:
+                field = next((m.group(1) for n in range(number, first, -1) if (m := _FIELD_LINE.match(lines[n - 1]))), None)
+                name = f"the {field} field" if field else "the frontmatter"
+                return f"line {number} ({name}{'' if index == 0 else f' of entry {index + 1}'})"
+        owner = [index for start, index in starts if start <= number]
+        if not owner:
+            return f"line {number}"
+        return f"line {number} (the body{'' if owner[-1] == 0 else f' of entry {owner[-1] + 1}'})"
+
+    return where
 
 
 @functools.cache

@@ -1,54 +1,169 @@
 """Untrusted text (every memory's content, every file name) made safe for a terminal.
 
 Memory files are written by agents and may be hostile. Control characters --
-terminal escape sequences, carriage returns, bidirectional overrides -- are
-replaced by visible stand-ins, so that nothing a memory holds reaches a
-terminal as a command, whether the app or the command line shows it.
+terminal escape sequences, carriage returns, bidirectional overrides -- and
+characters a reader cannot see (zero-width spaces, Unicode tag characters that
+spell a hidden instruction, other format characters) are replaced by visible
+stand-ins, so that nothing a memory holds reaches a terminal as a command or
+passes a reader unseen, whether the app or the command line shows it.
+
+``clean`` keeps the text's own line breaks (a body); ``inline`` is for text
+placed on one line of a report (a title, a file name, a finding): every line
+break and tab in it is shown too, so a store's text can never start a line
+of its own. The exact bytes (``preview --prompt`` for another program, the
+values of ``--json``) are never changed here.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
-_C0 = {code: chr(0x2400 + code) for code in range(0x20) if code not in (0x09, 0x0A)}
-_C0[0x7F] = "\u2421"  # ␡
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-# In a name or a one-line report, a newline or a tab would break the line: shown too.
-_UNSAFE_IN_NAME = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_NAME_STAND_INS = {**_C0, 0x09: "\u2409", 0x0A: "\u240a"}
+# Bidirectional controls: they reorder what is shown (a "Trojan Source" line reads one way, runs another).
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+# Characters that draw nothing: Unicode's default-ignorable code points (zero-width space and
+# non-joiner, word joiner and the invisible operators, the tag characters U+E0000-E007F that can
+# spell a whole instruction, variation selectors, fillers) and the format characters that draw
+# nothing (soft hyphen, BOM inside text, interlinear annotation, Egyptian and musical format
+# controls). Bidi controls are above; ZWJ and the two emoji presentation selectors below.
+# The format characters left out (U+0600-0605, U+06DD, U+070F, U+0890-0891, U+08E2, U+110BD,
+# U+110CD) are number signs drawn as visible marks.
+_INVISIBLE = (
+    "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b\u200c\u2060-\u2065\u206a-\u206f\u3164"
+    "\ufe00-\ufe0d\ufeff\uffa0\ufff0-\ufffb"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+)
+_PICTOGRAPH = (
+    "\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u2199\u21a9\u21aa\u231a-\u23ff\u24c2\u25aa-\u27bf"
+    "\u2934\u2935\u2b05-\u2b55\u3030\u303d\u3297\u3299\U0001f000-\U0001faff"
+)
+# Two invisible characters are ordinary in emoji and stay: a zero-width joiner between two
+# pictographs (👨‍👩‍👧), and one presentation selector (VS15/VS16) right after a visible character (⚠️).
+# Anywhere else they hide something, as a run of selectors smuggling bytes after an emoji does.
+# (The patterns below are plain character classes, which the regex engine scans at C speed;
+# the context of these two is looked at only where one occurs.)
+_EMOJI_PARTS = "\u200d\ufe0e\ufe0f"
+_IS_PICTOGRAPH = re.compile(f"[{_PICTOGRAPH}]")
+_IS_HIDDEN = re.compile(f"[{_INVISIBLE}{_BIDI}{_EMOJI_PARTS}\\s]")
+# Line breaks other than the newline: a terminal or a viewer may start a line at each.
+_OTHER_BREAKS = "\u2028\u2029"  # VT, FF, CR are C0 and NEL is C1: shown with them
+
+_CONTROL = "\x00-\x08\x0b-\x1f\x7f-\x9f"  # C0 but tab and newline, DEL, C1
+_SURROGATE = "\ud800-\udfff"
+_HIDING = f"{_INVISIBLE}{_BIDI}{_EMOJI_PARTS}"
+_SHOWN = re.compile(f"[{_CONTROL}{_SURROGATE}{_OTHER_BREAKS}{_HIDING}]")
+_SHOWN_INLINE = re.compile(f"[\t\n{_CONTROL}{_SURROGATE}{_OTHER_BREAKS}{_HIDING}]")
+# JSON: only what json.dumps leaves raw (C0 it escapes itself); the escaped text is the same value
+_JSON_ESCAPED = re.compile(f"[\x7f-\x9f{_SURROGATE}{_OTHER_BREAKS}{_HIDING}]")
+_HIDDEN = re.compile(f"[{_HIDING}]")
+# A quick test that decides whether a text needs the substitution at all
+_PLAIN = re.compile("[\t\n\x20-\x7e]*")
+_PLAIN_LINE = re.compile("[\x20-\x7e]*")
+
+_STAND_INS = {code: chr(0x2400 + code) for code in range(0x20)}  # ␀ … ␟, ␉ for tab, ␊ for newline
+_STAND_INS[0x7F] = "\u2421"  # ␡
+
+
+def _ordinary_in_emoji(text: str, at: int) -> bool:
+    """Whether the ZWJ or presentation selector at ``at`` is part of an emoji (drawn, hiding nothing)."""
+    char = text[at]
+    before = text[at - 1] if at > 0 else ""
+    if char == "\u200d":
+        after = text[at + 1] if at + 1 < len(text) else ""
+        return bool(after) and _IS_PICTOGRAPH.match(after) is not None and (before == "\ufe0f" or (before != "" and _IS_PICTOGRAPH.match(before) is not None))
+    if char in "\ufe0e\ufe0f":
+        return before != "" and _IS_HIDDEN.match(before) is None
+    return False
 
 
 def _replace(match: re.Match) -> str:
-    code = ord(match.group())
-    if code in _NAME_STAND_INS:
-        return _NAME_STAND_INS[code]
+    char = match.group()
+    code = ord(char)
+    if code in _STAND_INS:
+        return _STAND_INS[code]
+    if char in _EMOJI_PARTS and _ordinary_in_emoji(match.string, match.start()):
+        return char
     if 0xD800 <= code <= 0xDFFF:
         return "\ufffd"
-    return f"\\u{code:04x}" if code > 0xFF else f"\\x{code:02x}"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def clean(text: str, limit: int | None = None) -> str:
-    """The text with control characters made visible (tabs and newlines kept), cut to ``limit`` characters."""
+    """The text with control and invisible characters made visible (tabs and newlines kept), cut to ``limit`` characters."""
     if limit is not None and len(text) > limit:
         text = text[:limit] + "…"
-    return _UNSAFE.sub(_replace, text)
+    if _PLAIN.fullmatch(text):
+        return text
+    return _SHOWN.sub(_replace, text)
 
 
-def one_line(text: str, limit: int = 200) -> str:
-    return clean(" ".join(text.split()), limit)
+def inline(text: str, limit: int | None = None) -> str:
+    """Text placed on one line of a report: every line break (``\\n``, ``\\r``, VT, FF, NEL, U+2028,
+    U+2029) and tab in it shown as a visible stand-in, as every control and invisible character is."""
+    if limit is not None and len(text) > limit:
+        text = text[:limit] + "…"
+    if _PLAIN_LINE.fullmatch(text):
+        return text
+    return _SHOWN_INLINE.sub(_replace, text)
 
 
 def clean_name(name: str) -> str:
     """A file name shown on one line: a newline or tab in it becomes a visible stand-in."""
-    return _UNSAFE_IN_NAME.sub(_replace, name)
+    return inline(name)
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    """The text's whitespace runs (line breaks included) as single spaces: a table cell, a notification."""
+    return clean(" ".join(text.split()), limit)
 
 
 def escape_json_controls(text: str) -> str:
-    """JSON text with the characters JSON leaves raw (C1 controls, bidi overrides) as ``\\uXXXX`` escapes.
+    """JSON text with the characters JSON leaves raw (C1 controls, bidi overrides, invisible characters,
+    U+2028/2029) as ``\\uXXXX`` escapes (a surrogate pair above U+FFFF).
 
     They can only occur inside JSON strings, so the escaped text is the same JSON value.
     """
-    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _JSON_ESCAPED.sub(_json_escape, text)
+
+
+def _json_escape(match: re.Match) -> str:
+    char = match.group()
+    if char in _EMOJI_PARTS and _ordinary_in_emoji(match.string, match.start()):
+        return char
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def invisible_characters(text: str):
+    """(offset, character) of each character a reader cannot see, bidi controls included, in order."""
+    if text.isascii():
+        return
+    for match in _HIDDEN.finditer(text):
+        if match.group() not in _EMOJI_PARTS or not _ordinary_in_emoji(text, match.start()):
+            yield match.start(), match.group()
+
+
+def character_name(char: str) -> str:
+    """``U+200B ZERO WIDTH SPACE``."""
+    code = ord(char)
+    return f"U+{code:04X} {unicodedata.name(char, 'unnamed')}"
+
+
+def tag_text(text: str) -> str:
+    """What the Unicode tag characters (U+E0020-E007E) in ``text`` spell, in order (they mirror ASCII)."""
+    return "".join(chr(ord(c) - 0xE0000) for c in text if 0xE0020 <= ord(c) <= 0xE007E)
+
+
+def without_invisible(text: str, joiner: str = "") -> str:
+    """The text with every invisible and bidi character removed (or replaced by ``joiner``)."""
+    if text.isascii():
+        return text
+    return _HIDDEN.sub(joiner, text)
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:

@@ -25,6 +25,7 @@ from pathlib import Path
 from .jsregex import JS_WHITESPACE
 from .safeio import MEMORY_LIMIT, SETTINGS_LIMIT, linked_part, read_in_store, read_regular
 from .safetext import clean_name
+from .settings import store_settings
 from .jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
 from .yamljs import YamlError, load_with_ruamel, load_yaml, plain_yaml_error
 
@@ -728,7 +729,9 @@ def agents_from(sources: list[tuple[str, bytes | OSError]]) -> dict[str, AgentDe
 
 
 def load_config(root: Path) -> dict:
-    """``.rawko/rawko-tui.yaml``: the app's own settings (recursive loading, keymap, theme, …)."""
+    """``.rawko/rawko-tui.yaml``: the settings that describe the store (its arbiter, recursive loading, a
+    pinned ``now``, …). The person's own (keymap, theme, author, model) are never taken from a store's
+    file: they are left out, and named under ``settings.IGNORED`` for lint to report (``settings.py``)."""
     if linked_part(root, RAWKO_DIR) is not None:
         return {}  # nothing is read through a symlinked .rawko (lint says so)
     try:
@@ -762,7 +765,7 @@ def config_from(text: str) -> dict:
     except Exception as exc:  # ruamel raises many types; the file is only advisory
         reason, line = plain_yaml_error(exc)
         return {"_error": f"rawko-tui.yaml{f' line {line}' if line else ''}: {reason}"}
-    return data if isinstance(data, dict) else {}
+    return store_settings(data) if isinstance(data, dict) else {}
 
 
 def load_store(root: str | os.PathLike, previous: Store | None = None) -> Store:

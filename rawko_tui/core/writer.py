@@ -1619,12 +1619,15 @@ def _update_index(repo: _Repo, changes: list[tuple[str, str, str]]) -> str:
 
 
 def person_name(root: Path) -> str:
-    """Who is writing: ``author`` in rawko-tui.yaml, else the author git would record, else the login name."""
-    from .store import load_config
+    """Who is writing: ``author`` in the person's own settings, else the author git would record, else the login name.
 
-    configured = load_config(Path(root)).get("author")
-    if isinstance(configured, str) and configured.strip():
-        return configured.strip()
+    Never a store's ``author:``: a store cannot sign the person's entries with another name (settings.py).
+    """
+    from .settings import person_author
+
+    configured = person_author()
+    if configured:
+        return configured
     from .gitrepo import GitError, git
 
     try:

@@ -142,6 +142,16 @@ class RawkoApp(App[int]):
         if root is not None:
             self.sub_title = one_line(root.name, 80) + (f" at {one_line(at, 80)} (read-only)" if at else "")
 
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None, markup: bool = True) -> None:
+        """Every notification of the app, whichever screen or widget raises it, is literal text.
+
+        A notification quotes what a store holds (a file name, a theme, a link, a session id):
+        Textual would read ``[@click=app.quit]`` in it as markup, or fail on ``[/oops]``. No
+        notification here uses markup, so ``markup`` is ignored; control and invisible
+        characters are shown as stand-ins.
+        """
+        super().notify(clean(str(message), 2000), title=one_line(str(title), 200), severity=severity, timeout=timeout, markup=False)
+
     # -- layout ------------------------------------------------------------------
     MAIN_SCREEN_ACTIONS = frozenset(
         {
@@ -197,6 +207,7 @@ class RawkoApp(App[int]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self._apply_person_settings()  # the person's own keys and theme: never a store's
         if self.root is None:
             self.push_screen(NoStoreScreen(self.problem or "No store was found."))
             return
@@ -248,7 +259,8 @@ class RawkoApp(App[int]):
         self.main.query_one(PreviewPane).set_flagged({f.path for f in findings if f.code == "prompt-injection"})
         self._show_selected()
         # agent definitions and rawko-tui.yaml have no pane: their findings are said once
-        settings = [f for f in findings if f.code in SETTINGS_CODES]
+        # a person's setting in the store's file is said first: it tells where the setting belongs
+        settings = sorted((f for f in findings if f.code in SETTINGS_CODES), key=lambda f: f.code != "person-setting")
         if settings and settings != self._settings_said:
             self._settings_said = settings
             first = settings[0]
@@ -266,8 +278,6 @@ class RawkoApp(App[int]):
         self._lint_after_ranking = store  # lint would compete with the first ranking for the interpreter
         self._panes_for_ranker = (self.main.query_one(PreviewPane), self.main.query_one(MemoryList))
         self.agent_names = sorted(set(SPEC_AGENTS) | set(store.agents))
-        if first:
-            self._apply_settings(store.config)
         if not store.files and first:
             self.push_screen(NoStoreScreen(f"{store.root}/.rawko/memories holds no memory files yet.", can_create=not self.at))
         pane = self.main.query_one(PreviewPane)
@@ -295,24 +305,34 @@ class RawkoApp(App[int]):
         """
         gc.freeze()
 
-    def _apply_settings(self, config: dict) -> None:
-        """Keymap and theme from rawko-tui.yaml; a value the app cannot use is said, and the default kept."""
-        problems = []
-        keymap = config.get("keymap")
-        if isinstance(keymap, dict):
-            known = {binding_id for _, _, binding_id in self._binding_sources()}
-            unknown = [str(k) for k in keymap if str(k) not in known]
+    def _apply_person_settings(self) -> None:
+        """Keymap and theme from the person's own settings file (a store's are ignored: lint says so).
+
+        A value the app cannot use is said, naming the file, and the default kept; so is a remap that
+        would make a confirmation unsafe (``keys.checked_keymap``).
+        """
+        from ..core.settings import load_person_settings
+        from .keys import checked_keymap
+
+        settings = load_person_settings()
+        problems = list(settings.problems)
+        keymap = settings.get("keymap")
+        if keymap:
+            defaults = {binding_id: binding.key for _, binding, binding_id in self._binding_sources()}
+            unknown = [k for k in keymap if k not in defaults]
             if unknown:
                 problems.append(f"keymap: no key binding has the id {', '.join(repr(u) for u in unknown)} (? lists the ids)")
-            self.set_keymap({str(k): str(v) for k, v in keymap.items() if str(k) in known})
-        theme = config.get("theme")
-        if isinstance(theme, str):
+            keymap, refused = checked_keymap({k: v for k, v in keymap.items() if k in defaults}, defaults)
+            problems += [f"keymap: {reason}" for reason in refused]
+            self.set_keymap(keymap)
+        theme = settings.get("theme")
+        if theme is not None:
             if theme in self.available_themes:
                 self.theme = theme
             else:
                 problems.append(f"theme {theme!r} is not a theme here; the default is used (e.g. {', '.join(sorted(self.available_themes)[:4])})")
         if problems:
-            self.notify(one_line(".rawko/rawko-tui.yaml: " + "; ".join(problems), 500), severity="warning", timeout=12)
+            self.notify(one_line(f"{settings.path}: " + "; ".join(problems), 800), severity="warning", timeout=12)
 
     def check_for_changes(self) -> None:
         if self.root is not None and self.store is not None:
@@ -329,7 +349,7 @@ class RawkoApp(App[int]):
                 self.call_from_thread(setattr, self, "sub_title", subtitle)
 
     def _subtitle(self, repository_note: str | None) -> str:
-        return one_line(self.root.name, 80) + (f" · {repository_note}" if repository_note else "")
+        return one_line(self.root.name, 80) + (f" · {one_line(repository_note, 300)}" if repository_note else "")
 
     # -- preview -----------------------------------------------------------------
     @on(PreviewPane.QueryChanged)
@@ -512,7 +532,7 @@ class RawkoApp(App[int]):
             recent = (preview.task, preview.agent)
             self.recent_tasks = [recent] + [t for t in self.recent_tasks if t != recent and not recent[0].startswith(t[0])][:7]
         self.last_preview_seconds = seconds
-        self.title = f"rawko-tui · {preview.profile.name}"  # the arbiter whose decisions are shown, always named
+        self.title = f"rawko-tui · {one_line(preview.profile.name, 80)}"  # the arbiter whose decisions are shown, always named
         self.main.query_one(PreviewPane).show(preview, now_source)
         self.main.query_one(MemoryList).set_scores(preview)
         self.main.query_one(Breakdown).show_prompt(preview.prompt)
@@ -604,9 +624,10 @@ class RawkoApp(App[int]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="tokens", description="count prompt tokens")
     def count_tokens(self, prompt: str, key: str) -> None:
+        from ..core.settings import person_model
         from ..core.tokens import DEFAULT_MODEL, TokenCountError, count_tokens
 
-        model = self.store.config.get("model", DEFAULT_MODEL) if self.store else DEFAULT_MODEL
+        model = person_model(DEFAULT_MODEL)  # the person's own setting: their key pays for it
         try:
             text = f"exact: {count_tokens(prompt, key, str(model), self.api_base_url):,} tokens ({model})"
         except TokenCountError as exc:

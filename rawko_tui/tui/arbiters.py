@@ -28,7 +28,7 @@ class CompareScreen(Screen[None]):
         table = DataTable(id="compare-table", cursor_type="row", zebra_stripes=True)
         table.add_column("Memory", key="memory", width=30)
         for name in self.comparison.previews:
-            table.add_column(name + (" (active)" if name == self.active else ""), key=name, width=24)
+            table.add_column(cell(name + (" (active)" if name == self.active else "")), key=name, width=24)  # a store names its profiles
         table.add_column("First difference", key="rule", width=90)
         yield table
         yield Static(id="compare-rule")

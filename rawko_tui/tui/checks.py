@@ -83,7 +83,7 @@ class ChecksScreen(Screen[None]):
         grid_table.clear(columns=True)
         grid_table.add_column("Memory", key="memory", width=44)
         for agent in grid.agents:
-            grid_table.add_column(agent[:12], key=f"agent-{agent}", width=12)
+            grid_table.add_column(cell(agent, limit=12), key=f"agent-{agent}", width=12)  # a label string would be read as markup
         dead, broad = set(grid.dead), set(grid.over_broad())
         for memory in grid.memories:
             style = "dim" if memory in dead else "yellow" if memory in broad else ""

@@ -4,7 +4,27 @@ from __future__ import annotations
 
 from functools import partial
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
+from textual.content import Content
+
+from .safe import clean
+
+
+def literal(text: str) -> Content:
+    """A palette line shown as written: the palette parses a plain string as markup, and an agent's name comes from the store."""
+    return Content(clean(text))
+
+
+def highlighted(matcher: Matcher, text: str) -> Content:
+    """``matcher.highlight`` without its markup parsing: the matched characters of the literal text marked."""
+    content = literal(text)
+    if content.plain != text:
+        return content  # control characters were made visible: the offsets no longer line up
+    _, offsets = matcher.fuzzy_search.match(matcher.query, text)
+    for offset in offsets:
+        if not text[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
 
 
 class RawkoCommands(Provider):
@@ -41,11 +61,11 @@ class RawkoCommands(Provider):
 
     async def discover(self) -> Hits:
         for name, help_text, callback in self._commands():
-            yield DiscoveryHit(name, callback, help=help_text)
+            yield DiscoveryHit(literal(name), callback, text=name, help=literal(help_text))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for name, help_text, callback in self._commands():
             score = matcher.match(name)
             if score > 0:
-                yield Hit(score, matcher.highlight(name), callback, help=help_text)
+                yield Hit(score, highlighted(matcher, name), callback, text=name, help=literal(help_text))

@@ -10,11 +10,13 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
 from ..core.writer import PlannedWrite, WriteError, read_current
+from .keys import shown_keys
 from .safe import clean, literal
 
 Planner = Callable[[str], list[PlannedWrite]]
@@ -42,6 +44,14 @@ def impact_text(heading: str, lines: list[str]) -> Text:
         text.append("\n  ")
         text.append_text(literal(line, limit=300))
     return text
+
+
+def keys_named(app, screen: type, binding_id: str) -> list:
+    """``y`` or ``n or Esc`` in bold: the keys in force for a binding (a keymap may have moved them), for Text.assemble."""
+    parts: list = []
+    for index, key in enumerate(shown_keys(app, screen, binding_id)):
+        parts += ([" or "] if index else []) + [(key, "bold")]
+    return parts
 
 
 class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
@@ -90,7 +100,8 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#confirm-box").border_title = "Nothing is written until you say y"
+        yes = shown_keys(self.app, ConfirmWrite, "confirm-yes")[0]
+        self.query_one("#confirm-box").border_title = Content(f"Nothing is written until you say {yes}")  # a title string is markup
         self._show()
         if self.name_field is not None:
             self.query_one("#confirm-name", Input).focus()
@@ -122,19 +133,19 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
             text.append_text(literal(shown_bytes(write, before), limit=20_000))
             text.append("\n")
         self.query_one("#confirm-bytes", Static).update(text)
+        # the keys in force (a person's keymap may have moved them), never fixed text
+        yes, no = keys_named(self.app, ConfirmWrite, "confirm-yes"), keys_named(self.app, ConfirmWrite, "confirm-no")
         if self.foreign:
             keys = Text.assemble(
-                ("i", "bold"),
+                *keys_named(self.app, ConfirmWrite, "confirm-include"),
                 " writes this and commits it together with the bytes marked ⚠ (the commit message says rawko-tui did not write them) · ",
-                ("y", "bold"),
+                *yes,
                 " alone writes nothing here · ",
-                ("n", "bold"),
-                " or ",
-                ("Esc", "bold"),
+                *no,
                 " goes back, nothing written",
             )
         else:
-            keys = Text.assemble(("y", "bold"), " writes exactly this and commits it · ", ("n", "bold"), " or ", ("Esc", "bold"), " goes back, nothing written")
+            keys = Text.assemble(*yes, " writes exactly this and commits it · ", *no, " goes back, nothing written")
         self.query_one("#confirm-keys", Static).update(keys)
         self.refresh_bindings()
         impact = self.query_one("#confirm-impact", Static)
@@ -196,7 +207,7 @@ class ConfirmDiscard(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="discard-box"):
-            yield Static(Text.assemble(("Discard what you typed?", "bold"), "\n\n", ("y", "bold"), " discards it · ", ("n", "bold"), " or ", ("Esc", "bold"), " keeps editing"))
+            yield Static(Text.assemble(("Discard what you typed?", "bold"), "\n\n", *keys_named(self.app, ConfirmDiscard, "discard-yes"), " discards it · ", *keys_named(self.app, ConfirmDiscard, "discard-no"), " keeps editing"))
         yield Footer()
 
     def action_discard(self) -> None:

@@ -30,7 +30,8 @@ from ..core.lint import lint_text
 from ..core.sessions import promoted_to, promotions, title_from
 from ..core.store import Store
 from ..core.writer import PlannedWrite, TornWrite, WriteError, ends_with_newline, person_name, plan_create
-from .confirm import ConfirmDiscard, ConfirmWrite, Planner, impact_text
+from .confirm import ConfirmDiscard, ConfirmWrite, Planner, impact_text, keys_named
+from .keys import shown_keys
 from .safe import cell, clean, literal
 
 
@@ -283,10 +284,10 @@ class MergeScreen(MemoryEditor):
         import os
 
         from ..core.claude import ClaudeError, ask_claude, build_merge_prompt, parse_memory_answer
-        from ..core.store import load_config
+        from ..core.settings import person_model
 
         worker = get_current_worker()
-        model = str(load_config(self.root).get("model") or "") or None
+        model = person_model("") or None  # the person's own setting: a store cannot choose what their key pays for
         try:
             answer = ask_claude(build_merge_prompt(self.originals), os.environ.get("ANTHROPIC_API_KEY"), **({"model": model} if model else {}))
             draft, error = parse_memory_answer(answer), None
@@ -421,6 +422,8 @@ class SessionsScreen(Screen[None]):
         import os
 
         from ..core.claude import ClaudeError, ask_claude, build_extraction_prompt, extraction_file, parse_extraction
+        from ..core.settings import person_model
+        from ..core.tokens import DEFAULT_MODEL
         from ..core.curation import now_iso
         from ..core.sessions import session_bytes
         from ..core.store import load_store
@@ -431,7 +434,8 @@ class SessionsScreen(Screen[None]):
         output = session_bytes(self.root, session).decode("utf-8", errors="replace")  # never through a link, never past its limit
         task = f"session {session.id}"
         try:
-            extraction = parse_extraction(ask_claude(build_extraction_prompt(session.agent, task, output, "partial", existing), os.environ.get("ANTHROPIC_API_KEY")))
+            model = person_model(DEFAULT_MODEL)  # the person's own setting, never the store's
+            extraction = parse_extraction(ask_claude(build_extraction_prompt(session.agent, task, output, "partial", existing), os.environ.get("ANTHROPIC_API_KEY"), model))
             text = extraction_file(extraction, session.agent, task, now_iso()) if extraction.should_create else None
             error = None if extraction.should_create else f"Claude proposes no memory: {extraction.reasoning}"
         except ClaudeError as exc:
@@ -808,10 +812,11 @@ class ConsolidationScreen(Screen[None]):
 
         from ..core.claude import ClaudeError
         from ..core.consolidation.opinion import opinion_on
+        from ..core.settings import person_model
         from ..core.tokens import DEFAULT_MODEL
 
         a, b = (self.store.file(p) for p in group.paths[:2])
-        model = str(self.store.config.get("model", DEFAULT_MODEL))
+        model = person_model(DEFAULT_MODEL)  # the person's own setting, never the store's
         try:
             opinion = opinion_on(a, b, os.environ.get("ANTHROPIC_API_KEY"), model, self.app.api_base_url)
             said = f"{opinion.verdict}{' (cached)' if opinion.cached else ''}: {opinion.why}  left: {opinion.quote_a!r}  right: {opinion.quote_b!r}"
@@ -906,13 +911,20 @@ class TornWriteScreen(ModalScreen[bool]):
         what = literal(f"{torn.rel_path} holds {torn.describe()}. It is not appended to until you decide.\n", "bold", limit=600)
         keys = Text()
         if torn.removable is not None:
-            what.append_text(literal(f"t removes these {len(torn.removable):,} bytes from its end (rawko-tui's own, never committed): the file is then as it was.", limit=600))
+            what.append_text(literal(f"{shown_keys(self.app, TornWriteScreen, 'torn-take-back')[0]} removes these {len(torn.removable):,} bytes from its end (rawko-tui's own, never committed): the file is then as it was.", limit=600))
             self.query_one("#torn-bytes", Static).update(literal(torn.removable.decode("utf-8", "replace"), "red", limit=20_000))
-            keys.append_text(Text.assemble(("t", "bold"), " takes them back · "))
+            keys.append_text(Text.assemble(*keys_named(self.app, TornWriteScreen, "torn-take-back"), " takes them back · "))
         else:
             what.append_text(literal(f"They cannot be taken back: {torn.why_kept}.", limit=600))
             self.query_one("#torn-bytes", Static).display = False
-        keys.append_text(Text.assemble(("k", "bold"), " keeps them and records that you have seen them · ", ("Esc", "bold"), " goes back, nothing changed"))
+        keys.append_text(
+            Text.assemble(
+                *keys_named(self.app, TornWriteScreen, "torn-acknowledge"),
+                " keeps them and records that you have seen them · ",
+                *keys_named(self.app, TornWriteScreen, "torn-back"),
+                " goes back, nothing changed",
+            )
+        )
         self.query_one("#torn-what", Static).update(what)
         self.query_one("#torn-keys", Static).update(keys)
 

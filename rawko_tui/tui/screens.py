@@ -9,6 +9,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Static, TextArea
 
+from ..core.settings import shown_path
 from .safe import cell, literal
 
 
@@ -26,9 +27,11 @@ class HelpScreen(ModalScreen[None]):
             yield Static(
                 Text.assemble(
                     ("Keys\n", "bold"),
-                    "Remap any of them by id in .rawko/rawko-tui.yaml, e.g. ",
+                    "Remap any of them by id in your own settings file, ",
+                    (shown_path(), "cyan"),
+                    ", e.g. ",
                     ("keymap: {memories-sort: f5}", "cyan"),
-                    ". Ctrl+P opens the command palette with every action.",
+                    " (a store's .rawko/rawko-tui.yaml cannot). Ctrl+P opens the command palette with every action.",
                 )
             )
             table = DataTable(id="help-table", cursor_type="row")
