@@ -35,7 +35,7 @@ _WORD_RE = re.compile(r"\S+")
 MAX_TITLE = 200
 # findings no pane shows (the app says them in a notification): .rawko/agents/, rawko-tui.yaml (a person's key in it
 # included), the store's folders and files refused for reading (``store_file_findings``) and ignored journal records
-SETTINGS_CODES = frozenset({"agent", "agent-config", "config", "person-setting", "store-link", "refused", "journal-ignored"})
+SETTINGS_CODES = frozenset({"agent", "agent-config", "config", "person-setting", "store-link", "refused", "journal-ignored", "saved-tasks", "session"})
 MAX_ALTERNATIVES = 200
 MAX_FRONTMATTER = 64 * 1024
 LONG_LINE = 10_000
@@ -127,6 +127,7 @@ def lint_store(store: Store, now_ms: float | None = None, known: dict | None = N
     findings.extend(settings_findings(store))
     if store.directory_order is not None:  # the folders on disk (not a store read at a git revision)
         findings.extend(store_file_findings(store.root))
+        findings.extend(saved_file_findings(store.root, {f.path for f in findings if f.code in ("store-link", "refused")}))
         # journal records a clone commits (naming /dev/zero, ../x) are ignored: said, never opened
         linked = {f.path for f in findings if f.code == "store-link"}
         for where, why in journal_problems(store.root):
@@ -345,6 +346,23 @@ _STORE_FILES = (
     (".rawko", "rawko-tui-dismissed.yaml", SETTINGS_LIMIT, "the dismissals it records are not read: those candidates come back in the queue"),
     (".rawko/.write-journal", "*", SETTINGS_LIMIT, "a write it records as begun is not checked for having finished"),
 )
+
+
+def saved_file_findings(root, said: set[str]) -> list[Finding]:
+    """Saved tasks and agent sessions that cannot be read as such (an alias bomb, not YAML, the wrong shape): what
+    `check` and `sessions` would report, so that lint names every file of the store it cannot use. ``said``: paths
+    already reported (a link, a device), not said twice."""
+    from .checks import load_checks
+    from .sessions import load_sessions
+
+    found = []
+    for error in load_checks(root)[1]:
+        if error.path not in said:
+            found.append(Finding(error.path, ERROR, "saved-tasks", f"{error.reason}: its saved tasks are not checked", error.line))
+    for session in load_sessions(root):
+        if session.error is not None and session.error.path not in said:
+            found.append(Finding(session.error.path, WARNING, "session", f"{session.error.reason}: the session is not read", session.error.line))
+    return found
 
 
 def store_file_findings(root) -> list[Finding]:
