@@ -1639,12 +1639,12 @@ def person_name(root: Path) -> str:
     return name or os.environ.get("USER") or "unknown"
 
 
-STARTER_SETTINGS = """# rawko-tui's settings for this store (all optional).
-# author: Your Name          # who appended entries are signed by (default: git's author)
+STARTER_SETTINGS = """# rawko-tui's settings for this store (all optional); they describe the store and are committed with it.
 # recursive: false           # preview an arbiter that also reads subfolders of memories/
 # now: 2026-01-24T12:00:00Z  # pin "now" (recency) for reproducible reviews; default: the clock
-# theme: textual-dark
-# keymap: {memories-sort: f5}  # remap a key by its binding id (? lists them)
+# arbiter: spec-0007         # which arbiter's code decides injection for this store (rawko-tui arbiters lists them)
+# staleDays: 180             # how long a memory may go without a dated entry before consolidation calls it stale
+# Your own keys, theme, name and model go in ~/.config/rawko-tui/config.yaml, never here (docs/CONFIGURATION.md).
 """
 
 
