@@ -227,9 +227,13 @@ async def test_markup_in_every_string_of_a_store_is_literal_on_every_screen(host
             "discoveredAt: 2026-01-24T11:00:00Z\ndiscoveredBy: developer\n---\n\n" + "The refresh token rotates on every use in the login flow. " * 8 + "\n"
         )
         await settle(pilot)
+        for _ in range(400):  # the closest memories are looked for once typing pauses (a timer): bounded wait
+            if app.screen.closest:
+                break
+            await pilot.pause(0.05)
         app.clear_notifications()  # earlier toasts (they stay longer on a loaded machine) would cover the closest memories
         await settle(pilot)
-        literal_on_screen(app, "memory", markup=NAME_MARKUP)  # the closest existing memory, by its name
+        literal_on_screen(app, "twin", markup=NAME_MARKUP)  # the closest existing memory, by its name
         await pilot.press("ctrl+s")
         await settle(pilot)
         alive(app)
