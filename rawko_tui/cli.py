@@ -931,7 +931,8 @@ def cmd_hook(args) -> int:
     if installed.server:
         _write(f"Installed {where}: a push that loses or rewrites a memory entry is refused.\n")
     else:
-        _write(f"Installed {where}: a commit that rewrites a memory file is refused (`git commit --no-verify` skips it).\n")
+        also = "".join(f" and {clean_name(str(path))}" for path in installed.also)
+        _write(f"Installed {where}{also}: a commit or a merge that rewrites a memory file is refused (`--no-verify` skips it).\n")
     return EXIT_OK
 
 

@@ -597,3 +597,148 @@ def test_the_server_hook_does_not_judge_again_commits_it_already_holds(repo, tmp
     memfile(repo).write_text(BASE)  # a new rewrite is still refused
     commit_all(repo, "drop A")
     refused_by_the_hook(push(repo, "main"))
+
+
+# --------------------------------------------------------------------------
+# Faults an attack found: history and repositories shaped to slip past verify
+# --------------------------------------------------------------------------
+
+
+def _tree_listing_a_file_twice(repo: Path) -> str:
+    """A commit whose memories tree lists auth.md twice (fsck's duplicateEntries): git's diff pairs the first
+    copy (with the entry), a checkout writes the second (without it)."""
+    new = git(repo, "rev-parse", "HEAD:.rawko/memories/auth.md")
+    old = git(repo, "rev-parse", "HEAD~1:.rawko/memories/auth.md")
+    other = git(repo, "rev-parse", "HEAD:.rawko/memories/other.md")
+    raw = b"".join(b"100644 " + name + b"\x00" + bytes.fromhex(sha) for name, sha in ((b"auth.md", new), (b"auth.md", old), (b"other.md", other)))
+    listed = subprocess.run(["git", "hash-object", "-t", "tree", "-w", "--literally", "--stdin"], cwd=repo, input=raw, capture_output=True, check=True)
+    memories = listed.stdout.decode().strip()
+    rawko = subprocess.run(["git", "mktree"], cwd=repo, input=f"040000 tree {memories}\tmemories\n", capture_output=True, text=True, check=True).stdout.strip()
+    top = subprocess.run(["git", "mktree"], cwd=repo, input=f"040000 tree {rawko}\t.rawko\n", capture_output=True, text=True, check=True).stdout.strip()
+    commit = git(repo, "commit-tree", top, "-p", "HEAD", "-m", "innocent")
+    git(repo, "reset", "-q", "--hard", commit)
+    assert "entry" not in memfile(repo).read_text() or A.strip() not in memfile(repo).read_text()  # what a checkout holds
+    return commit
+
+
+def test_a_tree_listing_a_memory_twice_is_refused_by_verify_and_the_server(repo, remote, capsys):
+    append(repo, A)
+    commit_all(repo, "append A")
+    assert push(repo, "main").returncode == 0
+    commit = _tree_listing_a_file_twice(repo)
+    code, report = verify_json(repo, capsys, "--history-only")
+    assert code == 1 and any(v["kind"] == "malformed-tree" and v["commit"] == commit and "auth.md" in v["message"] for v in report["violations"])
+    err = refused_by_the_hook(push(repo, "main"))
+    assert "lists 'auth.md' twice" in err
+
+
+def test_the_merge_hook_refuses_a_merge_git_concludes_by_itself(repo, capsys):
+    """`git merge -s ours` (or a clean merge) commits without pre-commit: `hook install` puts the check in pre-merge-commit too."""
+    assert main(["hook", "install", str(repo)]) == 0
+    assert "pre-merge-commit" in capsys.readouterr().out
+    two_appending_branches(repo)
+    refused = run_git(repo, "merge", "-s", "ours", "-m", "keep ours", "side")
+    assert refused.returncode != 0 and "merge drops or changes entries a parent added" in refused.stdout + refused.stderr
+    assert len(git(repo, "log", "-1", "--format=%P").split()) == 1  # no merge commit was made
+
+
+@pytest.mark.parametrize("flag", ["--assume-unchanged", "--skip-worktree"])
+def test_a_rewrite_hidden_from_git_by_an_index_flag_is_not_hidden_from_verify_or_the_badge(repo, capsys, flag):
+    from rawko_tui.core.history import uncommitted_rewrites
+
+    git(repo, "update-index", flag, ".rawko/memories/auth.md")
+    memfile(repo).write_text(BASE.replace("24 hours", "48 hours"))
+    assert run_git(repo, "status", "--porcelain").stdout == ""  # git does not see it
+    code, report = verify_json(repo, capsys)
+    assert code == 1 and [(v["kind"], v["commit"]) for v in report["violations"]] == [("rewritten", "working tree")]
+    assert uncommitted_rewrites(repo) == {".rawko/memories/auth.md"}
+
+
+def test_a_huge_blob_in_history_is_reported_without_being_held_in_memory(repo):
+    """A 12 MB repository can hold a 2.5 GB blob of zeros: verify reads past it a chunk at a time and says so."""
+    size = 200 << 20
+    with subprocess.Popen(["git", "hash-object", "-w", "--stdin"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as proc:
+        proc.stdin.write(BASE.encode())
+        chunk = b"a" * (1 << 20)
+        for _ in range(size >> 20):
+            proc.stdin.write(chunk)
+        proc.stdin.close()
+        blob = proc.stdout.read().decode().strip()
+    git(repo, "update-index", "--cacheinfo", f"100644,{blob},.rawko/memories/auth.md")
+    git(repo, "commit", "-q", "--no-verify", "-m", "big")
+    git(repo, "reset", "-q", "--hard")
+
+    def capped() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # far below what holding the blob would take
+
+    for command in (["verify", "--history-only", "--json"], ["lint", "--at", "HEAD", "--json"]):
+        result = subprocess.run([sys.executable, "-m", "rawko_tui", command[0], str(repo), *command[1:]], capture_output=True, text=True, timeout=300, preexec_fn=capped)
+        assert "Traceback" not in result.stderr and "MemoryError" not in result.stderr, result.stderr[-2000:]
+        assert "over the 67,108,864-byte limit" in result.stdout, result.stdout[-2000:]
+
+
+def test_a_graft_file_cannot_hide_a_commit_that_dropped_an_entry(repo, capsys):
+    first = git(repo, "rev-parse", "HEAD")
+    append(repo, A)
+    commit_all(repo, "append A")
+    memfile(repo).write_text(BASE)
+    dropped = commit_all(repo, "drop A")
+    assert verify_json(repo, capsys)[0] == 1
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "grafts").write_text(f"{dropped} {first}\n")  # the history as git would otherwise show it
+    code, report = verify_json(repo, capsys)
+    assert code == 1 and any(v["commit"] == dropped for v in report["violations"])
+
+
+def test_the_server_refuses_a_pushed_replace_ref(repo, remote):
+    append(repo, A)
+    tip = commit_all(repo, "append A")
+    assert push(repo, "main").returncode == 0
+    stand_in = git(repo, "commit-tree", f"{tip}~1^{{tree}}", "-p", f"{tip}~1", "-m", "append A")
+    git(repo, "replace", tip, stand_in)
+    err = refused_by_the_hook(push(repo, f"refs/replace/{tip}"))
+    assert "replace ref" in err
+    assert run_git(remote, "for-each-ref", "refs/replace").stdout == ""
+
+
+def test_verify_push_of_a_new_branch_outside_a_hook_judges_its_commits_even_when_checked_out(repo, capsys):
+    git(repo, "checkout", "-q", "-b", "bad")
+    memfile(repo).write_text(BASE.replace("24 hours", "1 hour"))
+    bad = commit_all(repo, "rewrite")
+    zero = "0" * 40
+    code, report = verify_json(repo, capsys, "--push", zero, bad, "--ref", "refs/heads/bad")
+    assert code == 1 and [v["commit"] for v in report["violations"]] == [bad]
+
+
+def test_remember_never_blocks_on_a_fifo_planted_in_the_git_dir(repo):
+    os.mkfifo(repo / ".git" / "rawko-tui-verified")
+    result = subprocess.run([sys.executable, "-m", "rawko_tui", "verify", str(repo), "--remember"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "not a regular file" in result.stderr + result.stdout or "cannot record the verified HEAD" in result.stderr, result.stderr
+
+
+def test_the_persons_own_log_follow_does_not_break_verify(tmp_path, capsys, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[log]\n\tfollow = true\n[user]\n\tname = Tester\n\temail = t@example.com\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    root = write_store(tmp_path / "one", {"auth.md": BASE})  # one memory file: git's --follow takes the glob pathspec for a file
+    git(root, "init", "-q", "-b", "main")
+    commit_all(root, "initial")
+    append(root, A)
+    commit_all(root, "append A")
+    code, report = verify_json(root, capsys)
+    assert code == 0, report
+
+
+@pytest.mark.parametrize("head", ["ref: refs/tags/v1\n", "ref: refs/remotes/origin/main\n"])
+def test_no_write_commits_on_a_head_that_names_a_tag_or_a_remote_branch(repo, capsys, head):
+    git(repo, "tag", "v1")
+    git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
+    (repo / ".git" / "HEAD").write_text(head)
+    before = memfile(repo).read_bytes()
+    code = main(["append", "auth", str(repo), "--body", "A note."])
+    assert code == 1 and "check out a branch first" in capsys.readouterr().err
+    assert memfile(repo).read_bytes() == before

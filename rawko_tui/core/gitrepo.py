@@ -12,6 +12,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from .safeio import MEMORY_LIMIT, read_regular
+
 MEMORIES = ".rawko/memories"
 _OPERATIONS = (  # files in the git dir that mean an operation is half done, and what to do
     ("rebase-merge", "a rebase is in progress", "git rebase --continue or --abort"),
@@ -35,11 +37,13 @@ class GitError(Exception):
 #                         empty command is no filter in git's convert.c; required=false, or git
 #                         would refuse the file): files are compared as the bytes they are
 #   log.showSignature     runs gpg.program / gpg.ssh.program on each signed commit
+#   log.follow            (the person's own) makes `git log -- <pathspec>` fail on a glob pathspec
 # and in the environment:
 #   GIT_ALLOW_PROTOCOL    no transport at all: a partial clone's missing object would otherwise be
 #                         fetched through remote.<r>.uploadpack, core.sshCommand or a remote helper
 #   GIT_NO_LAZY_FETCH     the same, said directly (git 2.45 and later)
 #   GIT_NO_REPLACE_OBJECTS  refs/replace/* (which anyone can push) never stand in for the real history
+#   GIT_GRAFT_FILE=/dev/null  nor does a planted .git/info/grafts (which rewrites parents, hiding commits)
 #   GIT_OPTIONAL_LOCKS=0  a read never writes the index, so no post-index-change hook
 # Patch-making commands (diff, log, show, diff-*) also get --no-ext-diff (diff.external,
 # diff.<d>.command), --no-textconv (diff.<d>.textconv, and the smudge it would run first) and
@@ -48,7 +52,7 @@ class GitError(Exception):
 # (no reading command runs a hook; a commit runs the repository's hooks on purpose),
 # core.sshCommand and credential helpers (no transport is allowed), include.path (it only reads
 # more config; the drivers it defines are found like any other), merge drivers (rawko-tui never merges).
-_NEUTRAL_CONFIG = (("core.fsmonitor", "false"), ("log.showSignature", "false"))
+_NEUTRAL_CONFIG = (("core.fsmonitor", "false"), ("log.showSignature", "false"), ("log.follow", "false"))
 # Commands that never convert a file through a filter (no working tree, no --filters/--textconv):
 # the drivers need not be looked up for them (one `git config` process fewer per call).
 _NEVER_FILTER = frozenset({"rev-parse", "ls-tree", "log", "diff-tree", "merge-base", "for-each-ref", "symbolic-ref", "config", "var", "cat-file"})
@@ -64,6 +68,7 @@ def _base_env() -> dict[str, str]:
         "GIT_ALLOW_PROTOCOL": "none",
         "GIT_NO_LAZY_FETCH": "1",
         "GIT_NO_REPLACE_OBJECTS": "1",
+        "GIT_GRAFT_FILE": os.devnull,
         "GIT_TERMINAL_PROMPT": "0",
     }
 
@@ -206,7 +211,9 @@ def repository_state_in(located: tuple[Path, bool] | None) -> RepositoryState:
         return RepositoryState(in_repo=False)
     git_dir, shallow = located
     try:
-        detached = not (git_dir / "HEAD").read_bytes().startswith(b"ref:")  # a branch (born or not) is "ref: refs/heads/…"
+        # a branch (born or not) is "ref: refs/heads/…"; HEAD naming a tag or a remote-tracking ref is as
+        # unsafe to commit on as a detached one (the next fetch, or the tag's meaning, loses the commit)
+        detached = not read_regular(git_dir / "HEAD", 4096).startswith(b"ref: refs/heads/")
     except OSError:
         detached = False
     operation = next(((what, finish) for name, what, finish in _OPERATIONS if (git_dir / name).exists()), (None, None))
@@ -226,10 +233,15 @@ def store_prefix(root: Path, top: Path) -> str:
     return MEMORIES if rel == "." else f"{rel}/{MEMORIES}"
 
 
-class BlobReader:
-    """One ``git cat-file --batch`` process for many blobs."""
+class BlobTooLarge(GitError):
+    """A blob over the size limit: never held in memory (a 12 MB repository can hold a 2.5 GB blob of zeros)."""
 
-    def __init__(self, top: Path):
+
+class BlobReader:
+    """One ``git cat-file --batch`` process for many blobs, each at most ``limit`` bytes (larger: ``BlobTooLarge``)."""
+
+    def __init__(self, top: Path, limit: int = MEMORY_LIMIT):
+        self.limit = limit
         self.proc = subprocess.Popen(
             git_command(["cat-file", "--batch"]),
             cwd=top,
@@ -246,7 +258,12 @@ class BlobReader:
         return data
 
     def read_optional(self, name: str) -> bytes | None:
-        """The object ``name`` (a sha, or ``rev:path``) names; None when there is none."""
+        """The blob ``name`` (a sha, or ``rev:path``) names; None when there is none (or it is not a blob)."""
+        found = self.read_object(name)
+        return found[2] if found is not None and found[1] == "blob" else None
+
+    def read_object(self, name: str) -> tuple[str, str, bytes] | None:
+        """(its sha, its type, its bytes) of the object ``name`` names (a sha, ``rev:path``, ``rev^{tree}``); None when none."""
         assert self.proc.stdin and self.proc.stdout
         try:
             self.proc.stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
@@ -257,9 +274,17 @@ class BlobReader:
         if len(header) < 3 or header[-1] == b"missing" or header[-1] == b"ambiguous":
             return None
         size = int(header[-1])
+        if size > self.limit:  # read past, a chunk at a time: memory stays bounded whatever the blob
+            left = size + 1
+            while left:
+                chunk = self.proc.stdout.read(min(left, 1 << 20))
+                if not chunk:
+                    break
+                left -= len(chunk)
+            raise BlobTooLarge(f"{name} is {size:,} bytes, over the {self.limit:,}-byte limit for a memory file: not read")
         data = self.proc.stdout.read(size)
         self.proc.stdout.read(1)  # the newline after the content
-        return data if header[-2] == b"blob" else None
+        return header[0].decode(), header[-2].decode(), data
 
     def close(self) -> None:
         if self.proc.stdin:
@@ -276,6 +301,32 @@ class BlobReader:
         self.close()
 
 
+def tree_problem(data: bytes) -> str | None:
+    """Why a tree object is malformed in a way that changes what a checkout holds (None: it is not).
+
+    Two entries of one name (fsck's ``duplicateEntries``): git's diff pairs one of them, a checkout
+    writes the other, so a history that looks append-only can check out a file without its entries.
+    Entries out of git's order (``treeNotSorted``) make the same ambiguity possible.
+    """
+    names: list[bytes] = []
+    at = 0
+    while at < len(data):
+        space = data.find(b" ", at)
+        nul = data.find(b"\x00", space)
+        if space < 0 or nul < 0 or nul + 21 > len(data):
+            return "a tree object that cannot be read (truncated)"
+        mode, name = data[at:space], data[space + 1 : nul]
+        names.append(name + b"/" if mode.startswith(b"4") else name)  # git sorts a folder as if its name ended in "/"
+        at = nul + 21
+    bare = [n.rstrip(b"/") for n in names]
+    if len(set(bare)) != len(bare):
+        twice = next(n for n in bare if bare.count(n) > 1)
+        return f"the tree lists {twice.decode('utf-8', 'replace')!r} twice: a checkout holds one of them, git's diff compares the other"
+    if names != sorted(names):
+        return "the tree's entries are out of git's order: what a checkout holds and what git's diff compares can differ"
+    return None
+
+
 def rev_sha(top: Path, rev: str) -> str | None:
     try:
         return git(top, "rev-parse", "--verify", "--quiet", rev + "^{commit}").decode().strip() or None
@@ -287,8 +338,8 @@ def git_dir(top: Path) -> Path:
     return Path(git(top, "rev-parse", "--absolute-git-dir").decode().strip())
 
 
-def files_at(root: Path, rev: str) -> list[tuple[str, str, bytes]]:
-    """(path inside .rawko/, mode, content) of every file under .rawko/ at ``rev``."""
+def files_at(root: Path, rev: str) -> list[tuple[str, str, bytes | BlobTooLarge]]:
+    """(path inside .rawko/, mode, content) of every file under .rawko/ at ``rev``; a blob over the limit is its ``BlobTooLarge``."""
     top = repo_root(root)
     if top is None:
         raise GitError(f"{root} is not in a git repository: --at needs history")
@@ -296,8 +347,15 @@ def files_at(root: Path, rev: str) -> list[tuple[str, str, bytes]]:
     if sha is None:
         raise GitError(f"{rev!r} is not a commit in this repository")
     prefix = store_prefix(root, top)[: -len("/memories")]
+    found = []
     with BlobReader(top) as blobs:
-        return [(name[len(prefix) + 1 :], mode, blobs.read(blob)) for name, (mode, blob) in tree_blobs(top, sha, prefix).items()]
+        for name, (mode, blob) in tree_blobs(top, sha, prefix).items():
+            try:
+                data: bytes | BlobTooLarge = blobs.read(blob)
+            except BlobTooLarge as exc:
+                data = exc
+            found.append((name[len(prefix) + 1 :], mode, data))
+    return found
 
 
 def tree_blobs(top: Path, rev: str, prefix: str) -> dict[str, tuple[str, str]]:

@@ -20,12 +20,14 @@ from __future__ import annotations
 import errno
 import os
 import re
+import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .gitrepo import (  # noqa: F401 - GitError, repository_state and files_at are part of history's interface too
     MEMORIES,
     BlobReader,
+    BlobTooLarge,
     GitError,
     clean_conversions,
     RepositoryState,
@@ -40,6 +42,7 @@ from .gitrepo import (  # noqa: F401 - GitError, repository_state and files_at a
     rewrite_of,
     store_prefix,
     tree_blobs,
+    tree_problem,
 )
 from .safeio import MEMORY_LIMIT, read_in_store, read_regular
 from .safetext import clean_name, plural
@@ -64,7 +67,7 @@ def is_zero(sha: str) -> bool:
 
 @dataclass(frozen=True)
 class Violation:
-    kind: str  # rewritten | deleted | renamed | type-changed | torn-entry | history-rewritten | unchecked
+    kind: str  # rewritten | deleted | renamed | type-changed | torn-entry | history-rewritten | unchecked | malformed-tree
     path: str  # from the top of the repository (a subfolder's store: app/.rawko/memories/x.md)
     commit: str  # a sha, "index" or "working tree"
     message: str
@@ -419,10 +422,14 @@ def verify(
 def _write_mark(mark: Path, head: str) -> None:
     """Record the verified HEAD in the git dir, never through a link a clone put there."""
     try:
-        fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        # O_NONBLOCK: a FIFO planted under the name would block the open for ever; only a regular file is written
+        fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
     except OSError as exc:
-        raise GitError(f"cannot record the verified HEAD in {mark}: {exc.strerror}") from None
+        raise GitError(f"cannot record the verified HEAD in {mark}: {exc.strerror or exc}") from None
     with os.fdopen(fd, "w") as out:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise GitError(f"cannot record the verified HEAD in {mark}: it is not a regular file (a FIFO or a device)")
+        out.truncate(0)
         out.write(head + "\n")
 
 
@@ -430,8 +437,10 @@ def _check_commits(top: Path, revisions: list[str], blobs: BlobReader, report: V
     """Every commit in ``revisions`` (``git log`` arguments) that touches a memory file: one log pass, then the merges together."""
     out = git(top, "log", "--raw", "-z", "-M", "--no-abbrev", "--full-history", "--diff-merges=off", f"--format={_LOG_FORMAT}", *revisions, "--", MEMORY_PATHSPEC)
     merges = []
+    trees_seen: set[str] = set()
     for sha, parents, _author, _stamp, _subject, changes in _parse_raw(out):
         report.commits_checked += 1
+        _check_trees(sha, [path for change in changes for path in change[5:7]], blobs, report, trees_seen)
         if len(parents) > 1:
             merges.append((sha, parents))
             continue
@@ -447,6 +456,27 @@ def _check_commits(top: Path, revisions: list[str], blobs: BlobReader, report: V
         for sha, parents in merges:
             _check_merge_changes(top, sha, parents, per_pair[position : position + len(parents)], blobs, report)
             position += len(parents)
+
+
+def _check_trees(commit: str, paths: list[str], blobs: BlobReader, report: VerifyReport, seen: set[str]) -> None:
+    """The trees on the way to each memory folder ``commit`` changes are well formed (``tree_problem``): a tree that
+    lists a memory file twice makes git's diff compare one copy while a checkout holds the other. ``seen``: trees
+    already checked (by their sha: most commits share them)."""
+    folders = {""}
+    for path in paths:
+        if is_memory_path(path):
+            parts = path.split("/")[:-1]
+            folders.update("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
+    if len(folders) == 1:
+        return
+    for folder in sorted(folders):
+        found = blobs.read_object(f"{commit}:{folder}" if folder else f"{commit}^{{tree}}")
+        if found is None or found[1] != "tree" or found[0] in seen:
+            continue
+        seen.add(found[0])
+        problem = tree_problem(found[2])
+        if problem is not None:
+            report.violations.append(Violation("malformed-tree", folder or ".", commit, problem))
 
 
 def _parse_diff_tree_stdin(out: bytes) -> list[list[tuple]]:
@@ -485,41 +515,52 @@ def _check_merge_changes(
     base_commit: list[str | None] = []  # found once per merge, when some file needs it
     for path, (mode, sha) in sorted(merged.items()):
         report.changes_checked += 1
-        if path in unmerged:
-            report.violations.append(Violation("unchecked", path, commit, "a merge conflict in it is not resolved yet"))
-            continue
-        versions = [before[k].get(path, (mode, sha)) for k in range(len(parents))]  # a parent the diff does not name holds the result's version
-        present = [(m, s) for m, s in versions if m != "000000"]
-        if mode != "000000" and any(_kind(m) != _kind(mode) for m, _ in present):
-            report.violations.append(Violation("type-changed", path, commit, f"merge changes the file type ({', '.join(sorted({m for m, _ in present}))} -> {mode})"))
-            continue
-        if _kind(mode) == "gitlink" or any(_kind(m) == "gitlink" for m, _ in present):
-            continue
-        contents = [None if m == "000000" else blobs.read(s) for m, s in versions]
-        if mode == "000000":
+        try:
+            _check_merged_file(top, commit, parents, path, mode, sha, before, unmerged, base_commit, blobs, report, working_tree)
+        except BlobTooLarge as exc:  # never held in memory: said, not guessed
+            report.violations.append(Violation("unchecked", path, commit, str(exc)))
+
+
+def _check_merged_file(
+    top: Path, commit: str, parents: list[str], path: str, mode: str, sha: str, before: list[dict], unmerged: set[str],
+    base_commit: list[str | None], blobs: BlobReader, report: VerifyReport, working_tree: bool,
+) -> None:
+    """One memory file of a merge (see ``_check_merge_changes``)."""
+    if path in unmerged:
+        report.violations.append(Violation("unchecked", path, commit, "a merge conflict in it is not resolved yet"))
+        return
+    versions = [before[k].get(path, (mode, sha)) for k in range(len(parents))]  # a parent the diff does not name holds the result's version
+    present = [(m, s) for m, s in versions if m != "000000"]
+    if mode != "000000" and any(_kind(m) != _kind(mode) for m, _ in present):
+        report.violations.append(Violation("type-changed", path, commit, f"merge changes the file type ({', '.join(sorted({m for m, _ in present}))} -> {mode})"))
+        return
+    if _kind(mode) == "gitlink" or any(_kind(m) == "gitlink" for m, _ in present):
+        return
+    contents = [None if m == "000000" else blobs.read(s) for m, s in versions]
+    if mode == "000000":
+        result = None
+    elif working_tree and is_zero(sha):  # a working-tree file git has not hashed
+        try:
+            result = _working_copy(top, path, mode, contents[0] or b"")
+        except FileNotFoundError:
             result = None
-        elif working_tree and is_zero(sha):  # a working-tree file git has not hashed
-            try:
-                result = _working_copy(top, path, mode, contents[0] or b"")
-            except FileNotFoundError:
-                result = None
-            except OSError as exc:
-                report.violations.append(Violation("unchecked", path, commit, f"cannot be read: {exc.strerror}"))
-                continue
-        else:
-            result = blobs.read(sha)
-        base: bytes | None = None
-        held = [c for c in contents if c is not None]
-        if result is not None and len(set(held)) > 1 and _common_prefix(held) not in held and "\n" not in path:
-            if not base_commit:  # both sides changed the file: where they parted, once per merge
-                found = git(top, "merge-base", "--octopus", *parents, check=False).decode().split()
-                base_commit.append(found[0] if found else None)
-            if base_commit[0]:
-                base = blobs.read_optional(f"{base_commit[0]}:{path}")
-                base = b"" if base is None else base  # no such file at the merge base: both sides added it
-        violation = check_merge(contents, result, base, path, commit)
-        if violation is not None:
-            report.violations.append(violation)
+        except OSError as exc:
+            report.violations.append(Violation("unchecked", path, commit, f"cannot be read: {exc.strerror}"))
+            return
+    else:
+        result = blobs.read(sha)
+    base: bytes | None = None
+    held = [c for c in contents if c is not None]
+    if result is not None and len(set(held)) > 1 and _common_prefix(held) not in held and "\n" not in path:
+        if not base_commit:  # both sides changed the file: where they parted, once per merge
+            found = git(top, "merge-base", "--octopus", *parents, check=False).decode().split()
+            base_commit.append(found[0] if found else None)
+        if base_commit[0]:
+            base = blobs.read_optional(f"{base_commit[0]}:{path}")
+            base = b"" if base is None else base  # no such file at the merge base: both sides added it
+    violation = check_merge(contents, result, base, path, commit)
+    if violation is not None:
+        report.violations.append(violation)
 
 
 def _kind(mode: str) -> str:
@@ -537,15 +578,55 @@ def _check_against_head(top: Path, head: str, merging: list[str], blobs: BlobRea
         _check_merge_changes(top, where, parents, per_parent, blobs, report, working_tree=working_tree)
         return
     out = git(top, "diff-index", *cached, "-z", "-M", "--no-abbrev", "HEAD", "--", MEMORY_PATHSPEC)
+    listed = set()
     for change in _parse_diff_index(out):
+        listed.add(change[6])
         _check_change(change, where, blobs, report, top=top if working_tree else None)
+    if working_tree:
+        # git does not look at a file marked assume-unchanged or skip-worktree: rawko-tui does
+        hidden = [path for path in flagged_unseen(top, MEMORY_PATHSPEC) if path not in listed]
+        for path, (mode, sha) in _in_tree(top, "HEAD", hidden).items():
+            _check_change(("M", mode, mode, sha, "0" * 40, path, path), where, blobs, report, top=top)
+
+
+def flagged_unseen(top: Path, pathspec: str) -> list[str]:
+    """Memory files the index tells git not to look at in the working tree (``assume-unchanged``, ``skip-worktree``):
+    a rewrite of one hides from ``git diff``, never from rawko-tui."""
+    out = git(top, "ls-files", "-v", "-z", "--", pathspec, check=False)
+    found = []
+    for record in out.split(b"\x00"):
+        tag, _, path = record.partition(b" ")
+        if tag and (tag.islower() or tag == b"S"):  # lower case: assume-unchanged; S: skip-worktree
+            name = path.decode("utf-8", "surrogateescape")
+            if is_memory_path(name):
+                found.append(name)
+    return found
+
+
+def _in_tree(top: Path, rev: str, paths: list[str]) -> dict[str, tuple[str, str]]:
+    """(mode, blob) of each of ``paths`` at ``rev`` (those it holds)."""
+    if not paths:
+        return {}
+    found = {}
+    out = git(top, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--", *paths, check=False)
+    for record in out.split(b"\x00"):
+        meta, _, path = record.partition(b"\t")
+        if meta.count(b" ") == 2:
+            mode, kind, sha = meta.decode().split(" ")
+            if kind == "blob":
+                found[path.decode("utf-8", "surrogateescape")] = (mode, sha)
+    return found
 
 
 def _read_merge_heads(git_dir_: Path) -> list[str]:
+    """The other parents of the merge being concluded: MERGE_HEAD (a merge stopped for a conflict), else the
+    ``GITHEAD_<sha>`` variables git merge gives its hooks (a merge it concludes by itself runs pre-merge-commit
+    before writing MERGE_HEAD)."""
     try:
         return read_regular(git_dir_ / "MERGE_HEAD", 1 << 16).decode("ascii", "replace").split()
     except OSError:
-        return []
+        pass
+    return sorted(name[len("GITHEAD_") :] for name in os.environ if re.fullmatch(r"GITHEAD_[0-9a-f]{40}(?:[0-9a-f]{24})?", name))
 
 
 def verify_push(root: Path, old: str, new: str, ref: str | None = None, updates: dict[str, str] | None = None, in_hook: bool = False) -> VerifyReport:
@@ -572,6 +653,13 @@ def verify_push(root: Path, old: str, new: str, ref: str | None = None, updates:
         return report
     if is_zero(new) and not ref:
         raise GitError("a deleted ref is checked against the refs that stay: give its name (--ref)")
+    if ref and ref.startswith("refs/replace/") and not is_zero(new):
+        # whoever fetches replace refs sees the replacement instead of the commit: a way to take an entry out of
+        # every checkout without a commit that drops it (rawko-tui itself never honours them)
+        report.violations.append(
+            Violation("history-rewritten", ref, new, "a replace ref makes git show another object in place of a commit: refused (rawko-tui verifies the real history)", ref=ref)
+        )
+        return report
     old_sha = None if is_zero(old) else rev_sha(top, old)
     new_sha = None if is_zero(new) else rev_sha(top, new)
     if (not is_zero(old) and old_sha is None) or (not is_zero(new) and new_sha is None):
@@ -584,9 +672,15 @@ def verify_push(root: Path, old: str, new: str, ref: str | None = None, updates:
             _check_deletion(top, old_sha, ref, updates, report)
             return report
         if old_sha is None or in_hook:
-            # the commits the repository does not hold yet: under no other ref
-            excluded = [f"--exclude={ref}"] if ref and not in_hook else []
-            _check_commits(top, [new_sha, "--not", *excluded, "--all"], blobs, report)
+            # the commits the repository does not hold yet: under no other ref. In a hook the refs are still the
+            # old ones; outside one (a CI checkout), HEAD and remote-tracking refs hold what is being pushed, so only
+            # the other branches and tags count as held
+            if in_hook:
+                held = ["--all"]
+            else:
+                excluded = [f"--exclude={ref}"] if ref else []
+                held = [*excluded, "--glob=refs/heads/*", *excluded, "--glob=refs/tags/*"]
+            _check_commits(top, [new_sha, "--not", *held], blobs, report)
         else:
             _check_commits(top, [f"^{old_sha}", new_sha], blobs, report)
         if old_sha is not None:
@@ -615,7 +709,10 @@ def _check_tips(top: Path, old: str, new: str, blobs: BlobReader, report: Verify
         elif _kind(old_mode) != _kind(new_mode):
             report.violations.append(Violation("type-changed", path, new, f"{shown}: file type changed ({old_mode} -> {new_mode})"))
         elif _kind(old_mode) != "gitlink":
-            violation = check_append(blobs.read(old_sha), blobs.read(new_sha), path, new)
+            try:
+                violation = check_append(blobs.read(old_sha), blobs.read(new_sha), path, new)
+            except BlobTooLarge as exc:
+                violation = Violation("unchecked", path, new, str(exc))
             if violation is not None:
                 report.violations.append(replace(violation, message=f"{shown}: {violation.message}"))
 
@@ -693,6 +790,13 @@ def _parse_diff_index(out: bytes):
 
 
 def _check_change(change, commit: str, blobs: BlobReader, report: VerifyReport, top: Path | None = None) -> None:
+    try:
+        _check_one_change(change, commit, blobs, report, top)
+    except BlobTooLarge as exc:  # never held in memory: said, not guessed
+        report.violations.append(Violation("unchecked", change[6], commit, str(exc)))
+
+
+def _check_one_change(change, commit: str, blobs: BlobReader, report: VerifyReport, top: Path | None = None) -> None:
     status, old_mode, new_mode, old_sha, new_sha, old_path, new_path = change
     kind = status[0]
     if not (is_memory_path(old_path) or is_memory_path(new_path)):
@@ -885,6 +989,7 @@ def uncommitted_rewrites(root: Path) -> set[str]:
     prefix = store_prefix(root, top)
     changed = git(top, "diff", "HEAD", "--name-only", "--no-renames", "-z", "--", prefix, check=False)
     names = [n for n in changed.decode("utf-8", "surrogateescape").split("\0") if n]
+    names += [n for n in flagged_unseen(top, prefix) if n not in names]  # hidden from git diff, not from the badge
     found: set[str] = set()
     if not names:
         return found
@@ -895,7 +1000,10 @@ def uncommitted_rewrites(root: Path) -> set[str]:
         for name in names:
             if name not in committed:
                 continue  # new since HEAD: nothing committed to rewrite
-            old = blobs.read(committed[name][1])
+            try:
+                old = blobs.read(committed[name][1])
+            except BlobTooLarge:
+                continue  # never held in memory: lint and verify say so
             try:
                 current = conversions[name].to_git(read_in_store(top, name, MEMORY_LIMIT), old)  # never through a link
             except OSError:

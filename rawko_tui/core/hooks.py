@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .gitrepo import GitError, git, git_dir, repo_root
+from .safeio import read_regular
 
 MARKER = "# installed by rawko-tui: refuses commits that rewrite memory files"
 SERVER_MARKER = "# installed by rawko-tui: refuses pushes that lose or rewrite memory entries"
@@ -27,6 +28,7 @@ class InstalledHook:
     path: Path
     hooks_path: str | None  # core.hooksPath when it is set (the hook is where it sends git)
     server: bool = False
+    also: tuple[Path, ...] = ()  # the same check under another hook's name (pre-merge-commit)
 
 
 def hook_script() -> str:
@@ -74,19 +76,43 @@ def install_hook(path: Path, force: bool = False, server: bool = False) -> Insta
         raise GitError(f"{path} is a bare repository: nobody commits in it; `hook install --server` installs the check for pushes")
     if configured is not None:
         _check_hooks_path(top, folder, configured, force)
-    name, script, marker = ("pre-receive", server_hook_script(), SERVER_MARKER) if server else ("pre-commit", hook_script(), MARKER)
+    # a merge that git concludes by itself (no conflict, or -s ours) runs pre-merge-commit, not pre-commit
+    names, script, marker = (("pre-receive",), server_hook_script(), SERVER_MARKER) if server else (("pre-commit", "pre-merge-commit"), hook_script(), MARKER)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise GitError(f"cannot make the hooks folder {folder}: {exc.strerror}") from None
-    hook = folder / name
-    if hook.is_symlink() or hook.exists() and not hook.is_file():
-        raise GitError(f"{hook} is a link or not a file; rawko-tui does not write through it")
-    if hook.exists() and marker not in hook.read_text(errors="replace") and not force:
-        raise GitError(f"{hook} already exists and is not rawko-tui's; add `rawko-tui {'verify --pre-receive' if server else 'verify --staged'}` to it, or use --force to replace it")
-    hook.write_text(script)
-    hook.chmod(hook.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    return InstalledHook(hook, configured, server)
+    hooks = [folder / name for name in names]
+    for hook in hooks:  # every one checked before any is written
+        if hook.is_symlink() or hook.exists() and not hook.is_file():
+            raise GitError(f"{hook} is a link or not a file; rawko-tui does not write through it")
+        if hook.exists() and marker not in _head(hook) and not force:
+            raise GitError(f"{hook} already exists and is not rawko-tui's; add `rawko-tui {'verify --pre-receive' if server else 'verify --staged'}` to it, or use --force to replace it")
+    for hook in hooks:
+        _write_hook(hook, script)
+    return InstalledHook(hooks[0], configured, server, tuple(hooks[1:]))
+
+
+def _head(hook: Path) -> str:
+    """The start of an existing hook (never read through a link, never past 64 KiB)."""
+    try:
+        return read_regular(hook, 1 << 16).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _write_hook(hook: Path, script: str) -> None:
+    """The hook's script, executable; the name is opened without following a link (one planted meanwhile is refused)."""
+    try:
+        fd = os.open(hook, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o755)
+    except OSError as exc:
+        raise GitError(f"cannot write {hook}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "w") as out:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise GitError(f"cannot write {hook}: it is not a regular file")
+        out.truncate(0)
+        out.write(script)
+        os.fchmod(fd, os.fstat(fd).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
 def _check_hooks_path(top: Path, folder: Path, configured: str, force: bool) -> None:

@@ -13,6 +13,7 @@ Two views of one file are kept side by side:
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import gc
 import os
@@ -843,6 +844,8 @@ def load_store_at(root: str | os.PathLike, rev: str) -> Store:
     agent_sources: list[tuple[str, bytes | OSError]] = []
     config: dict = {}
     for path, mode, data in files_at(root, rev):
+        # a blob over the size limit was never read (files_at gives why): it is a file that cannot be read
+        too_large = None if isinstance(data, bytes) else OSError(errno.EFBIG, str(data))
         if path.startswith(MEMORIES_DIR + "/") and path.lower().endswith(".md"):
             name = path[len(MEMORIES_DIR) + 1 :]
             memory = MemoryFile(
@@ -851,14 +854,16 @@ def load_store_at(root: str | os.PathLike, rev: str) -> Store:
                 name=name,
                 top_level="/" not in name,
                 symlink=mode == "120000",
-                size=len(data),
+                size=len(data) if too_large is None else 0,
             )
-            if not memory.symlink:
+            if too_large is not None:
+                memory.error = LoadError(memory.rel_path, f"cannot be read: {too_large.strerror}", stage="read")
+            elif not memory.symlink:
                 parse_memory_bytes(memory, data)
             files.append(memory)
         elif path.startswith(AGENTS_DIR + "/") and path.endswith(".md") and path.count("/") == 1:
-            agent_sources.append((path[len(AGENTS_DIR) + 1 :], data))
+            agent_sources.append((path[len(AGENTS_DIR) + 1 :], data if too_large is None else too_large))
         elif path == "rawko-tui.yaml":
-            config = config_from(data.decode("utf-8", "replace"))
+            config = config_from(data.decode("utf-8", "replace")) if too_large is None else {"_error": f"{CONFIG_FILE}: cannot be read ({too_large.strerror})"}
     _store_order(files)
     return Store(root=root, files=files, agents=agents_from(sorted(agent_sources)), config=config)
