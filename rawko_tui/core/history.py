@@ -440,7 +440,7 @@ def _check_commits(top: Path, revisions: list[str], blobs: BlobReader, report: V
     trees_seen: set[str] = set()
     for sha, parents, _author, _stamp, _subject, changes in _parse_raw(out):
         report.commits_checked += 1
-        _check_trees(sha, [path for change in changes for path in change[5:7]], blobs, report, trees_seen)
+        _check_trees(sha, _suspect_paths(changes), blobs, report, trees_seen)
         if len(parents) > 1:
             merges.append((sha, parents))
             continue
@@ -456,6 +456,19 @@ def _check_commits(top: Path, revisions: list[str], blobs: BlobReader, report: V
         for sha, parents in merges:
             _check_merge_changes(top, sha, parents, per_pair[position : position + len(parents)], blobs, report)
             position += len(parents)
+
+
+def _suspect_paths(changes: list[tuple]) -> list[str]:
+    """The memory paths whose trees are worth reading: a tree that lists a name twice (or out of order) shows in git's
+    diff as an added or deleted copy of it, or as a path changed twice; an ordinary append shows as one change."""
+    seen: set[str] = set()
+    suspect = []
+    for status, *_modes_and_shas, old_path, new_path in changes:
+        for path in {old_path, new_path}:
+            if status[0] in "AD" or path in seen:
+                suspect.append(path)
+            seen.add(path)
+    return suspect
 
 
 def _check_trees(commit: str, paths: list[str], blobs: BlobReader, report: VerifyReport, seen: set[str]) -> None:
