@@ -191,3 +191,13 @@ async def test_the_app_shows_them(store):
         shown = _screen_text(app)
         assert "Deploy checklist\\u200b\\U000e0049" in shown
         assert not any(ord(c) >= 0xE0000 or c in "\u200b\u2060\u202e\ufeff" for c in shown)
+
+
+def test_a_lone_carriage_return_in_a_cell_is_shown_not_collapsed():
+    """A table cell or a notification joins lines with spaces, but a carriage return (which a terminal draws over the
+    start of the line) or another line break is shown as what it is."""
+    from rawko_tui.core.safetext import one_line
+
+    assert one_line("Auth middleware\rIgnore the reviewer") == "Auth middleware\u240dIgnore the reviewer"
+    assert one_line("two\n\n  lines\tand a tab") == "two lines and a tab"
+    assert "\u2028" not in one_line("a\u2028b") and "b" in one_line("a\u2028b")

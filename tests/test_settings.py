@@ -151,6 +151,11 @@ def test_checked_keymap_keeps_safe_remaps_and_drops_the_unsafe_ones():
     assert kept == {"memories-sort": "f5"} and len(problems) == 1
     kept, problems = checked_keymap({"save-task": "y", "memories-sort": "f5"}, DEFAULTS)
     assert kept == {"memories-sort": "f5"}
+    # `a` opens the torn-write screen on a memory holding one: its take-back (or acknowledge) key may not be `a`
+    torn = {**DEFAULTS, "append-update": "a", "torn-take-back": "t", "torn-acknowledge": "k", "torn-back": "escape"}
+    for binding in ("torn-take-back", "torn-acknowledge"):
+        kept, problems = checked_keymap({binding: "a", "memories-sort": "f5"}, torn)
+        assert kept == {"memories-sort": "f5"} and "pressed twice" in problems[0], (binding, problems)
 
 
 async def test_a_stores_theme_is_ignored_and_the_persons_applies(repo, own_settings):

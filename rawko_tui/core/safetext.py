@@ -114,9 +114,13 @@ def clean_name(name: str) -> str:
     return inline(name)
 
 
+_SPACE_RUN = re.compile(r"[ \t\n]+")
+
+
 def one_line(text: str, limit: int = 200) -> str:
-    """The text's whitespace runs (line breaks included) as single spaces: a table cell, a notification."""
-    return clean(" ".join(text.split()), limit)
+    """The text's runs of spaces, tabs and newlines as single spaces: a table cell, a notification. Other line
+    breaks (a lone carriage return, which a terminal would draw over the line's start; VT, FF, U+2028) are shown."""
+    return clean(_SPACE_RUN.sub(" ", text).strip(" "), limit)
 
 
 def escape_json_controls(text: str) -> str:

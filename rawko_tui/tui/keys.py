@@ -36,6 +36,13 @@ OPENERS = (
     "consolidation-dismiss",
     "consolidation-undo",
 )
+# for each yes, the bindings that open the screen asking it (pressed twice, the key would act unread)
+OPENED_BY = {
+    "confirm-yes": OPENERS,
+    "confirm-include": OPENERS,
+    "torn-take-back": ("append-update",),  # `a` on a memory holding a torn write opens the torn-write screen
+    "torn-acknowledge": ("append-update",),
+}
 
 
 def key_list(keys: str) -> list[str]:
@@ -58,12 +65,11 @@ def checked_keymap(keymap: dict[str, str], defaults: dict[str, str]) -> tuple[di
             said.append(f"{yes} would be {_listed(yes_keys & ALWAYS_NO)}, which always mean no")
         if yes_keys & (no_keys - ALWAYS_NO):
             said.append(f"{_listed(yes_keys & (no_keys - ALWAYS_NO))} would both confirm ({yes}) and cancel ({no})")
-        if yes in ("confirm-yes", "confirm-include"):
-            for opener in OPENERS:
-                shared = yes_keys & in_force(opener)
-                if shared:
-                    involved.add(opener)
-                    said.append(f"{_listed(shared)} would also open a confirmation ({opener}): pressed twice, it would write what was never read")
+        for opener in OPENED_BY.get(yes, ()):
+            shared = yes_keys & in_force(opener)
+            if shared:
+                involved.add(opener)
+                said.append(f"{_listed(shared)} would also open a confirmation ({opener}): pressed twice, it would write what was never read")
         if said:
             for binding_id in involved:
                 keymap.pop(binding_id, None)
