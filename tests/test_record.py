@@ -385,7 +385,8 @@ def test_a_write_killed_before_its_first_byte_is_no_torn_write_and_its_record_go
 
 
 def test_journal_records_naming_anything_but_a_memory_of_the_store_are_ignored_and_reported(repo, tmp_path):
-    """A stranger's clone commits records that name /dev/zero, a path outside the store, /dev/stdin, and a link."""
+    """A stranger's clone commits records that name /dev/zero, a path outside the store, /dev/stdin, and a link:
+    committed, none is even opened; left in the working copy untracked (as an agent could), each is read and refused."""
     journal = repo / ".rawko" / ".write-journal"
     journal.mkdir()
     names = ("/dev/zero", "../../outside.md", "/dev/stdin")
@@ -401,21 +402,31 @@ def test_journal_records_naming_anything_but_a_memory_of_the_store_are_ignored_a
 
         resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
 
-    said = {}
-    for command in (["lint", "--json"], ["verify", "--json"], ["torn", "other"]):
-        proc = subprocess.run(
-            [sys.executable, "-m", "rawko_tui", command[0], *command[1:], str(repo)],
-            stdin=subprocess.PIPE,  # never closed: a read of /dev/stdin would wait for ever
-            capture_output=True,
-            timeout=120,
-            preexec_fn=limit_memory,
-        )
-        assert proc.returncode in (0, 1) and b"Traceback" not in proc.stderr, proc.stderr
-        assert b"torn-entry" not in proc.stdout
-        said[command[0]] = proc.stdout.decode()
+    def run_all() -> dict:
+        said = {}
+        for command in (["lint", "--json"], ["verify", "--json"], ["torn", "other"]):
+            proc = subprocess.run(
+                [sys.executable, "-m", "rawko_tui", command[0], *command[1:], str(repo)],
+                stdin=subprocess.PIPE,  # never closed: a read of /dev/stdin would wait for ever
+                capture_output=True,
+                timeout=120,
+                preexec_fn=limit_memory,
+            )
+            assert proc.returncode in (0, 1) and b"Traceback" not in proc.stderr, proc.stderr
+            assert b"torn-entry" not in proc.stdout
+            said[command[0]] = proc.stdout.decode()
+        return said
+
+    said = run_all()
+    came = "a write-journal record the last commit holds: it came with the repository's history, not from a write on this machine; ignored"
+    for name in ("0.json", "1.json", "2.json", "3.write", "4.json"):
+        assert f"note: .rawko/.write-journal/{name}: {came}" in said["torn"]
+    git(repo, "rm", "-q", "--cached", "-r", ".rawko/.write-journal")  # untracked now, as an agent in the working copy could leave them
+    git(repo, "commit", "-q", "--no-verify", "-m", "the journal is no longer committed")
+    said = run_all()
     ignored = {f["path"] for f in json.loads(said["lint"])["findings"] if f["code"] == "journal-ignored"}
     assert {f".rawko/.write-journal/{i}.json" for i in range(3)} | {".rawko/.write-journal/3.write"} <= ignored  # lint says so too
-    notes = proc.stdout.decode()
+    notes = said["torn"]
     for i, name in enumerate(names):
         assert f"note: .rawko/.write-journal/{i}.json: a write-journal record naming {name!r}, which is not a memory file of this store: ignored" in notes
     assert "note: .rawko/.write-journal/3.write: a write-journal record naming '/dev/zero'" in notes

@@ -35,6 +35,7 @@ OPENERS = (
     "consolidation-retire",
     "consolidation-dismiss",
     "consolidation-undo",
+    "torn-commit",
 )
 
 
