@@ -105,7 +105,10 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
 
     Bytes another writer appended to a target since its last commit are shown
     apart, as not written by rawko-tui: they are committed only with ``i``
-    (the commit message names them), never by ``y`` alone.
+    (the commit message names them), never by ``y`` alone.  Every byte that
+    would be committed is shown (the pane scrolls; a byte that is not UTF-8 as
+    an escape); past ``SHOWN_BYTES`` or ``SHOWN_LINES`` neither key is offered
+    and the dialog says what prints every byte instead.
 
     ``name_field`` adds one input (e.g. a saved task's name) from which
     ``planner`` re-plans the writes as the person types.  ``impact`` is
