@@ -1012,10 +1012,11 @@ def _show_and_check(args, root, writes, ask_on_warnings: bool = False) -> bool:
         _write("Not written: the result has lint errors (use --force to write it anyway).\n")
         return False
     if foreign and not getattr(args, "no_commit", False) and not getattr(args, "include_uncommitted", False):
+        whose = "that another writer appended" if not any(w.own_torn for w in foreign) else "appended since the last commit (named above)"
         why = (
-            "the bytes above that another writer appended are not committed, and rawko-tui commits only what it shows "
+            f"the bytes above {whose} are not committed, and rawko-tui commits only what it shows "
             "as its own. Commit them first, or use --include-uncommitted to commit them with this entry (the commit message names "
-            "them as not written by rawko-tui)."
+            "another writer's as not written by rawko-tui)."
         )
         if getattr(args, "dry_run", False):
             _write(f"Note: without --include-uncommitted this would not be written: {why}\n")
@@ -1194,7 +1195,7 @@ def cmd_torn(args) -> int:
         where = acknowledge(root, torn, args.by or person_name(root))
         _write(
             f"Acknowledged {torn.describe()} in {torn.rel_path} (recorded in {where}). Its {torn.arrived:,} bytes stay in the file; "
-            "the next append shows them as uncommitted bytes rawko-tui did not write, and commits them only with --include-uncommitted.\n"
+            "the next append shows them, uncommitted, as the torn part of an interrupted rawko-tui write, and commits them only with --include-uncommitted.\n"
         )
         return EXIT_OK
     if torn.removable is None:

@@ -367,10 +367,24 @@ def test_torn_bytes_another_writer_appended_after_are_kept_and_the_acknowledgeme
     acks = list((repo / ".git" / "rawko-tui-journal").glob("*.ack"))
     assert len(acks) == 1 and json.loads(acks[0].read_text())["by"] == "Ada"  # the acknowledgement is itself a record
     assert not torn_findings(repo)
-    # its bytes and the agent's are uncommitted bytes rawko-tui did not write: shown, and committed only when chosen
+    # its bytes and the agent's are uncommitted, shown, and committed only when chosen; the torn part is rawko-tui's own,
+    # never said to be another writer's: only the agent's bytes are named as not written by rawko-tui
+    torn = len(after) - len(before) - len(AGENT_ENTRY)
+    torn_span, agent_span = f"bytes {len(before):,}-{len(before) + torn - 1:,}", f"bytes {len(before) + torn:,}-{len(after) - 1:,}"
     assert append(repo) == 1
+    out = capsys.readouterr().out
+    assert f"{torn:,} of them (lines 11-" in out and f"{torn_span}) are the torn part of an interrupted rawko-tui write, which you acknowledged" in out
+    assert f"the other {len(AGENT_ENTRY)} (lines " in out and f"{agent_span}) another writer appended, not rawko-tui" in out
     assert append(repo, "--include-uncommitted") == 0
-    assert f"{len(after) - len(before):,} bytes (lines 11-" in git(repo, "log", "-1", "--format=%B")
+    message = git(repo, "log", "-1", "--format=%B")
+    trailers = [line for line in message.splitlines() if line.startswith("Not-written-by-rawko-tui:")]
+    assert len(trailers) == 1 and trailers[0].endswith(agent_span)
+    assert f"{torn:,} bytes (lines 11-" in message and "are the torn part of an interrupted rawko-tui write, which the person acknowledged" in message
+    # the memory view credits the agent's entry to no one who did not write it, and rawko-tui's torn bytes to the commit
+    from rawko_tui.core.history import file_history
+
+    offsets = load_store(repo).file("ci-workflow-yaml-layout.md").entry_offsets()
+    assert file_history(repo, ".rawko/memories/ci-workflow-yaml-layout.md", offsets).entry_not_written_by_committer == [False, False, True, False]
 
 
 def test_a_write_killed_before_its_first_byte_is_no_torn_write_and_its_record_goes(repo, capsys):

@@ -517,9 +517,12 @@ class PlannedWrite:
     in_git: bool = False  # planned against a git repository (the fields below are meaningful)
     committed: str | None = None  # the file's blob at HEAD when planned (None: not in HEAD)
     committed_size: int = 0  # its length: where the bytes not yet committed begin
-    foreign: bytes = b""  # bytes appended since that commit by another writer, not by rawko-tui
+    foreign: bytes = b""  # bytes appended since that commit by another writer (or a torn write of rawko-tui's: ``own_torn``)
     foreign_lines: tuple[int, int] = (0, 0)
     include_foreign: bool = False  # the person chose to commit them with this write
+    # byte ranges (start, end) of the file, in committed form, inside ``foreign`` that are the torn part of an interrupted
+    # rawko-tui write the person acknowledged: rawko-tui's own, never said to be another writer's
+    own_torn: tuple[tuple[int, int], ...] = ()
     record: str = ""  # kind ``commit``: the journal record of the interrupted write it commits
     line: int = 0  # kind ``commit``: the line its entry starts on
 
@@ -544,25 +547,63 @@ class PlannedWrite:
                 "from a write that was stopped before its commit (nothing is written to the file)"
             )
             if self.foreign:
-                line += f"; {len(self.foreign):,} bytes before it are not committed and not written by rawko-tui: {self.foreign_where()}"
+                line += f"; {len(self.foreign):,} bytes before it are not committed: {self._whose()}"
             return line
         before = self.seen.size if self.seen else 0
         line = f"appends {len(self.data):,} bytes to {self.rel_path}, after its {before:,} bytes"
         if self.foreign:
-            line += f" ({len(self.foreign):,} of them not committed and not written by rawko-tui: {self.foreign_where()})"
+            line += f" ({len(self.foreign):,} of them not committed: {self._whose()})"
         return line
 
-    def foreign_where(self) -> str:
-        first, last = self.foreign_lines
+    def _whose(self) -> str:
+        """Who wrote the uncommitted bytes, part by part."""
+        others, own = self.foreign_parts(own=False), self.foreign_parts(own=True)
+        said = [f"not written by rawko-tui: {'; '.join(self.where(s, e) for s, e in others)}"] if others else []
+        said += [f"the torn part of an interrupted rawko-tui write, acknowledged: {'; '.join(self.where(s, e) for s, e in own)}"] if own else []
+        return "; ".join(said)
+
+    def foreign_parts(self, own: bool) -> list[tuple[int, int]]:
+        """The byte ranges of ``foreign`` (in the file, committed form) that are rawko-tui's acknowledged torn bytes (``own``) or another writer's."""
+        end = self.committed_size + len(self.foreign)
+        at, parts = self.committed_size, []
+        for start, stop in sorted(self.own_torn):
+            start, stop = max(start, at), min(stop, end)
+            if start >= stop:
+                continue
+            if start > at and not own:
+                parts.append((at, start))
+            if own:
+                parts.append((start, stop))
+            at = stop
+        if at < end and not own:
+            parts.append((at, end))
+        return parts
+
+    def where(self, start: int, end: int) -> str:
+        """Bytes ``start`` to ``end`` (exclusive) of ``foreign``'s part of the file, as lines and bytes."""
+        offset = start - self.committed_size
+        first = self.foreign_lines[0] + self.foreign[:offset].count(b"\n")
+        last = first + self.foreign[offset : end - self.committed_size].rstrip(b"\n").count(b"\n")
         lines = f"line {first}" if first == last else f"lines {first}-{last}"
-        return f"{lines}, bytes {self.committed_size:,}-{self.committed_size + len(self.foreign) - 1:,}"
+        return f"{lines}, bytes {start:,}-{end - 1:,}"
+
+    def foreign_where(self) -> str:
+        return self.where(self.committed_size, self.committed_size + len(self.foreign))
 
     def foreign_note(self) -> str:
-        """What the confirmation says of bytes another writer appended since the last commit."""
-        return (
-            f"{self.rel_path} holds {len(self.foreign):,} bytes ({self.foreign_where()}) appended since the last commit "
-            "by another writer; rawko-tui did not write them"
+        """What the confirmation says of bytes appended since the last commit that rawko-tui is not committing as this write's."""
+        said = f"{self.rel_path} holds {len(self.foreign):,} bytes ({self.foreign_where()}) appended since the last commit"
+        own = self.foreign_parts(own=True)
+        if not own:
+            return said + " by another writer; rawko-tui did not write them"
+        others = self.foreign_parts(own=False)
+        said += (
+            f": {sum(e - s for s, e in own):,} of them ({'; '.join(self.where(s, e) for s, e in own)}) are the torn part of an interrupted "
+            "rawko-tui write, which you acknowledged"
         )
+        if others:
+            said += f"; the other {sum(e - s for s, e in others):,} ({'; '.join(self.where(s, e) for s, e in others)}) another writer appended, not rawko-tui"
+        return said
 
 
 def _store_rel(root: Path, path: Path) -> str:
@@ -681,6 +722,7 @@ def _plan_against_git(root: Path, rel_path: str, kind: str, make_data, may_creat
         committed_size=len(committed.data),
         foreign=foreign,
         foreign_lines=_line_span(committed.data, foreign) if foreign else (0, 0),
+        own_torn=_own_torn(root, rel_path, current, committed.data, conversion) if foreign and rel_path.startswith(_MEMORIES_PREFIX) else (),
     )
 
 
@@ -986,16 +1028,22 @@ def _parse_record(journal: _Journal, name: str, header: dict, data: bytes | None
     return _Record(journal, name, path[len(journal.prefix) :], offset, length, digest, data, pid, commit, header.get("create") is True)
 
 
-def _survey(root: Path) -> tuple[list[TornWrite], list[tuple[str, str]]]:
-    """The unresolved interrupted writes of the store, and the journal records ignored (where, why)."""
+@dataclass(frozen=True)
+class _Survey:
+    torn: list[TornWrite]  # interrupted writes not resolved
+    acknowledged: list[TornWrite]  # torn writes a person acknowledged, their bytes still uncommitted
+    ignored: list[tuple[str, str]]  # (where, why) of records that are no evidence of a write here
+
+
+def _survey(root: Path) -> _Survey:
+    """The store's interrupted writes, resolved or not, and the journal records ignored."""
     root = Path(root)
     repo = _Repo.of(root)
     records, acknowledged, ignored = _read_records(root, repo)
     found: list[TornWrite] = []
+    seen: list[TornWrite] = []
     busy: bool | None = None
     for record in records:
-        if record.file in acknowledged:
-            continue
         judged = _judge(root, repo, record)
         if isinstance(judged, str):
             if not record.journal.owned:  # in this version's own journal, a record of committed bytes is simply settled
@@ -1003,12 +1051,25 @@ def _survey(root: Path) -> tuple[list[TornWrite], list[tuple[str, str]]]:
             continue
         if judged is None:
             continue
+        if record.file in acknowledged:
+            seen.append(judged)
+            continue
         if record.pid is not None:
             busy = _locked_by_another(root) if busy is None else busy
             if busy and _alive(record.pid):
                 continue  # a write under way (its commit, and its hooks, still to come), not an interrupted one
         found.append(judged)
-    return found, ignored
+    return _Survey(found, seen, ignored)
+
+
+def _own_torn(root: Path, rel_path: str, current: bytes, committed: bytes, conversion) -> tuple[tuple[int, int], ...]:
+    """The ranges of the file (committed form) that are torn parts of rawko-tui writes a person acknowledged."""
+    spans = []
+    for torn in _survey(root).acknowledged:
+        if torn.rel_path == rel_path and torn.kind == TORN:
+            start = len(conversion.to_git(current[: torn.offset], committed))
+            spans.append((start, len(conversion.to_git(current[: torn.offset + torn.arrived], committed))))
+    return tuple(sorted(spans))
 
 
 def _alive(pid: int) -> bool:
@@ -1121,7 +1182,7 @@ def _forget_settled(root: Path, repo: "_Repo | None") -> None:
 
 def torn_writes(root: Path) -> list[TornWrite]:
     """Every write that began and never finished (torn, or written but never committed), and is not resolved."""
-    return _survey(root)[0]
+    return _survey(root).torn
 
 
 def interrupted_writes(root: Path) -> list[tuple[str, str]]:
@@ -1132,7 +1193,7 @@ def interrupted_writes(root: Path) -> list[tuple[str, str]]:
 def journal_problems(root: Path) -> list[tuple[str, str]]:
     """(where, why) for every write-journal record that was ignored: unreadable, naming no memory file of this store,
     committed to the repository, or describing bytes the last commit holds."""
-    return _survey(root)[1]
+    return _survey(root).ignored
 
 
 def take_back(root: Path, torn: TornWrite) -> bytes:
@@ -1245,6 +1306,7 @@ def plan_commit(root: Path, torn: TornWrite) -> PlannedWrite:
         committed_size=len(committed.data),
         foreign=foreign,
         foreign_lines=_line_span(committed.data, foreign) if foreign else (0, 0),
+        own_torn=_own_torn(root, torn.rel_path, current, committed.data, conversion) if foreign else (),
         record=torn.record,
         line=torn.line,
     )
@@ -1646,6 +1708,8 @@ def _precheck(root: Path, repo: "_Repo | None", write: PlannedWrite, committing:
             raise ChangedSinceShown(write.rel_path, "a commit changed it since (HEAD moved)")
         if fresh.foreign != write.foreign:
             raise ChangedSinceShown(write.rel_path, "git now reads its uncommitted bytes differently")
+        if fresh.own_torn != write.own_torn:
+            raise ChangedSinceShown(write.rel_path, "which of its uncommitted bytes rawko-tui wrote is known differently now")
         if committing and write.foreign and not write.include_foreign:
             raise WriteError(
                 f"{write.foreign_note()}: committed only when you choose to include them; nothing was written"
@@ -1836,12 +1900,23 @@ def _message(repo: _Repo, applied: list[_Applied], action: str, summary: str) ->
     body = summary + "\n\n" if summary else ""
     foreign = [a.write for a in applied if a.write.include_foreign and a.write.foreign]
     for write in foreign:
-        body += (
-            f"{clean_name(repo.path(write.rel_path))}: {len(write.foreign):,} bytes ({write.foreign_where()}) were appended "
-            "since the last commit by another writer, not by rawko-tui; the person committing chose to include them.\n\n"
-        )
+        path = clean_name(repo.path(write.rel_path))
+        others, own = write.foreign_parts(own=False), write.foreign_parts(own=True)
+        if others:
+            body += (
+                f"{path}: {sum(e - s for s, e in others):,} bytes ({'; '.join(write.where(s, e) for s, e in others)}) were appended "
+                "since the last commit by another writer, not by rawko-tui; the person committing chose to include them.\n\n"
+            )
+        if own:
+            body += (
+                f"{path}: {sum(e - s for s, e in own):,} bytes ({'; '.join(write.where(s, e) for s, e in own)}) are the torn part of an "
+                "interrupted rawko-tui write, which the person acknowledged and chose to include.\n\n"
+            )
     trailers = f"Action: {action}\n" + "".join(f"Memory: {clean_name(repo.path(a.write.rel_path))}\n" for a in applied)
-    trailers += "".join(f"Not-written-by-rawko-tui: {clean_name(repo.path(w.rel_path))} {w.foreign_where()}\n" for w in foreign)
+    # one trailer per range another writer appended (history credits those entries to no one who did not write them)
+    trailers += "".join(
+        f"Not-written-by-rawko-tui: {clean_name(repo.path(w.rel_path))} {w.where(s, e)}\n" for w in foreign for s, e in w.foreign_parts(own=False)
+    )
     return f"rawko-tui: {action} {names}\n\n{body}{trailers}"
 
 

@@ -135,6 +135,8 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
         self.impact = impact
         self.name_field = name_field
         self.planner = planner
+        self._measured: list[PlannedWrite] | None = None
+        self._too_large = True
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box"):
@@ -162,8 +164,26 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
 
     @property
     def too_large(self) -> bool:
-        """More bytes than the dialog shows: then nothing is written from it (rawko-tui commits nothing unseen)."""
-        return too_many(*(piece for w in self.writes for piece in (w.foreign, w.data)))
+        """More bytes than the dialog shows: then nothing is written from it (rawko-tui commits nothing unseen).
+
+        What is shown of a rewritten settings file is its diff, so that is what counts for it.
+        """
+        if self._measured is not self.writes:  # measured once per plan: bindings are checked on every refresh
+            shown = []
+            for write in self.writes:
+                shown.append(write.foreign)
+                shown.append(str(shown_bytes(write, self._before(write))).encode("utf-8", "surrogateescape") if write.kind == "replace" else write.data)
+            self._too_large, self._measured = too_many(*shown), self.writes
+        return self._too_large
+
+    def _before(self, write: PlannedWrite) -> bytes:
+        """A rewritten file as it is now (what its diff is against)."""
+        if write.kind != "replace":
+            return b""
+        try:
+            return read_current(self.app.root, write.rel_path) or b""
+        except WriteError:
+            return b""
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action in ("confirm", "include") and self.too_large:
@@ -183,13 +203,7 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
                 text.append_text(cut_bytes(write.foreign, "yellow", keep))
                 text.append("\n")
             text.append(clean(write.describe()) + "\n", "bold cyan")
-            before = b""
-            if write.kind == "replace":  # the diff is against the file as it is now
-                try:
-                    before = read_current(self.app.root, write.rel_path) or b""
-                except WriteError:
-                    pass
-            text.append_text(shown_bytes(write, before, keep))
+            text.append_text(shown_bytes(write, self._before(write), keep))  # a rewritten file: the diff against it as it is now
             text.append("\n")
         self.query_one("#confirm-bytes", Static).update(text)
         # the keys in force (a person's keymap may have moved them), never fixed text
@@ -199,7 +213,8 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
         elif self.foreign:
             keys = Text.assemble(
                 *keys_named(self.app, ConfirmWrite, "confirm-include"),
-                " writes this and commits it together with the bytes marked ⚠ (the commit message says rawko-tui did not write them) · ",
+                " writes this and commits it together with the bytes marked ⚠ (the commit message names them as above: "
+                "another writer's as not written by rawko-tui) · ",
                 *yes,
                 " alone writes nothing here · ",
                 *no,
@@ -268,7 +283,7 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
         if self.foreign:
             names = ", ".join(w.rel_path for w in self.foreign)
             self.notify(
-                clean(f"{names} holds bytes another writer appended since the last commit: i commits them with yours, named as not written by rawko-tui; n goes back."),
+                clean(f"{names} holds uncommitted bytes that are not this write's (marked ⚠): i commits them with yours, named as the dialog names them; n goes back."),
                 severity="warning",
                 timeout=8,
             )

@@ -907,6 +907,7 @@ class TornWriteScreen(ModalScreen[bool]):
         super().__init__()
         self.root = root
         self.torn = torn
+        self._too_large: bool | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box"):
@@ -923,7 +924,10 @@ class TornWriteScreen(ModalScreen[bool]):
 
     @property
     def too_large(self) -> bool:
-        return self.shown is not None and too_many(self.shown)
+        """More bytes than this screen shows: nothing is taken back or committed from it."""
+        if self._too_large is None:  # measured once: bindings are checked on every refresh
+            self._too_large = self.shown is not None and too_many(self.shown)
+        return self._too_large
 
     def on_mount(self) -> None:
         torn = self.torn
@@ -1013,7 +1017,10 @@ class TornWriteScreen(ModalScreen[bool]):
             note = f"Took back {len(removed):,} bytes from {self.torn.rel_path}: it is as it was before the interrupted write."
         else:
             where = acknowledge(self.root, self.torn, person_name(self.root))
-            note = f"Acknowledged the interrupted write in {self.torn.rel_path} (recorded in {where}); its bytes stay in the file."
+            note = (
+                f"Acknowledged the interrupted write in {self.torn.rel_path} (recorded in {where}); its bytes stay in the file, "
+                "shown as rawko-tui's torn bytes and committed only with i."
+            )
         self.app.call_from_thread(self._resolved, note)
 
     def _resolved(self, note: str) -> None:
