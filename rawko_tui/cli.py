@@ -1012,7 +1012,7 @@ def _show_and_check(args, root, writes, ask_on_warnings: bool = False) -> bool:
         _write("Not written: the result has lint errors (use --force to write it anyway).\n")
         return False
     if foreign and not getattr(args, "no_commit", False) and not getattr(args, "include_uncommitted", False):
-        whose = "that another writer appended" if not any(w.own_torn for w in foreign) else "appended since the last commit (named above)"
+        whose = "that another writer appended" if not any(w.own for w in foreign) else "appended since the last commit (named above)"
         why = (
             f"the bytes above {whose} are not committed, and rawko-tui commits only what it shows "
             "as its own. Commit them first, or use --include-uncommitted to commit them with this entry (the commit message names "

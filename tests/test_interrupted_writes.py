@@ -235,3 +235,22 @@ def test_an_untracked_record_claiming_an_agents_bytes_for_rawko_tui_is_not_belie
     assert main(["append", NAME, str(repo), "--body", "a note", "--include-uncommitted"]) == 0
     assert "rawko-tui did not write them" in capsys.readouterr().out  # still another writer's bytes, and said so
     assert f"Not-written-by-rawko-tui: .rawko/memories/{NAME}" in git(repo, "log", "-1", "--format=%B")
+
+
+def test_an_entry_written_with_no_commit_stays_rawko_tuis_own_when_a_later_write_commits_it(tmp_path, capsys):
+    root = make_repo(tmp_path, files=FILES)
+    assert main(["append", "m.md", str(root), "--body", "written now, committed later", "--no-commit"]) == 0
+    assert not torn_findings(root) and main(["verify", str(root)]) == 0  # the person's choice, not a problem
+    capsys.readouterr()
+    assert main(["append", "m.md", str(root), "--body", "the next entry"]) == 1  # not this write's bytes: committed only when included
+    note = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("--- .rawko/memories/m.md holds"))
+    assert "are rawko-tui's own entry, written with --no-commit and not committed since" in note and "another writer" not in note
+    assert main(["append", "m.md", str(root), "--body", "the next entry", "--include-uncommitted"]) == 0
+    message = git(root, "log", "-1", "--format=%B")
+    assert "Not-written-by-rawko-tui" not in message and "are rawko-tui's own entry, written with --no-commit" in message
+    from rawko_tui.core.history import file_history
+
+    offsets = load_store(root).file("m.md").entry_offsets()
+    assert file_history(root, ".rawko/memories/m.md", offsets).entry_not_written_by_committer == [False, False, False]
+    assert not list((root / ".git" / "rawko-tui-journal").glob("*.write")) or main(["append", "m.md", str(root), "--body", "x"]) == 0
+    assert not list((root / ".git" / "rawko-tui-journal").glob("*.write"))  # committed: the records are gone

@@ -374,7 +374,7 @@ def test_torn_bytes_another_writer_appended_after_are_kept_and_the_acknowledgeme
     assert append(repo) == 1
     out = capsys.readouterr().out
     assert f"{torn:,} of them (lines 11-" in out and f"{torn_span}) are the torn part of an interrupted rawko-tui write, which you acknowledged" in out
-    assert f"the other {len(AGENT_ENTRY)} (lines " in out and f"{agent_span}) another writer appended, not rawko-tui" in out
+    assert f"; {len(AGENT_ENTRY)} of them (lines " in out and f"{agent_span}) were appended by another writer, not rawko-tui" in out
     assert append(repo, "--include-uncommitted") == 0
     message = git(repo, "log", "-1", "--format=%B")
     trailers = [line for line in message.splitlines() if line.startswith("Not-written-by-rawko-tui:")]

@@ -517,12 +517,13 @@ class PlannedWrite:
     in_git: bool = False  # planned against a git repository (the fields below are meaningful)
     committed: str | None = None  # the file's blob at HEAD when planned (None: not in HEAD)
     committed_size: int = 0  # its length: where the bytes not yet committed begin
-    foreign: bytes = b""  # bytes appended since that commit by another writer (or a torn write of rawko-tui's: ``own_torn``)
+    foreign: bytes = b""  # bytes appended since that commit that are not this write's: another writer's, unless ``own`` says otherwise
     foreign_lines: tuple[int, int] = (0, 0)
     include_foreign: bool = False  # the person chose to commit them with this write
-    # byte ranges (start, end) of the file, in committed form, inside ``foreign`` that are the torn part of an interrupted
-    # rawko-tui write the person acknowledged: rawko-tui's own, never said to be another writer's
-    own_torn: tuple[tuple[int, int], ...] = ()
+    # byte ranges (start, end, what) of the file, in committed form, inside ``foreign`` that rawko-tui wrote: ``torn``, the torn
+    # part of an interrupted write the person acknowledged, or ``no-commit``, an entry written with --no-commit. Never said
+    # to be another writer's
+    own: tuple[tuple[int, int, str], ...] = ()
     record: str = ""  # kind ``commit``: the journal record of the interrupted write it commits
     line: int = 0  # kind ``commit``: the line its entry starts on
 
@@ -557,27 +558,38 @@ class PlannedWrite:
 
     def _whose(self) -> str:
         """Who wrote the uncommitted bytes, part by part."""
-        others, own = self.foreign_parts(own=False), self.foreign_parts(own=True)
-        said = [f"not written by rawko-tui: {'; '.join(self.where(s, e) for s, e in others)}"] if others else []
-        said += [f"the torn part of an interrupted rawko-tui write, acknowledged: {'; '.join(self.where(s, e) for s, e in own)}"] if own else []
+        said = []
+        for whose, parts in self._grouped():
+            said.append(f"{_OWN_WORDS.get(whose, 'not written by rawko-tui')}: {'; '.join(self.where(s, e) for s, e in parts)}")
         return "; ".join(said)
 
-    def foreign_parts(self, own: bool) -> list[tuple[int, int]]:
-        """The byte ranges of ``foreign`` (in the file, committed form) that are rawko-tui's acknowledged torn bytes (``own``) or another writer's."""
+    def foreign_parts(self) -> list[tuple[int, int, str]]:
+        """``foreign`` cut into byte ranges of the file (committed form), each with whose it is: ``other`` (another
+        writer's), or what rawko-tui wrote (``torn``, ``no-commit``)."""
         end = self.committed_size + len(self.foreign)
         at, parts = self.committed_size, []
-        for start, stop in sorted(self.own_torn):
+        for start, stop, whose in sorted(self.own):
             start, stop = max(start, at), min(stop, end)
             if start >= stop:
                 continue
-            if start > at and not own:
-                parts.append((at, start))
-            if own:
-                parts.append((start, stop))
+            if start > at:
+                parts.append((at, start, "other"))
+            parts.append((start, stop, whose))
             at = stop
-        if at < end and not own:
-            parts.append((at, end))
+        if at < end:
+            parts.append((at, end, "other"))
         return parts
+
+    def _grouped(self) -> list[tuple[str, list[tuple[int, int]]]]:
+        """The parts of ``foreign`` by whose they are, in the order they come in the file."""
+        grouped: dict[str, list[tuple[int, int]]] = {}
+        for start, stop, whose in self.foreign_parts():
+            grouped.setdefault(whose, []).append((start, stop))
+        return list(grouped.items())
+
+    def others(self) -> list[tuple[int, int]]:
+        """The ranges of ``foreign`` another writer appended."""
+        return [(start, stop) for start, stop, whose in self.foreign_parts() if whose == "other"]
 
     def where(self, start: int, end: int) -> str:
         """Bytes ``start`` to ``end`` (exclusive) of ``foreign``'s part of the file, as lines and bytes."""
@@ -591,19 +603,24 @@ class PlannedWrite:
         return self.where(self.committed_size, self.committed_size + len(self.foreign))
 
     def foreign_note(self) -> str:
-        """What the confirmation says of bytes appended since the last commit that rawko-tui is not committing as this write's."""
+        """What the confirmation says of bytes appended since the last commit that are not this write's."""
         said = f"{self.rel_path} holds {len(self.foreign):,} bytes ({self.foreign_where()}) appended since the last commit"
-        own = self.foreign_parts(own=True)
-        if not own:
+        grouped = self._grouped()
+        if [whose for whose, _ in grouped] == ["other"]:
             return said + " by another writer; rawko-tui did not write them"
-        others = self.foreign_parts(own=False)
-        said += (
-            f": {sum(e - s for s, e in own):,} of them ({'; '.join(self.where(s, e) for s, e in own)}) are the torn part of an interrupted "
-            "rawko-tui write, which you acknowledged"
-        )
-        if others:
-            said += f"; the other {sum(e - s for s, e in others):,} ({'; '.join(self.where(s, e) for s, e in others)}) another writer appended, not rawko-tui"
-        return said
+        pieces = []
+        for whose, parts in grouped:
+            size = f"{sum(e - s for s, e in parts):,} of them ({'; '.join(self.where(s, e) for s, e in parts)})"
+            pieces.append(f"{size} were appended by another writer, not rawko-tui" if whose == "other" else f"{size} {_OWN_NOTE[whose]}")
+        return said + ": " + "; ".join(pieces)
+
+
+# what rawko-tui's own uncommitted bytes are, in a confirmation's words
+_OWN_WORDS = {"torn": "the torn part of an interrupted rawko-tui write, acknowledged", "no-commit": "rawko-tui's own entry, written with --no-commit"}
+_OWN_NOTE = {
+    "torn": "are the torn part of an interrupted rawko-tui write, which you acknowledged",
+    "no-commit": "are rawko-tui's own entry, written with --no-commit and not committed since",
+}
 
 
 def _store_rel(root: Path, path: Path) -> str:
@@ -722,7 +739,7 @@ def _plan_against_git(root: Path, rel_path: str, kind: str, make_data, may_creat
         committed_size=len(committed.data),
         foreign=foreign,
         foreign_lines=_line_span(committed.data, foreign) if foreign else (0, 0),
-        own_torn=_own_torn(root, rel_path, current, committed.data, conversion) if foreign and rel_path.startswith(_MEMORIES_PREFIX) else (),
+        own=_own_uncommitted(root, rel_path, current, committed.data, conversion) if foreign and rel_path.startswith(_MEMORIES_PREFIX) else (),
     )
 
 
@@ -804,6 +821,7 @@ _HEADER_LIMIT = 1 << 16
 
 TORN = "torn"  # part of an entry reached the file, and the rest never will
 UNCOMMITTED = "uncommitted"  # all of rawko-tui's entry reached the file, but the commit it was written for was never made
+DEFERRED = "no-commit"  # all of rawko-tui's entry reached the file, written with --no-commit: not a problem, but rawko-tui's own
 
 
 @dataclass(frozen=True)
@@ -818,6 +836,7 @@ class _Record:
     pid: int | None = None  # the process that wrote it (None: an older version's record)
     commit: bool = False  # the write was to be committed: its bytes are unfinished business until HEAD holds them
     create: bool = False  # the write created the file
+    deferred: bool = False  # written with --no-commit: rawko-tui's own bytes until HEAD holds them
 
 
 @dataclass(frozen=True)
@@ -875,10 +894,11 @@ def _new_record_name(suffix: str) -> str:
     return f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(4)}{suffix}"
 
 
-def _begin(root: Path, rel_path: str, offset: int, data: bytes, commit: bool = False, create: bool = False) -> tuple[_Journal, str]:
+def _begin(root: Path, rel_path: str, offset: int, data: bytes, commit: bool = False, create: bool = False, deferred: bool = False) -> tuple[_Journal, str]:
     """Record the write about to happen, in a record of its own, so an interrupted one is recognised later.
 
-    ``commit``: the write is to be committed, and its record stays until it is (``_settle``).
+    ``commit``: the write is to be committed, and its record stays until it is (``_settle``).  ``deferred``: written
+    with --no-commit; its record stays so that its bytes are known as rawko-tui's own until a commit holds them.
     """
     repo = _Repo.of(Path(root))
     journal = next(j for j in _journals(Path(root), repo) if j.owned)
@@ -892,6 +912,7 @@ def _begin(root: Path, rel_path: str, offset: int, data: bytes, commit: bool = F
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "commit": commit,
         "create": create,
+        "deferred": deferred,
     }
     name = _new_record_name(_RECORD)
     try:
@@ -1025,7 +1046,8 @@ def _parse_record(journal: _Journal, name: str, header: dict, data: bytes | None
     pid = pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 else None
     # only this version's own journal (the git dir: never cloned, never committed) can ask for a commit
     commit = header.get("commit") is True and journal.owned and data is not None
-    return _Record(journal, name, path[len(journal.prefix) :], offset, length, digest, data, pid, commit, header.get("create") is True)
+    deferred = header.get("deferred") is True and journal.owned and data is not None
+    return _Record(journal, name, path[len(journal.prefix) :], offset, length, digest, data, pid, commit, header.get("create") is True, deferred)
 
 
 @dataclass(frozen=True)
@@ -1033,6 +1055,7 @@ class _Survey:
     torn: list[TornWrite]  # interrupted writes not resolved
     acknowledged: list[TornWrite]  # torn writes a person acknowledged, their bytes still uncommitted
     ignored: list[tuple[str, str]]  # (where, why) of records that are no evidence of a write here
+    deferred: list[TornWrite]  # entries written with --no-commit, not committed since (kind DEFERRED): no problem, rawko-tui's own
 
 
 def _survey(root: Path) -> _Survey:
@@ -1042,6 +1065,7 @@ def _survey(root: Path) -> _Survey:
     records, acknowledged, ignored = _read_records(root, repo)
     found: list[TornWrite] = []
     seen: list[TornWrite] = []
+    deferred: list[TornWrite] = []
     busy: bool | None = None
     for record in records:
         judged = _judge(root, repo, record)
@@ -1051,6 +1075,9 @@ def _survey(root: Path) -> _Survey:
             continue
         if judged is None:
             continue
+        if judged.kind == DEFERRED:
+            deferred.append(judged)
+            continue
         if record.file in acknowledged:
             seen.append(judged)
             continue
@@ -1059,16 +1086,18 @@ def _survey(root: Path) -> _Survey:
             if busy and _alive(record.pid):
                 continue  # a write under way (its commit, and its hooks, still to come), not an interrupted one
         found.append(judged)
-    return _Survey(found, seen, ignored)
+    return _Survey(found, seen, ignored, deferred)
 
 
-def _own_torn(root: Path, rel_path: str, current: bytes, committed: bytes, conversion) -> tuple[tuple[int, int], ...]:
-    """The ranges of the file (committed form) that are torn parts of rawko-tui writes a person acknowledged."""
+def _own_uncommitted(root: Path, rel_path: str, current: bytes, committed: bytes, conversion) -> tuple[tuple[int, int, str], ...]:
+    """The ranges of the file (committed form) that rawko-tui wrote and no commit holds: the torn parts of interrupted
+    writes a person acknowledged (``torn``), and entries written with --no-commit (``no-commit``)."""
+    survey = _survey(root)
     spans = []
-    for torn in _survey(root).acknowledged:
-        if torn.rel_path == rel_path and torn.kind == TORN:
+    for torn in [t for t in survey.acknowledged if t.kind == TORN] + survey.deferred:
+        if torn.rel_path == rel_path:
             start = len(conversion.to_git(current[: torn.offset], committed))
-            spans.append((start, len(conversion.to_git(current[: torn.offset + torn.arrived], committed))))
+            spans.append((start, len(conversion.to_git(current[: torn.offset + torn.arrived], committed)), torn.kind))
     return tuple(sorted(spans))
 
 
@@ -1139,6 +1168,9 @@ def _judge(root: Path, repo: "_Repo | None", record: _Record) -> "TornWrite | st
                 return _COMMITTED_RECORD
     tail = current[record.offset : record.offset + record.length]
     complete = len(tail) == record.length and hashlib.sha256(tail).hexdigest() == record.sha256
+    if complete and record.deferred and repo is not None:
+        line = current[: record.offset].count(b"\n") + 1
+        return TornWrite(record.rel_path, record.file, record.offset, record.length, record.length, line, None, "", DEFERRED, tail, record.create)
     if complete and not (record.commit and repo is not None):
         return None  # it finished, and nothing was to commit it; only its record was left behind
     if complete:
@@ -1306,7 +1338,7 @@ def plan_commit(root: Path, torn: TornWrite) -> PlannedWrite:
         committed_size=len(committed.data),
         foreign=foreign,
         foreign_lines=_line_span(committed.data, foreign) if foreign else (0, 0),
-        own_torn=_own_torn(root, torn.rel_path, current, committed.data, conversion) if foreign else (),
+        own=_own_uncommitted(root, torn.rel_path, current, committed.data, conversion) if foreign else (),
         record=torn.record,
         line=torn.line,
     )
@@ -1342,7 +1374,7 @@ def append_entry(root: Path, name: str, entry: str, seen: Seen | None) -> Append
     return _append(Path(root), rel_path, lambda current: _utf8("\n\n" + entry if current else entry, "the entry"), seen, exact=False)
 
 
-def _append(root: Path, rel_path: str, make_data, seen: Seen | None, exact: bool, keep_record: bool = False) -> AppendResult:
+def _append(root: Path, rel_path: str, make_data, seen: Seen | None, exact: bool, keep_record: bool = False, deferred: bool = False) -> AppendResult:
     """Append ``make_data(current bytes)`` under the file's lock.
 
     ``exact``: the file must hold exactly what was seen (a planned write);
@@ -1371,7 +1403,7 @@ def _append(root: Path, rel_path: str, make_data, seen: Seen | None, exact: bool
                 )
             merged_after = len(current) - seen.size
         data = make_data(current)
-        journal, record = _begin(root, rel_path, len(current), data, commit=keep_record)
+        journal, record = _begin(root, rel_path, len(current), data, commit=keep_record and not deferred, deferred=keep_record and deferred)
         try:
             _write_all(fd, data)
             os.fsync(fd)
@@ -1443,7 +1475,7 @@ def create_memory(root: Path, title: str, entry: str, exact_name: str | None = N
     raise WriteError(f"no free file name for {stem!r}")
 
 
-def _create(root: Path, rel_path: str, data: bytes, keep_record: bool = False) -> "tuple[Path, tuple[_Journal, str] | None]":
+def _create(root: Path, rel_path: str, data: bytes, keep_record: bool = False, deferred: bool = False) -> "tuple[Path, tuple[_Journal, str] | None]":
     """A new file holding ``data`` (``O_EXCL``: an existing file or link is never written); FileExistsError when taken.
 
     Gives the path and, with ``keep_record`` (the file is to be committed), its journal record, kept until the commit.
@@ -1456,7 +1488,7 @@ def _create(root: Path, rel_path: str, data: bytes, keep_record: bool = False) -
         raise WriteError(f"{'/'.join(parts[:-1])} cannot be created ({exc.strerror or exc}); nothing was written") from None
     try:
         # recorded before the file exists: a write stopped at any point after is recognised
-        record = _begin(root, rel_path, 0, data, commit=keep_record, create=True)
+        record = _begin(root, rel_path, 0, data, commit=keep_record and not deferred, create=True, deferred=keep_record and deferred)
         try:
             fd = os.open(parts[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644, dir_fd=folder)
         except FileExistsError:
@@ -1648,7 +1680,8 @@ def apply_writes(root: Path, writes: list[PlannedWrite], action: str, summary: s
             try:
                 # a memory's bytes that are to be committed keep their journal record until HEAD holds them:
                 # a write stopped before its commit is then rawko-tui's own uncommitted entry, never another writer's bytes
-                record = _apply_one(root, write, keep_record=committing and write.memory_name is not None)
+                # (with --no-commit, kept so that they are known as rawko-tui's own bytes until a commit holds them)
+                record = _apply_one(root, write, keep_record=repo is not None and write.memory_name is not None, deferred=not and_commit)
             except WriteError as exc:
                 if applied and not _take_back_all(root, applied):
                     raise NotCommitted([root / a.write.rel_path for a in applied], f"{write.rel_path}: {exc}", "the next file could not be written") from None
@@ -1708,7 +1741,7 @@ def _precheck(root: Path, repo: "_Repo | None", write: PlannedWrite, committing:
             raise ChangedSinceShown(write.rel_path, "a commit changed it since (HEAD moved)")
         if fresh.foreign != write.foreign:
             raise ChangedSinceShown(write.rel_path, "git now reads its uncommitted bytes differently")
-        if fresh.own_torn != write.own_torn:
+        if fresh.own != write.own:
             raise ChangedSinceShown(write.rel_path, "which of its uncommitted bytes rawko-tui wrote is known differently now")
         if committing and write.foreign and not write.include_foreign:
             raise WriteError(
@@ -1717,15 +1750,16 @@ def _precheck(root: Path, repo: "_Repo | None", write: PlannedWrite, committing:
     return current
 
 
-def _apply_one(root: Path, write: PlannedWrite, keep_record: bool = False) -> "tuple[_Journal, str] | None":
-    """Write one planned write's bytes; gives its journal record when it is kept (``keep_record``) until the commit."""
+def _apply_one(root: Path, write: PlannedWrite, keep_record: bool = False, deferred: bool = False) -> "tuple[_Journal, str] | None":
+    """Write one planned write's bytes; gives its journal record when it is kept (``keep_record``) until the commit
+    (``deferred``: a commit someone makes later, --no-commit)."""
     if write.kind == "create":
         try:
-            return _create(root, write.rel_path, write.data, keep_record)[1]
+            return _create(root, write.rel_path, write.data, keep_record, deferred)[1]
         except FileExistsError:
             raise ChangedSinceShown(write.rel_path, "it was created by someone else") from None
     if write.kind == "append":
-        return _append(root, write.rel_path, lambda _current: write.data, write.seen, exact=True, keep_record=keep_record).record
+        return _append(root, write.rel_path, lambda _current: write.data, write.seen, exact=True, keep_record=keep_record, deferred=deferred).record
     if write.kind == "commit":
         return None  # its bytes are in the file already: only the commit is made
     replace_file(root, write)
@@ -1901,22 +1935,15 @@ def _message(repo: _Repo, applied: list[_Applied], action: str, summary: str) ->
     foreign = [a.write for a in applied if a.write.include_foreign and a.write.foreign]
     for write in foreign:
         path = clean_name(repo.path(write.rel_path))
-        others, own = write.foreign_parts(own=False), write.foreign_parts(own=True)
-        if others:
-            body += (
-                f"{path}: {sum(e - s for s, e in others):,} bytes ({'; '.join(write.where(s, e) for s, e in others)}) were appended "
-                "since the last commit by another writer, not by rawko-tui; the person committing chose to include them.\n\n"
-            )
-        if own:
-            body += (
-                f"{path}: {sum(e - s for s, e in own):,} bytes ({'; '.join(write.where(s, e) for s, e in own)}) are the torn part of an "
-                "interrupted rawko-tui write, which the person acknowledged and chose to include.\n\n"
-            )
+        for whose, parts in write._grouped():
+            where = f"{sum(e - s for s, e in parts):,} bytes ({'; '.join(write.where(s, e) for s, e in parts)})"
+            if whose == "other":
+                body += f"{path}: {where} were appended since the last commit by another writer, not by rawko-tui; the person committing chose to include them.\n\n"
+            else:
+                body += f"{path}: {where} {_OWN_NOTE[whose].replace('you acknowledged', 'the person acknowledged')}; the person committing chose to include them.\n\n"
     trailers = f"Action: {action}\n" + "".join(f"Memory: {clean_name(repo.path(a.write.rel_path))}\n" for a in applied)
     # one trailer per range another writer appended (history credits those entries to no one who did not write them)
-    trailers += "".join(
-        f"Not-written-by-rawko-tui: {clean_name(repo.path(w.rel_path))} {w.where(s, e)}\n" for w in foreign for s, e in w.foreign_parts(own=False)
-    )
+    trailers += "".join(f"Not-written-by-rawko-tui: {clean_name(repo.path(w.rel_path))} {w.where(s, e)}\n" for w in foreign for s, e in w.others())
     return f"rawko-tui: {action} {names}\n\n{body}{trailers}"
 
 
