@@ -845,7 +845,9 @@ class TornWrite:
 
     ``kind`` TORN: part of an entry is in the file, and the rest never will be.
     ``kind`` UNCOMMITTED: all of rawko-tui's entry is in the file (``entry``),
-    but the process was stopped before its commit was made.
+    but the process was stopped before its commit was made.  (``kind``
+    DEFERRED, an entry written with --no-commit, is no interrupted write: it is
+    never reported, only known as rawko-tui's own until a commit holds it.)
     """
 
     rel_path: str  # from the store root: .rawko/memories/x.md
@@ -1774,6 +1776,7 @@ def _settle(repo: _Repo, root: Path, applied: list["_Applied"]) -> None:
         if item.write.kind == "commit":
             for journal in _journals(root, repo):
                 _finish(journal, item.write.record)
+    _forget_settled(root, repo)  # and those of earlier bytes this commit took in (an entry written with --no-commit)
 
 
 def _take_back_all(root: Path, applied: list[_Applied]) -> bool:
