@@ -62,7 +62,8 @@ def kill_before_commit(root: Path, point: str, *command: str) -> None:
     if point == "in-the-pre-commit-hook":
         hook.write_text("#!/bin/sh\nkill -9 $PPID\nexit 1\n")  # the hook's parent is the writer itself
         hook.chmod(0o755)
-    proc = subprocess.run([sys.executable, "-c", KILLED_BEFORE_COMMIT, point, *command, str(root)], env={**os.environ, **TESTER}, capture_output=True, timeout=120)
+    command = command if str(root) in command else (*command, str(root))
+    proc = subprocess.run([sys.executable, "-c", KILLED_BEFORE_COMMIT, point, *command], env={**os.environ, **TESTER}, capture_output=True, timeout=120)
     hook.unlink(missing_ok=True)
     assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()
 
@@ -253,3 +254,26 @@ def test_an_entry_written_with_no_commit_stays_rawko_tuis_own_when_a_later_write
     offsets = load_store(root).file("m.md").entry_offsets()
     assert file_history(root, ".rawko/memories/m.md", offsets).entry_not_written_by_committer == [False, False, False]
     assert not list((root / ".git" / "rawko-tui-journal").glob("*.write"))  # committed: the records are gone
+
+
+def test_an_interrupted_write_after_another_writers_bytes_commits_them_only_when_included_and_names_only_theirs(tmp_path, capsys):
+    root = make_repo(tmp_path, files=FILES)
+    path = mem(root, "m.md")
+    agent = "\n\n---\nimportance: high\n---\n\nAn agent's note.\n"
+    with open(path, "a") as out:
+        out.write(agent)
+    committed_size = len(committed(root, ".rawko/memories/m.md"))
+    kill_before_commit(root, "before-update-ref", "append", "m.md", str(root), "--body", "ours", "--include-uncommitted")
+    capsys.readouterr()
+    assert main(["torn", "m.md", str(root), "--commit"]) == 1
+    out = capsys.readouterr().out
+    assert f"holds {len(agent)} bytes" in out and "by another writer; rawko-tui did not write them" in out and "Not written:" in out
+    assert main(["torn", "m.md", str(root), "--commit", "--include-uncommitted"]) == 0
+    message = git(root, "log", "-1", "--format=%B")
+    trailers = [line for line in message.splitlines() if line.startswith("Not-written-by-rawko-tui:")]
+    assert trailers == [f"Not-written-by-rawko-tui: .rawko/memories/m.md lines 11-17, bytes {committed_size:,}-{committed_size + len(agent) - 1:,}"]
+    assert committed(root, ".rawko/memories/m.md") == path.read_bytes() and path.read_bytes().endswith(b"ours\n")
+    offsets = load_store(root).file("m.md").entry_offsets()
+    from rawko_tui.core.history import file_history
+
+    assert file_history(root, ".rawko/memories/m.md", offsets).entry_not_written_by_committer == [False, True, False]

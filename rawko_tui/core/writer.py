@@ -1045,11 +1045,12 @@ def _parse_record(journal: _Journal, name: str, header: dict, data: bytes | None
     if data is not None and (len(data) != length or hashlib.sha256(data).hexdigest() != digest):
         data = None  # a record cut short itself: the entry's bytes are not known
     pid = header.get("pid")
-    pid = pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 else None
-    # only this version's own journal (the git dir: never cloned, never committed) can ask for a commit
-    commit = header.get("commit") is True and journal.owned and data is not None
-    deferred = header.get("deferred") is True and journal.owned and data is not None
-    return _Record(journal, name, path[len(journal.prefix) :], offset, length, digest, data, pid, commit, header.get("create") is True, deferred)
+    pid = pid if isinstance(pid, int) and not isinstance(pid, bool) and 0 < pid < 1 << 31 else None
+    # only this version's own journal (the git dir: never cloned, never committed) can ask for a commit, say that the
+    # bytes are rawko-tui's to keep, or that the write made the file (a take-back then removes it)
+    own = journal.owned and data is not None
+    flag = lambda key: own and header.get(key) is True  # noqa: E731
+    return _Record(journal, name, path[len(journal.prefix) :], offset, length, digest, data, pid, flag("commit"), flag("create"), flag("deferred"))
 
 
 @dataclass(frozen=True)
@@ -1105,11 +1106,13 @@ def _own_uncommitted(root: Path, rel_path: str, current: bytes, committed: bytes
 
 def _alive(pid: int) -> bool:
     try:
-        os.kill(pid, 0)
+        os.kill(pid, 0)  # signal 0: only asks whether it exists
     except ProcessLookupError:
         return False
-    except OSError:
+    except PermissionError:
         return True  # it exists, as another user's
+    except (OSError, OverflowError):
+        return False
     return True
 
 
