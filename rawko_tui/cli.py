@@ -227,8 +227,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--take-back", action="store_true", help="remove the torn bytes (shown first) when they are rawko-tui's own, uncommitted, and end the file"
     )
     resolve.add_argument("--acknowledge", action="store_true", help="keep the torn bytes and record that you have seen them")
+    resolve.add_argument(
+        "--commit", action="store_true", help="commit rawko-tui's own entry that a write stopped before its commit left in the file (shown first)"
+    )
     torn.add_argument("--by", help="who acknowledges it (default: the author git would record)")
-    torn.add_argument("--dry-run", action="store_true", help="show what --take-back would remove; change nothing")
+    torn.add_argument("--dry-run", action="store_true", help="show what --take-back would remove or --commit would commit; change nothing")
+    torn.add_argument("--force", action="store_true", help="--commit even when lint finds errors in the file")
+    _add_include_uncommitted(torn)
 
     opinion = sub.add_parser("opinion", help="ask Claude whether two memories are a duplicate, a contradiction, related or unrelated")
     opinion.add_argument("memory", metavar="MEMORY_PATH")
@@ -940,7 +945,7 @@ def _apply(args, root, writes, action: str, summary: str = "") -> int:
     """Write what was shown, then commit it (one commit for all the files), under the write lock."""
     from .core.writer import apply_writes
 
-    written = apply_writes(root, writes, action, summary, and_commit=not args.no_commit)
+    written = apply_writes(root, writes, action, summary, and_commit=not getattr(args, "no_commit", False))
     _write(written.describe(root) + "\n")
     return EXIT_OK
 
@@ -981,7 +986,7 @@ def _show_and_check(args, root, writes, ask_on_warnings: bool = False) -> bool:
     need --force without one.
     """
     from .core.lint import ERROR, WARNING, lint_text
-    from .core.writer import read_current
+    from .core.writer import read_current, shown_text
 
     errors = warnings = False
     foreign = [w for w in writes if w.foreign]
@@ -990,12 +995,16 @@ def _show_and_check(args, root, writes, ask_on_warnings: bool = False) -> bool:
         if write.kind == "append":
             before = read_current(root, write.rel_path) or b""
             where = f"appended to {write.rel_path} (after its {len(before):,} bytes; the leading blank line separates the entries)"
+        elif write.kind == "commit":
+            before = read_current(root, write.rel_path) or b""  # the entry is in it already: lint judges the file as it is
+            where = f"committed from {write.rel_path}, line {write.line} on: rawko-tui's own entry, already in the file, never committed"
         else:
             where = f"new file {write.rel_path}"
+        # every byte as it is committed: a byte that is not UTF-8 is shown as an escape (\xff), never replaced
         if write.foreign:
-            _write(f"--- {write.foreign_note()} ---\n{write.foreign.decode('utf-8', 'replace')}--- end ---\n")
-        _write(f"--- {where} ---\n{write.data.decode('utf-8')}--- end ---\n")
-        findings = lint_text(root, write.name, before + write.data)
+            _write(f"--- {write.foreign_note()} ---\n{shown_text(write.foreign)}--- end ---\n")
+        _write(f"--- {where} ---\n{shown_text(write.data)}--- end ---\n")
+        findings = lint_text(root, write.name, before if write.kind == "commit" else before + write.data)
         for finding in findings:
             _write(_report([str(finding)]))
         errors = errors or any(f.severity == ERROR for f in findings)
@@ -1004,10 +1013,11 @@ def _show_and_check(args, root, writes, ask_on_warnings: bool = False) -> bool:
         _write("Not written: the result has lint errors (use --force to write it anyway).\n")
         return False
     if foreign and not getattr(args, "no_commit", False) and not getattr(args, "include_uncommitted", False):
+        whose = "that another writer appended" if not any(w.own for w in foreign) else "appended since the last commit (named above)"
         why = (
-            "the bytes above that another writer appended are not committed, and rawko-tui commits only what it shows "
+            f"the bytes above {whose} are not committed, and rawko-tui commits only what it shows "
             "as its own. Commit them first, or use --include-uncommitted to commit them with this entry (the commit message names "
-            "them as not written by rawko-tui)."
+            "another writer's as not written by rawko-tui)."
         )
         if getattr(args, "dry_run", False):
             _write(f"Note: without --include-uncommitted this would not be written: {why}\n")
@@ -1162,8 +1172,9 @@ def cmd_confirm(args) -> int:
 
 
 def cmd_torn(args) -> int:
-    """An interrupted write in a memory: shown, and resolved by taking its bytes back or acknowledging it."""
-    from .core.writer import acknowledge, journal_problems, person_name, take_back, torn_hint, torn_writes
+    """An interrupted write in a memory: shown, and resolved by taking its bytes back, committing rawko-tui's own
+    complete entry, or acknowledging a torn one."""
+    from .core.writer import acknowledge, journal_problems, person_name, plan_commit, shown_text, take_back, torn_hint, torn_writes
 
     root = find_store_root(args.path)
     name = _memory_name(root, args.memory)
@@ -1173,25 +1184,27 @@ def cmd_torn(args) -> int:
     if not found:
         _write(f"{name} holds no interrupted write.\n")
         return EXIT_OK
-    if not (args.take_back or args.acknowledge):
+    if not (args.take_back or args.acknowledge or args.commit):
         for torn in found:
             _write(_report([f"{torn.rel_path}: {torn.describe()}.", f"  {torn_hint(torn)}"]))
         return EXIT_FINDINGS
     torn = found[0]
+    if args.commit:
+        summary = f"Committed rawko-tui's own entry in {torn.rel_path} (line {torn.line}), written by a write that was stopped before its commit."
+        return _write_planned(args, root, lambda: [plan_commit(root, torn)], "commit-interrupted", summary)
     if args.acknowledge:
         where = acknowledge(root, torn, args.by or person_name(root))
         _write(
             f"Acknowledged {torn.describe()} in {torn.rel_path} (recorded in {where}). Its {torn.arrived:,} bytes stay in the file; "
-            "the next append shows them as uncommitted bytes rawko-tui did not write, and commits them only with --include-uncommitted.\n"
+            "the next append shows them, uncommitted, as the torn part of an interrupted rawko-tui write, and commits them only with --include-uncommitted.\n"
         )
         return EXIT_OK
     if torn.removable is None:
         _error(f"{torn.rel_path}: {torn.describe()}. {torn_hint(torn)}")
         return EXIT_FINDINGS
-    _write(
-        f"--- removed from the end of {torn.rel_path} ({len(torn.removable):,} bytes from line {torn.line}: the part of rawko-tui's entry "
-        f"that reached the file, never committed) ---\n{torn.removable.decode('utf-8', 'replace')}\n--- end ---\n"
-    )
+    what = "the file rawko-tui was creating, removed whole" if torn.create and torn.offset == 0 else f"removed from the end of {torn.rel_path}"
+    part = "rawko-tui's entry, never committed" if torn.uncommitted else "the part of rawko-tui's entry that reached the file, never committed"
+    _write(f"--- {what} ({len(torn.removable):,} bytes from line {torn.line}: {part}) ---\n{shown_text(torn.removable)}\n--- end ---\n")
     if args.dry_run:
         return EXIT_OK
     take_back(root, torn)
@@ -1342,7 +1355,10 @@ def cmd_promote(args) -> int:
     if already:
         _write(_report([f"Note: this {item.kind} was promoted before, to {', '.join(already)}."]))
     text = promotion_draft(session, item, args.when)
-    title = spec_extract(text).attrs["title"]
+    try:
+        title = spec_extract(text).attrs["title"]
+    except (ValueError, TypeError, KeyError) as exc:  # never expected: the draft is written to load; said, never a traceback
+        raise UsageError(f"session {session.id}, {item.kind} {item.id}: its draft does not load ({exc}); nothing was written") from None
     _write_closest(store, title, item.text, None)
     plan = plan_create(root, title, text)
     if not _show_and_check(args, root, [plan]):

@@ -367,10 +367,24 @@ def test_torn_bytes_another_writer_appended_after_are_kept_and_the_acknowledgeme
     acks = list((repo / ".git" / "rawko-tui-journal").glob("*.ack"))
     assert len(acks) == 1 and json.loads(acks[0].read_text())["by"] == "Ada"  # the acknowledgement is itself a record
     assert not torn_findings(repo)
-    # its bytes and the agent's are uncommitted bytes rawko-tui did not write: shown, and committed only when chosen
+    # its bytes and the agent's are uncommitted, shown, and committed only when chosen; the torn part is rawko-tui's own,
+    # never said to be another writer's: only the agent's bytes are named as not written by rawko-tui
+    torn = len(after) - len(before) - len(AGENT_ENTRY)
+    torn_span, agent_span = f"bytes {len(before):,}-{len(before) + torn - 1:,}", f"bytes {len(before) + torn:,}-{len(after) - 1:,}"
     assert append(repo) == 1
+    out = capsys.readouterr().out
+    assert f"{torn:,} of them (lines 11-" in out and f"{torn_span}) are the torn part of an interrupted rawko-tui write, which you acknowledged" in out
+    assert f"; {len(AGENT_ENTRY)} of them (lines " in out and f"{agent_span}) were appended by another writer, not rawko-tui" in out
     assert append(repo, "--include-uncommitted") == 0
-    assert f"{len(after) - len(before):,} bytes (lines 11-" in git(repo, "log", "-1", "--format=%B")
+    message = git(repo, "log", "-1", "--format=%B")
+    trailers = [line for line in message.splitlines() if line.startswith("Not-written-by-rawko-tui:")]
+    assert len(trailers) == 1 and trailers[0].endswith(agent_span)
+    assert f"{torn:,} bytes (lines 11-" in message and "are the torn part of an interrupted rawko-tui write, which the person acknowledged" in message
+    # the memory view credits the agent's entry to no one who did not write it, and rawko-tui's torn bytes to the commit
+    from rawko_tui.core.history import file_history
+
+    offsets = load_store(repo).file("ci-workflow-yaml-layout.md").entry_offsets()
+    assert file_history(repo, ".rawko/memories/ci-workflow-yaml-layout.md", offsets).entry_not_written_by_committer == [False, False, True, False]
 
 
 def test_a_write_killed_before_its_first_byte_is_no_torn_write_and_its_record_goes(repo, capsys):
@@ -385,7 +399,8 @@ def test_a_write_killed_before_its_first_byte_is_no_torn_write_and_its_record_go
 
 
 def test_journal_records_naming_anything_but_a_memory_of_the_store_are_ignored_and_reported(repo, tmp_path):
-    """A stranger's clone commits records that name /dev/zero, a path outside the store, /dev/stdin, and a link."""
+    """A stranger's clone commits records that name /dev/zero, a path outside the store, /dev/stdin, and a link:
+    committed, none is even opened; left in the working copy untracked (as an agent could), each is read and refused."""
     journal = repo / ".rawko" / ".write-journal"
     journal.mkdir()
     names = ("/dev/zero", "../../outside.md", "/dev/stdin")
@@ -401,21 +416,31 @@ def test_journal_records_naming_anything_but_a_memory_of_the_store_are_ignored_a
 
         resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
 
-    said = {}
-    for command in (["lint", "--json"], ["verify", "--json"], ["torn", "other"]):
-        proc = subprocess.run(
-            [sys.executable, "-m", "rawko_tui", command[0], *command[1:], str(repo)],
-            stdin=subprocess.PIPE,  # never closed: a read of /dev/stdin would wait for ever
-            capture_output=True,
-            timeout=120,
-            preexec_fn=limit_memory,
-        )
-        assert proc.returncode in (0, 1) and b"Traceback" not in proc.stderr, proc.stderr
-        assert b"torn-entry" not in proc.stdout
-        said[command[0]] = proc.stdout.decode()
+    def run_all() -> dict:
+        said = {}
+        for command in (["lint", "--json"], ["verify", "--json"], ["torn", "other"]):
+            proc = subprocess.run(
+                [sys.executable, "-m", "rawko_tui", command[0], *command[1:], str(repo)],
+                stdin=subprocess.PIPE,  # never closed: a read of /dev/stdin would wait for ever
+                capture_output=True,
+                timeout=120,
+                preexec_fn=limit_memory,
+            )
+            assert proc.returncode in (0, 1) and b"Traceback" not in proc.stderr, proc.stderr
+            assert b"torn-entry" not in proc.stdout
+            said[command[0]] = proc.stdout.decode()
+        return said
+
+    said = run_all()
+    came = "a write-journal record the last commit holds: it came with the repository's history, not from a write on this machine; ignored"
+    for name in ("0.json", "1.json", "2.json", "3.write", "4.json"):
+        assert f"note: .rawko/.write-journal/{name}: {came}" in said["torn"]
+    git(repo, "rm", "-q", "--cached", "-r", ".rawko/.write-journal")  # untracked now, as an agent in the working copy could leave them
+    git(repo, "commit", "-q", "--no-verify", "-m", "the journal is no longer committed")
+    said = run_all()
     ignored = {f["path"] for f in json.loads(said["lint"])["findings"] if f["code"] == "journal-ignored"}
     assert {f".rawko/.write-journal/{i}.json" for i in range(3)} | {".rawko/.write-journal/3.write"} <= ignored  # lint says so too
-    notes = proc.stdout.decode()
+    notes = said["torn"]
     for i, name in enumerate(names):
         assert f"note: .rawko/.write-journal/{i}.json: a write-journal record naming {name!r}, which is not a memory file of this store: ignored" in notes
     assert "note: .rawko/.write-journal/3.write: a write-journal record naming '/dev/zero'" in notes

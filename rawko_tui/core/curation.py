@@ -108,6 +108,10 @@ def parse_assignments(pairs: list[str]) -> dict:
 
     fields: dict = {}
     for pair in pairs:
+        try:
+            pair.encode("utf-8")
+        except UnicodeEncodeError as exc:  # a byte of the argument that is not UTF-8 (Python carries it as a lone surrogate)
+            raise ValueError(f"{pair!r} is not UTF-8 text (character {exc.start + 1} has no UTF-8 form)") from None
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise ValueError(f"{pair!r} is not field=value")

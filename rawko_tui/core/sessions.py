@@ -250,8 +250,9 @@ def promotion_draft(session: Session, item: SessionItem, when: list[str] | None 
     """A long-term memory file for a person to edit: frontmatter prefilled from the session item.
 
     ``when``: the whenToUse patterns; by default the summary's most distinctive words.
+    A session's text that cannot be written (a ``"\\ud800"`` escape: no UTF-8 form) is a ``WriteError`` naming the item.
     """
-    from .writer import format_entry
+    from .writer import WriteError, format_entry
 
     title = title_from(item.summary) or f"{item.kind.title()} {item.id}"
     if item.kind == "attempt" and item.result == "failure" and not title.lower().startswith("failed"):
@@ -272,4 +273,7 @@ def promotion_draft(session: Session, item: SessionItem, when: list[str] | None 
         "discoveredIn": session.id,
         "source": promotion_source(session, item),
     }
-    return format_entry(fields, f"# {title}\n\n{item.text}")
+    try:
+        return format_entry(fields, f"# {title}\n\n{item.text}")
+    except WriteError as exc:
+        raise WriteError(f"{session.path}, {item.kind} {item.id}: {exc}") from None

@@ -28,10 +28,18 @@ Rules it keeps, whoever calls it:
   ``O_NOFOLLOW`` relative to its parent.
 - Entries are written the way SPEC-0005 appends them: ``existing + "\\n\\n" +
   "---\\n" + YAML + "---\\n\\n" + body``, and every entry ends with a newline.
-- Every write is journaled (one record per write, never overwritten) until its
-  bytes are on disk.  A write killed half-way leaves its record: the torn write
-  is reported until it is resolved (its bytes taken back, or acknowledged), and
-  the file is not appended to meanwhile.
+- Every write is journaled (one record per write, never overwritten) before
+  its first byte, and its record lives until its commit is made (or, outside
+  git and with ``--no-commit``, until its bytes are on disk).  A write killed
+  half-way leaves a torn write; one killed after its bytes but before its
+  commit leaves rawko-tui's own uncommitted entry.  Either is reported until it
+  is resolved (taken back, committed as rawko-tui's own, or, for a torn write,
+  acknowledged), and the file is not appended to meanwhile.  Records a
+  repository brings along (committed ones, or ones describing committed
+  bytes) are no evidence of a write on this machine and are ignored.
+- What is shown of bytes is exact: bytes that are not UTF-8 are shown as
+  escapes (``shown_text``), never replaced; text with no UTF-8 form (a lone
+  surrogate) is refused, never written.
 """
 
 from __future__ import annotations
@@ -82,14 +90,18 @@ class ChangedSinceShown(WriteError):
 class NotCommitted(WriteError):
     """The bytes are in the files, but they were not committed: never write them again."""
 
-    def __init__(self, paths: list[Path], reason: str, why: str = "git refused the commit") -> None:
+    def __init__(self, paths: list[Path], reason: str, why: str = "git refused the commit", recorded: bool = True) -> None:
+        """``recorded``: the write's journal records stay, so its bytes are reported as rawko-tui's own until resolved."""
         self.paths = paths
         self.reason = reason
         names = ", ".join(clean_name(Path(p).name) for p in paths)
-        super().__init__(
-            f"written but not committed: {names} now hold{'s' if len(paths) == 1 else ''} the change, but {why} ({reason}); "
-            "commit it with git, do not write it again"
+        first = clean_name(Path(paths[0]).name) if paths else "MEMORY"
+        todo = (
+            f"do not write it again: `rawko-tui torn {first}` shows it as rawko-tui's own and commits it (--commit) or takes it back (--take-back)"
+            if recorded
+            else "commit it with git, do not write it again"
         )
+        super().__init__(f"written but not committed: {names} now hold{'s' if len(paths) == 1 else ''} the change, but {why} ({reason}); {todo}")
 
 
 class _Refused(Exception):
@@ -114,6 +126,52 @@ class AppendResult:
     offset: int  # where the new entry starts
     written: int
     merged_after: int  # bytes another writer appended since the caller read the file
+    record: "tuple[_Journal, str] | None" = None  # the write's journal record, kept until its commit (``keep_record``)
+
+
+def shown_text(data: bytes) -> str:
+    """Bytes as a person reads them: UTF-8 text, and each byte that is not UTF-8 as a visible escape (``\\xff``).
+
+    Never U+FFFD: a replacement character would show one thing while another is committed.
+    """
+    return data.decode("utf-8", "backslashreplace")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _no_utf8_form(text: str, at: int) -> str:
+    """Where ``text`` holds a code point UTF-8 cannot encode, in a person's words."""
+    code = ord(text[at])
+    line = text.count("\n", 0, at) + 1
+    if 0xDC80 <= code <= 0xDCFF:  # how Python carries a byte of a command-line argument that is not UTF-8
+        what = f"\\x{code - 0xDC00:02x}, a byte that is not UTF-8 (or the lone surrogate \\u{code:04x})"
+    else:
+        what = f"\\u{code:04x}, a lone surrogate (half of a UTF-16 pair)"
+    return f"holds {what} on line {line}: it is not text and has no UTF-8 form"
+
+
+def _utf8(text: str, what: str) -> bytes:
+    """The UTF-8 bytes that are written; text without a UTF-8 form is refused (a WriteError saying where), never replaced."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise WriteError(f"{what} {_no_utf8_form(text, exc.start)}; nothing was written") from None
+
+
+def _refuse_non_text(value: object, what: str) -> None:
+    """Every string in a field's value (keys included) must have a UTF-8 form: a session's or Claude's \\ud800 escape has none."""
+    if isinstance(value, str):
+        found = _SURROGATE.search(value)
+        if found:
+            raise WriteError(f"{what} {_no_utf8_form(value, found.start())}; nothing was written")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_non_text(key, what)
+            _refuse_non_text(item, what)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _refuse_non_text(item, what)
 
 
 def slugify(title: str) -> str:
@@ -163,6 +221,10 @@ def loadable_fields(frontmatter: dict) -> dict:
 
 def format_entry(frontmatter: dict, body: str) -> str:
     """One entry as SPEC-0005's formatMemoryFile writes it: ``---\\n{yaml}---\\n\\n{body}``, loadable by every profile."""
+    for key, value in frontmatter.items():
+        _refuse_non_text(key, "a field name of the entry")
+        _refuse_non_text(value, f"the entry's {clean_name(str(key))}")
+    _refuse_non_text(body, "the entry's text")
     frontmatter = loadable_fields(frontmatter)
     text = _dump_yaml(frontmatter)
     if any(c in text for c in _YAML11_BREAKS):
@@ -437,11 +499,14 @@ class PlannedWrite:
     """One write exactly as a person confirms it: the file and the bytes that go into it.
 
     ``kind`` is ``create`` (a new file), ``append`` (``data`` goes after the
-    file's current end) or ``replace`` (a settings file, such as
-    ``checks.yaml``, rewritten whole; ``data`` is its new content).  In git, the
-    plan also records the file's committed blob and the bytes another writer
-    appended after it (``foreign``, as git would store them): they are
-    committed with ``data`` only when ``include_foreign`` is chosen.
+    file's current end), ``replace`` (a settings file, such as
+    ``checks.yaml``, rewritten whole; ``data`` is its new content) or
+    ``commit`` (``data`` is rawko-tui's own entry, already in the file from a
+    write stopped before its commit (``record``): nothing is written, the
+    entry is committed).  In git, the plan also records the file's committed
+    blob and the bytes another writer appended after it (``foreign``, as git
+    would store them): they are committed with ``data`` only when
+    ``include_foreign`` is chosen.
     """
 
     rel_path: str  # from the store root: .rawko/memories/x.md
@@ -452,9 +517,15 @@ class PlannedWrite:
     in_git: bool = False  # planned against a git repository (the fields below are meaningful)
     committed: str | None = None  # the file's blob at HEAD when planned (None: not in HEAD)
     committed_size: int = 0  # its length: where the bytes not yet committed begin
-    foreign: bytes = b""  # bytes appended since that commit by another writer, not by rawko-tui
+    foreign: bytes = b""  # bytes appended since that commit that are not this write's: another writer's, unless ``own`` says otherwise
     foreign_lines: tuple[int, int] = (0, 0)
     include_foreign: bool = False  # the person chose to commit them with this write
+    # byte ranges (start, end, what) of the file, in committed form, inside ``foreign`` that rawko-tui wrote: ``torn``, the torn
+    # part of an interrupted write the person acknowledged, or ``no-commit``, an entry written with --no-commit. Never said
+    # to be another writer's
+    own: tuple[tuple[int, int, str], ...] = ()
+    record: str = ""  # kind ``commit``: the journal record of the interrupted write it commits
+    line: int = 0  # kind ``commit``: the line its entry starts on
 
     @property
     def name(self) -> str:
@@ -471,23 +542,85 @@ class PlannedWrite:
             return f"creates {self.rel_path} ({len(self.data):,} bytes)"
         if self.kind == "replace":
             return f"rewrites {self.rel_path} ({len(self.data):,} bytes; it held {self.seen.size if self.seen else 0:,})"
+        if self.kind == "commit":
+            line = (
+                f"commits {len(self.data):,} bytes of {self.rel_path} from line {self.line}: rawko-tui's own entry, already in the file "
+                "from a write that was stopped before its commit (nothing is written to the file)"
+            )
+            if self.foreign:
+                line += f"; {len(self.foreign):,} bytes before it are not committed: {self._whose()}"
+            return line
         before = self.seen.size if self.seen else 0
         line = f"appends {len(self.data):,} bytes to {self.rel_path}, after its {before:,} bytes"
         if self.foreign:
-            line += f" ({len(self.foreign):,} of them not committed and not written by rawko-tui: {self.foreign_where()})"
+            line += f" ({len(self.foreign):,} of them not committed: {self._whose()})"
         return line
 
-    def foreign_where(self) -> str:
-        first, last = self.foreign_lines
+    def _whose(self) -> str:
+        """Who wrote the uncommitted bytes, part by part."""
+        said = []
+        for whose, parts in self._grouped():
+            said.append(f"{_OWN_WORDS.get(whose, 'not written by rawko-tui')}: {'; '.join(self.where(s, e) for s, e in parts)}")
+        return "; ".join(said)
+
+    def foreign_parts(self) -> list[tuple[int, int, str]]:
+        """``foreign`` cut into byte ranges of the file (committed form), each with whose it is: ``other`` (another
+        writer's), or what rawko-tui wrote (``torn``, ``no-commit``)."""
+        end = self.committed_size + len(self.foreign)
+        at, parts = self.committed_size, []
+        for start, stop, whose in sorted(self.own):
+            start, stop = max(start, at), min(stop, end)
+            if start >= stop:
+                continue
+            if start > at:
+                parts.append((at, start, "other"))
+            parts.append((start, stop, whose))
+            at = stop
+        if at < end:
+            parts.append((at, end, "other"))
+        return parts
+
+    def _grouped(self) -> list[tuple[str, list[tuple[int, int]]]]:
+        """The parts of ``foreign`` by whose they are, in the order they come in the file."""
+        grouped: dict[str, list[tuple[int, int]]] = {}
+        for start, stop, whose in self.foreign_parts():
+            grouped.setdefault(whose, []).append((start, stop))
+        return list(grouped.items())
+
+    def others(self) -> list[tuple[int, int]]:
+        """The ranges of ``foreign`` another writer appended."""
+        return [(start, stop) for start, stop, whose in self.foreign_parts() if whose == "other"]
+
+    def where(self, start: int, end: int) -> str:
+        """Bytes ``start`` to ``end`` (exclusive) of ``foreign``'s part of the file, as lines and bytes."""
+        offset = start - self.committed_size
+        first = self.foreign_lines[0] + self.foreign[:offset].count(b"\n")
+        last = first + self.foreign[offset : end - self.committed_size].rstrip(b"\n").count(b"\n")
         lines = f"line {first}" if first == last else f"lines {first}-{last}"
-        return f"{lines}, bytes {self.committed_size:,}-{self.committed_size + len(self.foreign) - 1:,}"
+        return f"{lines}, bytes {start:,}-{end - 1:,}"
+
+    def foreign_where(self) -> str:
+        return self.where(self.committed_size, self.committed_size + len(self.foreign))
 
     def foreign_note(self) -> str:
-        """What the confirmation says of bytes another writer appended since the last commit."""
-        return (
-            f"{self.rel_path} holds {len(self.foreign):,} bytes ({self.foreign_where()}) appended since the last commit "
-            "by another writer; rawko-tui did not write them"
-        )
+        """What the confirmation says of bytes appended since the last commit that are not this write's."""
+        said = f"{self.rel_path} holds {len(self.foreign):,} bytes ({self.foreign_where()}) appended since the last commit"
+        grouped = self._grouped()
+        if [whose for whose, _ in grouped] == ["other"]:
+            return said + " by another writer; rawko-tui did not write them"
+        pieces = []
+        for whose, parts in grouped:
+            size = f"{sum(e - s for s, e in parts):,} of them ({'; '.join(self.where(s, e) for s, e in parts)})"
+            pieces.append(f"{size} were appended by another writer, not rawko-tui" if whose == "other" else f"{size} {_OWN_NOTE[whose]}")
+        return said + ": " + "; ".join(pieces)
+
+
+# what rawko-tui's own uncommitted bytes are, in a confirmation's words
+_OWN_WORDS = {"torn": "the torn part of an interrupted rawko-tui write, acknowledged", "no-commit": "rawko-tui's own entry, written with --no-commit"}
+_OWN_NOTE = {
+    "torn": "are the torn part of an interrupted rawko-tui write, which you acknowledged",
+    "no-commit": "are rawko-tui's own entry, written with --no-commit and not committed since",
+}
 
 
 def _store_rel(root: Path, path: Path) -> str:
@@ -506,7 +639,7 @@ def plan_append(root: Path, name: str, entry: str) -> PlannedWrite:
     if torn:
         raise WriteError(f"{torn[0].rel_path} holds {torn[0].describe()}; nothing was written. {torn_hint(torn[0])}")
     entry = ends_with_newline(entry)
-    return _plan(Path(root), rel_path, "append", lambda current: ("\n\n" + entry if current else entry).encode("utf-8"))
+    return _plan(Path(root), rel_path, "append", lambda current: _utf8("\n\n" + entry if current else entry, "the entry"))
 
 
 def plan_create(root: Path, title: str, text: str, taken: set[str] | None = None) -> PlannedWrite:
@@ -525,7 +658,7 @@ def plan_create(root: Path, title: str, text: str, taken: set[str] | None = None
     for name in free_names(stem):
         if name in (taken or set()) or name in committed or os.path.lexists(memories_dir(root) / name):
             continue
-        write = _plan(Path(root), _MEMORIES_PREFIX + name, "create", lambda _current: ends_with_newline(text).encode("utf-8"))
+        write = _plan(Path(root), _MEMORIES_PREFIX + name, "create", lambda _current: _utf8(ends_with_newline(text), "the new memory"))
         return replace(write, title=title)
     raise WriteError(f"no free file name for {stem!r}")
 
@@ -592,14 +725,7 @@ def _plan_against_git(root: Path, rel_path: str, kind: str, make_data, may_creat
             state = "is not committed yet" if committed.blob is None else "has changes that are not committed"
             raise WriteError(f"{shown} {state} (the commit would hold them too, unseen); commit or discard them first; nothing was written")
         return PlannedWrite(rel_path, kind, data, seen, in_git=True, committed=committed.blob, committed_size=len(committed.data))
-    rewrite = rewrite_of(committed.data, converted)
-    if rewrite is not None:
-        lost = "; ".join(repr(line) for line in rewrite.lost[:2])
-        now = "; ".join(repr(line) for line in rewrite.now[:2]) or "nothing"
-        raise WriteError(
-            f"{shown}: the working copy is not an append of the last commit ({rewrite.message}: {lost} became {now}); "
-            f"appending would commit that rewrite too, so nothing was written. Restore the committed lines (git restore {clean_name(path)}) first"
-        )
+    _refuse_rewrite(shown, path, committed.data, converted, "appending")
     if conversion.to_git(current + data, committed.data) != converted + data:
         raise WriteError(f"{shown}: git would change the line endings of this entry when committing it (its text/eol attributes); nothing was written")
     foreign = converted[len(committed.data) :]
@@ -613,7 +739,20 @@ def _plan_against_git(root: Path, rel_path: str, kind: str, make_data, may_creat
         committed_size=len(committed.data),
         foreign=foreign,
         foreign_lines=_line_span(committed.data, foreign) if foreign else (0, 0),
+        own=_own_uncommitted(root, rel_path, current, committed.data, conversion) if foreign and rel_path.startswith(_MEMORIES_PREFIX) else (),
     )
+
+
+def _refuse_rewrite(shown: str, path: str, committed: bytes, converted: bytes, doing: str) -> None:
+    """A working copy (in committed form) that does not start with every committed byte is never committed: the lines are named."""
+    rewrite = rewrite_of(committed, converted)
+    if rewrite is not None:
+        lost = "; ".join(repr(line) for line in rewrite.lost[:2])
+        now = "; ".join(repr(line) for line in rewrite.now[:2]) or "nothing"
+        raise WriteError(
+            f"{shown}: the working copy is not an append of the last commit ({rewrite.message}: {lost} became {now}); "
+            f"{doing} would commit that rewrite too, so nothing was written. Restore the committed lines (git restore {clean_name(path)}) first"
+        )
 
 
 def replan(root: Path, writes: list[PlannedWrite]) -> list[PlannedWrite]:
@@ -635,6 +774,11 @@ def replan(root: Path, writes: list[PlannedWrite]) -> list[PlannedWrite]:
             planned = plan_create(root, write.title or write.name, write.data.decode("utf-8"), taken)
             taken.add(planned.name)
             fresh.append(planned)
+        elif write.kind == "commit":
+            torn = next((t for t in torn_writes(root) if t.record == write.record), None)
+            if torn is None:
+                raise WriteError(f"{write.rel_path}: its interrupted write is resolved already; nothing was written")
+            fresh.append(plan_commit(root, torn))
         else:
             raise WriteError(f"{write.rel_path} changed since it was shown; nothing was written: make the change again")
     return fresh
@@ -648,7 +792,7 @@ def free_names(stem: str):
 
 
 # --------------------------------------------------------------------------
-# The write journal: one record per write, kept until the write is on disk
+# The write journal: one record per write, kept until the write is committed
 # --------------------------------------------------------------------------
 
 
@@ -675,6 +819,10 @@ _ACK = ".ack"  # a person's acknowledgement of a torn write
 _LEGACY = ".json"  # older versions' records: one per file, the header only
 _HEADER_LIMIT = 1 << 16
 
+TORN = "torn"  # part of an entry reached the file, and the rest never will
+UNCOMMITTED = "uncommitted"  # all of rawko-tui's entry reached the file, but the commit it was written for was never made
+DEFERRED = "no-commit"  # all of rawko-tui's entry reached the file, written with --no-commit: not a problem, but rawko-tui's own
+
 
 @dataclass(frozen=True)
 class _Record:
@@ -685,11 +833,22 @@ class _Record:
     length: int
     sha256: str
     data: bytes | None  # the entry's bytes (None for an older version's record)
+    pid: int | None = None  # the process that wrote it (None: an older version's record)
+    commit: bool = False  # the write was to be committed: its bytes are unfinished business until HEAD holds them
+    create: bool = False  # the write created the file
+    deferred: bool = False  # written with --no-commit: rawko-tui's own bytes until HEAD holds them
 
 
 @dataclass(frozen=True)
 class TornWrite:
-    """A write that began and never finished: part of an entry is in the file, and the rest never will be."""
+    """A write that began and never finished.
+
+    ``kind`` TORN: part of an entry is in the file, and the rest never will be.
+    ``kind`` UNCOMMITTED: all of rawko-tui's entry is in the file (``entry``),
+    but the process was stopped before its commit was made.  (``kind``
+    DEFERRED, an entry written with --no-commit, is no interrupted write: it is
+    never reported, only known as rawko-tui's own until a commit holds it.)
+    """
 
     rel_path: str  # from the store root: .rawko/memories/x.md
     record: str  # the journal record it was recognised by
@@ -699,18 +858,35 @@ class TornWrite:
     line: int  # where the entry starts
     removable: bytes | None  # the bytes a take-back removes; None when it cannot (see why_kept)
     why_kept: str = ""
+    kind: str = TORN
+    entry: bytes | None = None  # UNCOMMITTED: the entry, as it is in the file
+    create: bool = False  # the write created the file: taking it back removes the file
 
     @property
     def name(self) -> str:
         return self.rel_path[len(_MEMORIES_PREFIX) :]
 
+    @property
+    def uncommitted(self) -> bool:
+        return self.kind == UNCOMMITTED
+
     def describe(self) -> str:
+        if self.uncommitted:
+            return (
+                f"an interrupted write: rawko-tui's own entry of {self.length:,} bytes starting at line {self.line} is in the file in full, "
+                "but the commit it was written for was never made"
+            )
         return f"an interrupted write: {self.arrived:,} of {self.length:,} bytes of the entry starting at line {self.line} reached the file"
 
 
 def torn_hint(torn: TornWrite) -> str:
     """What a person can do about a torn write, in the command line's words."""
     name = clean_name(torn.name)
+    if torn.uncommitted:
+        hint = f"`rawko-tui torn {name} --commit` commits them as rawko-tui's own (shown first)"
+        if torn.removable is not None:
+            return hint + f"; `rawko-tui torn {name} --take-back` removes its {len(torn.removable):,} bytes (shown first)"
+        return hint + f"; they cannot be taken back ({torn.why_kept})"
     if torn.removable is not None:
         return f"`rawko-tui torn {name} --take-back` removes its {len(torn.removable):,} bytes (shown first); `rawko-tui torn {name} --acknowledge` keeps them"
     return f"Its bytes cannot be taken back ({torn.why_kept}); `rawko-tui torn {name} --acknowledge` records that you have seen it"
@@ -720,18 +896,25 @@ def _new_record_name(suffix: str) -> str:
     return f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(4)}{suffix}"
 
 
-def _begin(root: Path, rel_path: str, offset: int, data: bytes) -> tuple[_Journal, str]:
-    """Record the write about to happen, in a record of its own, so an interrupted one is recognised later."""
+def _begin(root: Path, rel_path: str, offset: int, data: bytes, commit: bool = False, create: bool = False, deferred: bool = False) -> tuple[_Journal, str]:
+    """Record the write about to happen, in a record of its own, so an interrupted one is recognised later.
+
+    ``commit``: the write is to be committed, and its record stays until it is (``_settle``).  ``deferred``: written
+    with --no-commit; its record stays so that its bytes are known as rawko-tui's own until a commit holds them.
+    """
     repo = _Repo.of(Path(root))
     journal = next(j for j in _journals(Path(root), repo) if j.owned)
     header = {
-        "v": 2,
+        "v": 3,
         "path": journal.prefix + rel_path,
         "offset": offset,
         "length": len(data),
         "sha256": hashlib.sha256(data).hexdigest(),
         "pid": os.getpid(),
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "commit": commit,
+        "create": create,
+        "deferred": deferred,
     }
     name = _new_record_name(_RECORD)
     try:
@@ -755,7 +938,7 @@ def _begin(root: Path, rel_path: str, offset: int, data: bytes) -> tuple[_Journa
 
 
 def _finish(journal: _Journal, name: str) -> None:
-    """The write is on disk: its record goes."""
+    """The write is done with (committed, or on disk where nothing commits it, or taken back): its record goes."""
     try:
         folder = _open_folder(journal.folder, list(journal.parts))
         try:
@@ -781,10 +964,16 @@ def _read_records(root: Path, repo: "_Repo | None") -> tuple[list[_Record], set[
             continue
         try:
             names = sorted(os.listdir(folder))
+            # in a repository, the store's own journal folder is only where older versions kept records: one the last
+            # commit holds came with the history (a clone), and says nothing of a write on this machine
+            came_with_history = _committed_names(repo, journal) if repo is not None and not journal.owned and names else set()
             for name in names:
                 if not name.endswith((_RECORD, _ACK, _LEGACY)):
                     continue
                 where = f"{journal.shown}/{clean_name(name)}"
+                if name in came_with_history:
+                    ignored.append((where, "a write-journal record the last commit holds: it came with the repository's history, not from a write on this machine; ignored"))
+                    continue
                 try:
                     fd = os.open(name, os.O_RDONLY | _NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
                     try:
@@ -814,6 +1003,24 @@ def _read_records(root: Path, repo: "_Repo | None") -> tuple[list[_Record], set[
     return records, acknowledged, ignored
 
 
+def _committed_names(repo: "_Repo", journal: _Journal) -> set[str]:
+    """The names in the journal folder that the last commit holds (a clone brought them)."""
+    head = repo.head()
+    if head is None:
+        return set()
+    folder = repo.path("/".join(journal.parts))
+    try:
+        out = git(repo.top, "--literal-pathspecs", "ls-tree", "-r", "-z", "--name-only", "--full-tree", head, "--", folder)
+    except GitError:
+        return set()
+    names = set()
+    for item in out.split(b"\x00"):
+        path = item.decode("utf-8", "surrogateescape")
+        if path.startswith(folder + "/") and "/" not in path[len(folder) + 1 :]:
+            names.add(path[len(folder) + 1 :])
+    return names
+
+
 def _read_record_fd(fd: int) -> bytes:
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
@@ -837,47 +1044,155 @@ def _parse_record(journal: _Journal, name: str, header: dict, data: bytes | None
         return f"a write-journal record naming {shown!r}, which is not a memory file of this store: ignored"
     if data is not None and (len(data) != length or hashlib.sha256(data).hexdigest() != digest):
         data = None  # a record cut short itself: the entry's bytes are not known
-    return _Record(journal, name, path[len(journal.prefix) :], offset, length, digest, data)
+    pid = header.get("pid")
+    pid = pid if isinstance(pid, int) and not isinstance(pid, bool) and 0 < pid < 1 << 31 else None
+    # only this version's own journal (the git dir: never cloned, never committed) can ask for a commit, say that the
+    # bytes are rawko-tui's to keep, or that the write made the file (a take-back then removes it)
+    own = journal.owned and data is not None
+    flag = lambda key: own and header.get(key) is True  # noqa: E731
+    return _Record(journal, name, path[len(journal.prefix) :], offset, length, digest, data, pid, flag("commit"), flag("create"), flag("deferred"))
 
 
-def torn_writes(root: Path) -> list[TornWrite]:
-    """Every write that began and never finished, and is not resolved (taken back or acknowledged)."""
+@dataclass(frozen=True)
+class _Survey:
+    torn: list[TornWrite]  # interrupted writes not resolved
+    acknowledged: list[TornWrite]  # torn writes a person acknowledged, their bytes still uncommitted
+    ignored: list[tuple[str, str]]  # (where, why) of records that are no evidence of a write here
+    deferred: list[TornWrite]  # entries written with --no-commit, not committed since (kind DEFERRED): no problem, rawko-tui's own
+
+
+def _survey(root: Path) -> _Survey:
+    """The store's interrupted writes, resolved or not, and the journal records ignored."""
     root = Path(root)
     repo = _Repo.of(root)
-    records, acknowledged, _ignored = _read_records(root, repo)
-    found = []
+    records, acknowledged, ignored = _read_records(root, repo)
+    found: list[TornWrite] = []
+    seen: list[TornWrite] = []
+    deferred: list[TornWrite] = []
+    busy: bool | None = None
     for record in records:
-        if record.file in acknowledged:
+        judged = _judge(root, repo, record)
+        if isinstance(judged, str):
+            if not record.journal.owned:  # in this version's own journal, a record of committed bytes is simply settled
+                ignored.append((f"{record.journal.shown}/{clean_name(record.file)}", judged))
             continue
-        torn = _torn(root, repo, record)
-        if torn is not None:
-            found.append(torn)
-    return found
+        if judged is None:
+            continue
+        if judged.kind == DEFERRED:
+            deferred.append(judged)
+            continue
+        if record.file in acknowledged:
+            seen.append(judged)
+            continue
+        if record.pid is not None:
+            busy = _locked_by_another(root) if busy is None else busy
+            if busy and _alive(record.pid):
+                continue  # a write under way (its commit, and its hooks, still to come), not an interrupted one
+        found.append(judged)
+    return _Survey(found, seen, ignored, deferred)
 
 
-def _torn(root: Path, repo: "_Repo | None", record: _Record) -> TornWrite | None:
-    """The torn write a record stands for, or None when the write finished (or nothing of it reached the file)."""
+def _own_uncommitted(root: Path, rel_path: str, current: bytes, committed: bytes, conversion) -> tuple[tuple[int, int, str], ...]:
+    """The ranges of the file (committed form) that rawko-tui wrote and no commit holds: the torn parts of interrupted
+    writes a person acknowledged (``torn``), and entries written with --no-commit (``no-commit``)."""
+    survey = _survey(root)
+    spans = []
+    for torn in [t for t in survey.acknowledged if t.kind == TORN] + survey.deferred:
+        if torn.rel_path == rel_path:
+            start = len(conversion.to_git(current[: torn.offset], committed))
+            spans.append((start, len(conversion.to_git(current[: torn.offset + torn.arrived], committed)), torn.kind))
+    return tuple(sorted(spans))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether it exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, as another user's
+    except (OSError, OverflowError):
+        return False
+    return True
+
+
+def _locked_by_another(root: Path) -> bool:
+    """Whether another process (or another thread of this one) holds the write lock: a rawko-tui write is under way."""
+    located = locate_repository(Path(root))
+    try:
+        folder = os.open(located[0], os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC) if located else _open_folder(Path(root), [RAWKO_DIR, JOURNAL_DIR])
+    except (OSError, WriteError):
+        return False
+    try:
+        info = os.fstat(folder)
+        if (info.st_dev, info.st_ino) in (getattr(_held, "keys", None) or set()):
+            return False  # this thread's own write: its records are judged as they are
+        try:
+            fd = os.open("rawko-tui-write.lock", os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW, dir_fd=folder)
+        except OSError:
+            return False
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return False
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return False  # nobody writes (the shared lock goes when the file is closed)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+    finally:
+        os.close(folder)
+
+
+_COMMITTED_RECORD = "a write-journal record of bytes the last commit holds: not a write left unfinished on this machine; ignored"
+
+
+def _judge(root: Path, repo: "_Repo | None", record: _Record) -> "TornWrite | str | None":
+    """What a record stands for now: a torn or uncommitted write; None when the write finished (and, if it was to be, was
+    committed) or nothing of it reached the file; or why it is no evidence of a write on this machine (it describes
+    bytes the last commit holds)."""
     try:
         current = read_current(root, record.rel_path)
     except WriteError:
         current = None
     if current is None or len(current) <= record.offset:
         return None  # nothing of it is in the file (or the file is gone: verify reports that)
+    committed, conversion = None, None
+    if repo is not None:
+        path = repo.path(record.rel_path)
+        try:
+            committed = _committed(repo, repo.head(), path)
+            conversion = clean_conversions(repo.top, [path])[path]
+        except (GitError, WriteError):
+            committed = None
+        if committed is not None and not conversion.unsupported:
+            before = conversion.to_git(current[: record.offset], committed.data)
+            if len(committed.data) > len(before) and committed.data.startswith(before):
+                return _COMMITTED_RECORD
     tail = current[record.offset : record.offset + record.length]
-    if len(tail) == record.length and hashlib.sha256(tail).hexdigest() == record.sha256:
-        return None  # it finished; only its record was left behind
-    if record.data is not None:
+    complete = len(tail) == record.length and hashlib.sha256(tail).hexdigest() == record.sha256
+    if complete and record.deferred and repo is not None:
+        line = current[: record.offset].count(b"\n") + 1
+        return TornWrite(record.rel_path, record.file, record.offset, record.length, record.length, line, None, "", DEFERRED, tail, record.create)
+    if complete and not (record.commit and repo is not None):
+        return None  # it finished, and nothing was to commit it; only its record was left behind
+    if complete:
+        arrived = record.length
+    elif record.data is not None:
         arrived = first_difference(tail, record.data)
         if arrived == 0:
             return None  # killed before its first byte: what follows the offset is someone else's
     else:
         arrived = min(len(current) - record.offset, record.length)
     line = current[: record.offset].count(b"\n") + 1
-    removable, why = _removable(root, repo, record, current)
-    return TornWrite(record.rel_path, record.file, record.offset, record.length, arrived, line, removable, why)
+    removable, why = _removable(repo, record, current, committed, conversion)
+    kind = UNCOMMITTED if complete else TORN
+    return TornWrite(record.rel_path, record.file, record.offset, record.length, arrived, line, removable, why, kind, tail if complete else None, record.create)
 
 
-def _removable(root: Path, repo: "_Repo | None", record: _Record, current: bytes) -> tuple[bytes | None, str]:
+def _removable(repo: "_Repo | None", record: _Record, current: bytes, committed: "_Committed | None", conversion) -> tuple[bytes | None, str]:
     """The bytes a take-back would remove: rawko-tui's own, never committed, and the very end of the file."""
     if record.data is None:
         return None, "an older rawko-tui recorded only their digest, so they cannot be told from other bytes"
@@ -885,12 +1200,8 @@ def _removable(root: Path, repo: "_Repo | None", record: _Record, current: bytes
     if not record.data.startswith(tail):
         return None, "other bytes follow them or stand in their place; removing them would remove someone else's"
     if repo is not None:
-        path = repo.path(record.rel_path)
-        try:
-            committed = _committed(repo, repo.head(), path)
-            conversion = clean_conversions(repo.top, [path])[path]
-        except (GitError, WriteError) as exc:
-            return None, str(exc)
+        if committed is None:
+            return None, "git could not say what the last commit holds"
         if committed.staged:
             return None, f"the index holds another version of the file ({committed.staged})"
         if conversion.unsupported or not conversion.to_git(current[: record.offset], committed.data).startswith(committed.data):
@@ -899,11 +1210,16 @@ def _removable(root: Path, repo: "_Repo | None", record: _Record, current: bytes
 
 
 def _forget_settled(root: Path, repo: "_Repo | None") -> None:
-    """Under the write lock: the records of writes that finished, or never began, go (only the torn ones stay)."""
+    """Under the write lock: the records of writes that finished, or never began, go (only the unresolved ones stay)."""
     records, _acknowledged, _ignored = _read_records(root, repo)
     for record in records:
-        if record.journal.owned and _torn(root, repo, record) is None:
+        if record.journal.owned and not isinstance(_judge(root, repo, record), TornWrite):
             _finish(record.journal, record.file)
+
+
+def torn_writes(root: Path) -> list[TornWrite]:
+    """Every write that began and never finished (torn, or written but never committed), and is not resolved."""
+    return _survey(root).torn
 
 
 def interrupted_writes(root: Path) -> list[tuple[str, str]]:
@@ -912,16 +1228,17 @@ def interrupted_writes(root: Path) -> list[tuple[str, str]]:
 
 
 def journal_problems(root: Path) -> list[tuple[str, str]]:
-    """(where, why) for every write-journal record that was ignored: unreadable, or naming no memory file of this store."""
-    root = Path(root)
-    return _read_records(root, _Repo.of(root))[2]
+    """(where, why) for every write-journal record that was ignored: unreadable, naming no memory file of this store,
+    committed to the repository, or describing bytes the last commit holds."""
+    return _survey(root).ignored
 
 
 def take_back(root: Path, torn: TornWrite) -> bytes:
-    """Remove a torn write's bytes from the end of its file (rawko-tui's own, never committed); returns them.
+    """Remove a torn or uncommitted write's bytes from the end of its file (rawko-tui's own, never committed); returns them.
 
     Done under the write lock and the file's lock, after checking again that the
-    file ends exactly in those bytes; its record then goes.
+    file ends exactly in those bytes; its record then goes.  A file the write
+    created, holding nothing else, is removed.
     """
     with write_lock(root):
         fresh = next((t for t in torn_writes(root) if t.record == torn.record), None)
@@ -929,13 +1246,16 @@ def take_back(root: Path, torn: TornWrite) -> bytes:
             raise WriteError(f"{torn.rel_path}: that interrupted write is resolved already; nothing was changed")
         if fresh.removable is None or fresh.removable != torn.removable:
             raise WriteError(f"{torn.rel_path}: its bytes cannot be taken back ({fresh.why_kept or 'the file changed since they were shown'}); nothing was changed")
-        with _file(root, torn.rel_path, os.O_RDWR) as (_folder, fd):
+        with _file(root, torn.rel_path, os.O_RDWR) as (folder, fd):
             fcntl.flock(fd, fcntl.LOCK_EX)
             current = _read_fd(fd, shown=torn.rel_path)
             if current != current[: torn.offset] + torn.removable or len(current) != torn.offset + len(torn.removable):
                 raise WriteError(f"{torn.rel_path} changed since its torn write was shown; nothing was changed")
-            os.ftruncate(fd, torn.offset)
-            os.fsync(fd)
+            if fresh.create and torn.offset == 0:
+                os.unlink(torn.rel_path.rsplit("/", 1)[-1], dir_fd=folder)  # it held nothing but the interrupted write
+            else:
+                os.ftruncate(fd, torn.offset)
+                os.fsync(fd)
         repo = _Repo.of(Path(root))
         for journal in _journals(Path(root), repo):
             _finish(journal, torn.record)
@@ -943,7 +1263,17 @@ def take_back(root: Path, torn: TornWrite) -> bytes:
 
 
 def acknowledge(root: Path, torn: TornWrite, by: str) -> str:
-    """Record that a person has seen a torn write whose bytes stay (the file may then be appended to again); returns where."""
+    """Record that a person has seen a torn write whose bytes stay (the file may then be appended to again); returns where.
+
+    Not for rawko-tui's own complete entry left uncommitted: kept unresolved, it
+    would later be committed as bytes another writer appended; it is committed
+    (``plan_commit``) or taken back instead.
+    """
+    if torn.uncommitted:
+        raise WriteError(
+            f"{torn.rel_path} holds rawko-tui's own entry, complete but never committed: commit it as rawko-tui's (--commit) "
+            "or take it back (--take-back); acknowledged, it would later be committed as bytes another writer appended. Nothing was recorded"
+        )
     repo = _Repo.of(Path(root))
     journal = next(j for j in _journals(Path(root), repo) if j.owned)
     record = {
@@ -970,6 +1300,53 @@ def acknowledge(root: Path, torn: TornWrite, by: str) -> str:
         except OSError as exc:
             raise WriteError(f"the acknowledgement could not be recorded in {journal.shown} ({exc.strerror or exc})") from None
     return f"{journal.shown}/{name}"
+
+
+def plan_commit(root: Path, torn: TornWrite) -> PlannedWrite:
+    """The commit of rawko-tui's own entry that a write stopped before its commit left in the file: nothing is written.
+
+    Bytes another writer appended before it, not committed, are shown as theirs
+    (``foreign``) and committed only when chosen, as for an append.
+    """
+    root = Path(root)
+    shown = clean_name(torn.rel_path)
+    if not torn.uncommitted or torn.entry is None:
+        raise WriteError(f"{shown} holds {torn.describe()}: only part of the entry is there, so it is never committed; nothing was written. {torn_hint(torn)}")
+    repo = _Repo.of(root)
+    if repo is None:
+        raise WriteError(f"{shown}: the store is not in a git repository, so there is nothing to commit")
+    current = read_current(root, torn.rel_path)
+    if current is None or current[torn.offset : torn.offset + torn.length] != torn.entry:
+        raise WriteError(f"{shown} changed since its interrupted write was found; nothing was written")
+    path = repo.path(torn.rel_path)
+    try:
+        committed = _committed(repo, repo.head(), path)
+        conversion = clean_conversions(repo.top, [path])[path]
+    except GitError as exc:
+        raise WriteError(f"{shown}: git could not say what the last commit holds ({_git_reason(exc)}); nothing was written") from None
+    if committed.staged:
+        raise WriteError(f"{shown}: {committed.staged}; rawko-tui commits exactly what it shows, so it commits nothing until that is committed or unstaged (git restore --staged {clean_name(path)})")
+    if conversion.unsupported:
+        raise WriteError(f"{shown} cannot be compared with its last commit: {conversion.unsupported}; nothing was written")
+    before = conversion.to_git(current[: torn.offset], committed.data)
+    _refuse_rewrite(shown, path, committed.data, before, "committing the entry")
+    if conversion.to_git(current[: torn.offset + torn.length], committed.data) != before + torn.entry:
+        raise WriteError(f"{shown}: git would change the line endings of this entry when committing it (its text/eol attributes); nothing was written")
+    foreign = before[len(committed.data) :]
+    return PlannedWrite(
+        torn.rel_path,
+        "commit",
+        torn.entry,
+        Seen.of(current),
+        in_git=True,
+        committed=committed.blob,
+        committed_size=len(committed.data),
+        foreign=foreign,
+        foreign_lines=_line_span(committed.data, foreign) if foreign else (0, 0),
+        own=_own_uncommitted(root, torn.rel_path, current, committed.data, conversion) if foreign else (),
+        record=torn.record,
+        line=torn.line,
+    )
 
 
 # --------------------------------------------------------------------------
@@ -999,14 +1376,16 @@ def append_entry(root: Path, name: str, entry: str, seen: Seen | None) -> Append
     rel_path = _MEMORIES_PREFIX + "/".join(_name_parts(name))
     entry = ends_with_newline(entry)
     refuse_when_busy(root)
-    return _append(Path(root), rel_path, lambda current: ("\n\n" + entry if current else entry).encode("utf-8"), seen, exact=False)
+    return _append(Path(root), rel_path, lambda current: _utf8("\n\n" + entry if current else entry, "the entry"), seen, exact=False)
 
 
-def _append(root: Path, rel_path: str, make_data, seen: Seen | None, exact: bool) -> AppendResult:
+def _append(root: Path, rel_path: str, make_data, seen: Seen | None, exact: bool, keep_record: bool = False, deferred: bool = False) -> AppendResult:
     """Append ``make_data(current bytes)`` under the file's lock.
 
     ``exact``: the file must hold exactly what was seen (a planned write);
     otherwise it must only start with it (bytes appended since are kept).
+    ``keep_record``: the bytes are to be committed; their journal record stays
+    (``AppendResult.record``) until the commit is made.
     """
     try:
         folder, fd = _open_store_file(root, rel_path, os.O_RDWR | os.O_APPEND)
@@ -1029,7 +1408,7 @@ def _append(root: Path, rel_path: str, make_data, seen: Seen | None, exact: bool
                 )
             merged_after = len(current) - seen.size
         data = make_data(current)
-        journal, record = _begin(root, rel_path, len(current), data)
+        journal, record = _begin(root, rel_path, len(current), data, commit=keep_record and not deferred, deferred=keep_record and deferred)
         try:
             _write_all(fd, data)
             os.fsync(fd)
@@ -1044,9 +1423,11 @@ def _append(root: Path, rel_path: str, make_data, seen: Seen | None, exact: bool
                 _finish(journal, record)
                 raise ChangedSinceShown(rel_path, f"another writer appended {len(after) - len(current) - len(data):,} bytes at the same moment; the entry was taken back")
             _finish(journal, record)
-            raise NotCommitted([Path(root) / rel_path], "another writer appended at the same moment, so the entry is not where it was shown", "its place changed")
-        _finish(journal, record)
-        return AppendResult(Path(root) / rel_path, len(current) + (len(data) - len(data.lstrip(b"\n")) if current else 0), len(data), merged_after)
+            raise NotCommitted([Path(root) / rel_path], "another writer appended at the same moment, so the entry is not where it was shown", "its place changed", recorded=False)
+        if not keep_record:
+            _finish(journal, record)
+        start = len(current) + (len(data) - len(data.lstrip(b"\n")) if current else 0)
+        return AppendResult(Path(root) / rel_path, start, len(data), merged_after, (journal, record) if keep_record else None)
     finally:
         os.close(fd)  # releases the file's lock
         os.close(folder)
@@ -1092,15 +1473,18 @@ def create_memory(root: Path, title: str, entry: str, exact_name: str | None = N
     for name in [exact_name] if exact_name else free_names(stem):
         rel_path = _MEMORIES_PREFIX + "/".join(_name_parts(name))
         try:
-            return _create(Path(root), rel_path, ends_with_newline(entry).encode("utf-8"))
+            return _create(Path(root), rel_path, _utf8(ends_with_newline(entry), "the new memory"))[0]
         except FileExistsError:
             if exact_name:
                 raise WriteError(f"{name} was created by someone else meanwhile; nothing was written") from None
     raise WriteError(f"no free file name for {stem!r}")
 
 
-def _create(root: Path, rel_path: str, data: bytes) -> Path:
-    """A new file holding ``data`` (``O_EXCL``: an existing file or link is never written); FileExistsError when taken."""
+def _create(root: Path, rel_path: str, data: bytes, keep_record: bool = False, deferred: bool = False) -> "tuple[Path, tuple[_Journal, str] | None]":
+    """A new file holding ``data`` (``O_EXCL``: an existing file or link is never written); FileExistsError when taken.
+
+    Gives the path and, with ``keep_record`` (the file is to be committed), its journal record, kept until the commit.
+    """
     name = rel_path.rsplit("/", 1)[-1]
     parts = _store_parts(rel_path)
     try:
@@ -1108,31 +1492,32 @@ def _create(root: Path, rel_path: str, data: bytes) -> Path:
     except OSError as exc:
         raise WriteError(f"{'/'.join(parts[:-1])} cannot be created ({exc.strerror or exc}); nothing was written") from None
     try:
+        # recorded before the file exists: a write stopped at any point after is recognised
+        record = _begin(root, rel_path, 0, data, commit=keep_record and not deferred, create=True, deferred=keep_record and deferred)
         try:
             fd = os.open(parts[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644, dir_fd=folder)
         except FileExistsError:
+            _finish(*record)
             raise
         except OSError as exc:
+            _finish(*record)
             raise WriteError(f"{name} cannot be created ({exc.strerror or exc}); nothing was written") from None
-        record = None
         try:
-            record = _begin(root, rel_path, 0, data)
             _write_all(fd, data)
             os.fsync(fd)
-            _finish(*record)
-        except (OSError, WriteError) as exc:
+        except OSError as exc:
             # the file is new and ours alone (O_EXCL): remove it whole rather than leave half a memory
             os.unlink(parts[-1], dir_fd=folder)
-            if record is not None:
-                _finish(*record)
-            if isinstance(exc, WriteError):
-                raise
+            _finish(*record)
             raise WriteError(f"{name}: the write failed ({exc.strerror or exc}); nothing was written") from None
         finally:
             os.close(fd)
     finally:
         os.close(folder)
-    return root / rel_path
+    if not keep_record:
+        _finish(*record)
+        return root / rel_path, None
+    return root / rel_path, record
 
 
 def replace_file(root: Path, write: PlannedWrite) -> Path:
@@ -1249,9 +1634,12 @@ class Written:
     sha: str | None  # the commit; None when not committed (see ``why_uncommitted``)
     why_uncommitted: str = ""
     note: str = ""  # something the person should know (the index could not be updated)
+    wrote: bool = True  # False: only committed bytes already in the files (an interrupted write's entry)
 
     def describe(self, root: Path) -> str:
         names = ", ".join(clean_name(_store_rel(root, p)) for p in self.paths)
+        if self.sha and not self.wrote:
+            return f"Committed {names} ({self.sha[:10]}): rawko-tui's own entry, already in the file, is in HEAD now." + (f" {self.note}" if self.note else "")
         if self.sha:
             return f"Wrote {names} and committed {self.sha[:10]}." + (f" {self.note}" if self.note else "")
         return f"Wrote {names} (not committed: {self.why_uncommitted})."
@@ -1261,11 +1649,14 @@ class Written:
 class _Applied:
     write: PlannedWrite
     before: bytes | None  # the file before (None: it did not exist)
+    record: "tuple[_Journal, str] | None" = None  # its journal record, kept until the commit is made
 
     @property
     def after(self) -> bytes:
         if self.write.kind == "append":
             return (self.before or b"") + self.write.data
+        if self.write.kind == "commit":
+            return self.before or b""
         return self.write.data
 
 
@@ -1284,18 +1675,23 @@ def apply_writes(root: Path, writes: list[PlannedWrite], action: str, summary: s
         repo = _Repo.of(root) if located else None
         _forget_settled(root, repo)
         committing = and_commit and repo is not None
+        if not committing and any(write.kind == "commit" for write in writes):
+            raise WriteError("an interrupted write's entry is only ever committed, and this write makes no commit; nothing was written")
         befores = [_precheck(root, repo, write, committing) for write in writes]
         if committing:
             _check_identity(repo)
         applied: list[_Applied] = []
         for write, before in zip(writes, befores):
             try:
-                _apply_one(root, write)
+                # a memory's bytes that are to be committed keep their journal record until HEAD holds them:
+                # a write stopped before its commit is then rawko-tui's own uncommitted entry, never another writer's bytes
+                # (with --no-commit, kept so that they are known as rawko-tui's own bytes until a commit holds them)
+                record = _apply_one(root, write, keep_record=repo is not None and write.memory_name is not None, deferred=not and_commit)
             except WriteError as exc:
                 if applied and not _take_back_all(root, applied):
                     raise NotCommitted([root / a.write.rel_path for a in applied], f"{write.rel_path}: {exc}", "the next file could not be written") from None
                 raise
-            applied.append(_Applied(write, before))
+            applied.append(_Applied(write, before, record))
         paths = [root / write.rel_path for write in writes]
         if not and_commit:
             return Written(paths, None, "--no-commit")
@@ -1315,9 +1711,10 @@ def apply_writes(root: Path, writes: list[PlannedWrite], action: str, summary: s
             missing = f"HEAD could not be read ({_git_reason(exc)})"
         if missing:
             raise NotCommitted(paths, missing, "HEAD does not hold the commit that was made")
+        _settle(repo, root, applied)
         note = _update_index(repo, made.changes)
         _run_hook(repo, "post-commit", [], None, check=False)
-        return Written(paths, made.sha, note=note)
+        return Written(paths, made.sha, note=note, wrote=any(write.kind != "commit" for write in writes))
 
 
 def _precheck(root: Path, repo: "_Repo | None", write: PlannedWrite, committing: bool) -> bytes | None:
@@ -1334,14 +1731,23 @@ def _precheck(root: Path, repo: "_Repo | None", write: PlannedWrite, committing:
         raise ChangedSinceShown(write.rel_path, "the store was " + ("put in" if repo is not None else "taken out of") + " a git repository")
     if write.kind != "create" and write.memory_name is not None:
         torn = [t for t in torn_writes(root) if t.rel_path == write.rel_path]
-        if torn:
-            raise WriteError(f"{write.rel_path} holds {torn[0].describe()}; nothing was written. {torn_hint(torn[0])}")
+        own = [t for t in torn if t.record == write.record] if write.kind == "commit" else []
+        if write.kind == "commit" and not own:
+            raise WriteError(f"{write.rel_path}: its interrupted write is resolved already; nothing was written")
+        others = [t for t in torn if t not in own]
+        if others:
+            raise WriteError(f"{write.rel_path} holds {others[0].describe()}; nothing was written. {torn_hint(others[0])}")
     if repo is not None:
-        fresh = _plan(root, write.rel_path, write.kind, lambda _current: write.data, may_create=write.memory_name is None)
+        if write.kind == "commit":
+            fresh = plan_commit(root, own[0])
+        else:
+            fresh = _plan(root, write.rel_path, write.kind, lambda _current: write.data, may_create=write.memory_name is None)
         if fresh.committed != write.committed:
             raise ChangedSinceShown(write.rel_path, "a commit changed it since (HEAD moved)")
         if fresh.foreign != write.foreign:
             raise ChangedSinceShown(write.rel_path, "git now reads its uncommitted bytes differently")
+        if fresh.own != write.own:
+            raise ChangedSinceShown(write.rel_path, "which of its uncommitted bytes rawko-tui wrote is known differently now")
         if committing and write.foreign and not write.include_foreign:
             raise WriteError(
                 f"{write.foreign_note()}: committed only when you choose to include them; nothing was written"
@@ -1349,25 +1755,52 @@ def _precheck(root: Path, repo: "_Repo | None", write: PlannedWrite, committing:
     return current
 
 
-def _apply_one(root: Path, write: PlannedWrite) -> None:
+def _apply_one(root: Path, write: PlannedWrite, keep_record: bool = False, deferred: bool = False) -> "tuple[_Journal, str] | None":
+    """Write one planned write's bytes; gives its journal record when it is kept (``keep_record``) until the commit
+    (``deferred``: a commit someone makes later, --no-commit)."""
     if write.kind == "create":
         try:
-            _create(root, write.rel_path, write.data)
+            return _create(root, write.rel_path, write.data, keep_record, deferred)[1]
         except FileExistsError:
             raise ChangedSinceShown(write.rel_path, "it was created by someone else") from None
-    elif write.kind == "append":
-        _append(root, write.rel_path, lambda _current: write.data, write.seen, exact=True)
-    else:
-        replace_file(root, write)
+    if write.kind == "append":
+        return _append(root, write.rel_path, lambda _current: write.data, write.seen, exact=True, keep_record=keep_record, deferred=deferred).record
+    if write.kind == "commit":
+        return None  # its bytes are in the file already: only the commit is made
+    replace_file(root, write)
+    return None
+
+
+def _settle(repo: _Repo, root: Path, applied: list["_Applied"]) -> None:
+    """HEAD holds the writes: their journal records go (an interrupted write's, once its entry is committed, too)."""
+    for item in applied:
+        if item.record is not None:
+            _finish(*item.record)
+        if item.write.kind == "commit":
+            for journal in _journals(root, repo):
+                _finish(journal, item.write.record)
+    _forget_settled(root, repo)  # and those of earlier bytes this commit took in (an entry written with --no-commit)
 
 
 def _take_back_all(root: Path, applied: list[_Applied]) -> bool:
-    """Undo writes that were made for a commit that will not happen; True when every file is as it was."""
-    return all([_take_back_one(root, a) for a in reversed(applied)])
+    """Undo writes that were made for a commit that will not happen; True when every file is as it was.
+
+    The record of a write taken back goes; one that could not be taken back stays, so its bytes are
+    reported as rawko-tui's own, uncommitted, until they are committed or taken back.
+    """
+    done = []
+    for item in reversed(applied):
+        undone = _take_back_one(root, item)
+        if undone and item.record is not None:
+            _finish(*item.record)
+        done.append(undone)
+    return all(done)
 
 
 def _take_back_one(root: Path, applied: _Applied) -> bool:
     write = applied.write
+    if write.kind == "commit":
+        return True  # nothing was written for it
     try:
         if write.kind == "create":
             parts = _store_parts(write.rel_path)
@@ -1432,7 +1865,7 @@ def _make_commit(repo: _Repo, root: Path, applied: list[_Applied], action: str, 
             committed = _committed(repo, head, path)
             if committed.blob != write.committed:
                 raise _Refused(f"{write.rel_path} was committed by someone else while it was written")
-            blob_bytes = write.data if write.kind != "append" else committed.data + (write.foreign if write.include_foreign else b"") + write.data
+            blob_bytes = write.data if write.kind not in ("append", "commit") else committed.data + (write.foreign if write.include_foreign else b"") + write.data
             conversion = clean_conversions(repo.top, [path])[path]
             if not conversion.to_git(read_current(root, write.rel_path) or b"", committed.data).startswith(blob_bytes):
                 raise _Refused(f"{write.rel_path} does not hold the planned bytes after writing them")
@@ -1507,12 +1940,16 @@ def _message(repo: _Repo, applied: list[_Applied], action: str, summary: str) ->
     body = summary + "\n\n" if summary else ""
     foreign = [a.write for a in applied if a.write.include_foreign and a.write.foreign]
     for write in foreign:
-        body += (
-            f"{clean_name(repo.path(write.rel_path))}: {len(write.foreign):,} bytes ({write.foreign_where()}) were appended "
-            "since the last commit by another writer, not by rawko-tui; the person committing chose to include them.\n\n"
-        )
+        path = clean_name(repo.path(write.rel_path))
+        for whose, parts in write._grouped():
+            where = f"{sum(e - s for s, e in parts):,} bytes ({'; '.join(write.where(s, e) for s, e in parts)})"
+            if whose == "other":
+                body += f"{path}: {where} were appended since the last commit by another writer, not by rawko-tui; the person committing chose to include them.\n\n"
+            else:
+                body += f"{path}: {where} {_OWN_NOTE[whose].replace('you acknowledged', 'the person acknowledged')}; the person committing chose to include them.\n\n"
     trailers = f"Action: {action}\n" + "".join(f"Memory: {clean_name(repo.path(a.write.rel_path))}\n" for a in applied)
-    trailers += "".join(f"Not-written-by-rawko-tui: {clean_name(repo.path(w.rel_path))} {w.foreign_where()}\n" for w in foreign)
+    # one trailer per range another writer appended (history credits those entries to no one who did not write them)
+    trailers += "".join(f"Not-written-by-rawko-tui: {clean_name(repo.path(w.rel_path))} {w.where(s, e)}\n" for w in foreign for s, e in w.others())
     return f"rawko-tui: {action} {names}\n\n{body}{trailers}"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 from typing import Callable
 
 from rich.text import Text
@@ -15,24 +16,69 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
-from ..core.writer import PlannedWrite, WriteError, read_current
+from ..core.writer import PlannedWrite, WriteError, read_current, shown_text
 from .keys import shown_keys
 from .safe import clean, literal
 
 Planner = Callable[[str], list[PlannedWrite]]
 
+# Every byte a confirmation asks about is on screen, in a pane that scrolls. Past this much, laying the
+# text out would freeze the screen for seconds; then yes is not offered, and the dialog says what to do.
+SHOWN_BYTES = 200_000
+SHOWN_LINES = 5_000
+_NOT_UTF8 = re.compile("[\udc80-\udcff]+")  # bytes that are not UTF-8, as surrogateescape carries them
 
-def shown_bytes(write: PlannedWrite, before: bytes) -> str:
-    """What a person reads as the bytes of a write: all of them, or for a rewritten file the lines that change."""
-    text = write.data.decode("utf-8", "replace")
+
+def bytes_text(data: bytes, style: str = "") -> Text:
+    """Bytes exactly as they are committed: UTF-8 text made safe to show (control and invisible characters
+    as visible stand-ins, never markup), and each byte that is not UTF-8 as an escape (``\\xff``) in reverse video,
+    never a replacement character."""
+    text = data.decode("utf-8", "surrogateescape")
+    shown = Text()
+    at = 0
+    for run in _NOT_UTF8.finditer(text):
+        shown.append(clean(text[at : run.start()]), style)
+        shown.append("".join(f"\\x{ord(c) - 0xDC00:02x}" for c in run.group()), f"{style} reverse".strip())
+        at = run.end()
+    shown.append(clean(text[at:]), style)
+    return shown
+
+
+def too_many(*pieces: bytes) -> bool:
+    """Whether these bytes, together, are more than a dialog shows."""
+    return sum(len(p) for p in pieces) > SHOWN_BYTES or sum(p.count(b"\n") for p in pieces) > SHOWN_LINES
+
+
+def beginning(data: bytes, keep: int = 2_000) -> tuple[bytes, int]:
+    """The first ``keep`` bytes (never cutting a character in two) and how many are left out."""
+    if len(data) <= keep:
+        return data, 0
+    while keep > 0 and data[keep] & 0xC0 == 0x80:
+        keep -= 1
+    return data[:keep], len(data) - keep
+
+
+def shown_bytes(write: PlannedWrite, before: bytes, keep: int | None = None) -> Text:
+    """What a person reads as the bytes of a write: all of them (or, with ``keep``, a beginning marked as cut),
+    or for a rewritten file the lines that change."""
     if write.kind != "replace":
         # the newlines that separate an appended entry from the file's end are bytes too: make them visible
-        body = text.lstrip("\n")
-        return "⏎\n" * (len(text) - len(body)) + body
-    diff = difflib.unified_diff(
-        before.decode("utf-8", "replace").splitlines(keepends=True), text.splitlines(keepends=True), write.rel_path, write.rel_path + " (after)"
-    )
-    return "".join(diff) or "(no change)"
+        body = write.data.lstrip(b"\n")
+        shown = Text("⏎\n" * (len(write.data) - len(body)))
+        return shown.append_text(cut_bytes(body, "", keep))
+    diff = difflib.unified_diff(shown_text(before).splitlines(keepends=True), shown_text(write.data).splitlines(keepends=True), write.rel_path, write.rel_path + " (after)")
+    return literal("".join(diff) or "(no change)")
+
+
+def cut_bytes(data: bytes, style: str = "", keep: int | None = None) -> Text:
+    """``bytes_text`` of all of ``data``, or with ``keep`` of its beginning, saying how many bytes are not shown."""
+    if keep is None:
+        return bytes_text(data, style)
+    head, left = beginning(data, keep)
+    shown = bytes_text(head, style)
+    if left:
+        shown.append(f"\n✂ … {left:,} more bytes not shown here\n", "bold red")
+    return shown
 
 
 def impact_text(heading: str, lines: list[str]) -> Text:
@@ -59,7 +105,10 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
 
     Bytes another writer appended to a target since its last commit are shown
     apart, as not written by rawko-tui: they are committed only with ``i``
-    (the commit message names them), never by ``y`` alone.
+    (the commit message names them), never by ``y`` alone.  Every byte that
+    would be committed is shown (the pane scrolls; a byte that is not UTF-8 as
+    an escape); past ``SHOWN_BYTES`` or ``SHOWN_LINES`` neither key is offered
+    and the dialog says what prints every byte instead.
 
     ``name_field`` adds one input (e.g. a saved task's name) from which
     ``planner`` re-plans the writes as the person types.  ``impact`` is
@@ -86,6 +135,8 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
         self.impact = impact
         self.name_field = name_field
         self.planner = planner
+        self._measured: list[PlannedWrite] | None = None
+        self._too_large = True
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box"):
@@ -111,34 +162,59 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
         """The writes whose file holds bytes another writer appended since its last commit."""
         return [w for w in self.writes if w.foreign]
 
+    @property
+    def too_large(self) -> bool:
+        """More bytes than the dialog shows: then nothing is written from it (rawko-tui commits nothing unseen).
+
+        What is shown of a rewritten settings file is its diff, so that is what counts for it.
+        """
+        if self._measured is not self.writes:  # measured once per plan: bindings are checked on every refresh
+            shown = []
+            for write in self.writes:
+                shown.append(write.foreign)
+                shown.append(str(shown_bytes(write, self._before(write))).encode("utf-8", "surrogateescape") if write.kind == "replace" else write.data)
+            self._too_large, self._measured = too_many(*shown), self.writes
+        return self._too_large
+
+    def _before(self, write: PlannedWrite) -> bytes:
+        """A rewritten file as it is now (what its diff is against)."""
+        if write.kind != "replace":
+            return b""
+        try:
+            return read_current(self.app.root, write.rel_path) or b""
+        except WriteError:
+            return b""
+
     def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action in ("confirm", "include") and self.too_large:
+            return False  # what would be committed cannot all be shown here: yes is not offered
         if action == "include":
             return bool(self.foreign)  # offered only when there are such bytes
         return True
 
     def _show(self) -> None:
         text = Text()
+        keep = 2_000 if self.too_large else None
+        if keep is not None:
+            text.append_text(literal(self._too_large_note() + "\n\n", "bold red"))
         for write in self.writes:
             if write.foreign:
                 text.append_text(literal(f"⚠ {write.foreign_note()}:\n", "bold yellow", limit=500))
-                text.append_text(literal(write.foreign.decode("utf-8", "replace"), "yellow", limit=20_000))
+                text.append_text(cut_bytes(write.foreign, "yellow", keep))
                 text.append("\n")
             text.append(clean(write.describe()) + "\n", "bold cyan")
-            before = b""
-            if write.kind == "replace":  # the diff is against the file as it is now
-                try:
-                    before = read_current(self.app.root, write.rel_path) or b""
-                except WriteError:
-                    pass
-            text.append_text(literal(shown_bytes(write, before), limit=20_000))
+            text.append_text(shown_bytes(write, self._before(write), keep))  # a rewritten file: the diff against it as it is now
             text.append("\n")
         self.query_one("#confirm-bytes", Static).update(text)
         # the keys in force (a person's keymap may have moved them), never fixed text
         yes, no = keys_named(self.app, ConfirmWrite, "confirm-yes"), keys_named(self.app, ConfirmWrite, "confirm-no")
-        if self.foreign:
+        if self.too_large:
+            keys = Text.assemble("Too much to show here, so nothing is written from this dialog (", *yes, " is not offered; see above) · ", *no, " goes back, nothing written")
+        elif self.foreign:
             keys = Text.assemble(
                 *keys_named(self.app, ConfirmWrite, "confirm-include"),
-                " writes this and commits it together with the bytes marked ⚠ (the commit message says rawko-tui did not write them) · ",
+                " writes this and commits it together with the bytes marked ⚠ (the commit message names them as above: "
+                "another writer's as not written by rawko-tui) · ",
                 *yes,
                 " alone writes nothing here · ",
                 *no,
@@ -177,11 +253,37 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
     def _name_submitted(self) -> None:
         self.query_one("#confirm-writes").focus()
 
+    def _too_large_note(self) -> str:
+        """Why nothing is written from here, and what shows every byte instead."""
+        total = sum(len(w.foreign) + len(w.data) for w in self.writes)
+        lines = sum(w.foreign.count(b"\n") + w.data.count(b"\n") for w in self.writes)
+        said = (
+            f"These writes hold {total:,} bytes on {lines:,} lines, more than this dialog shows ({SHOWN_BYTES:,} bytes, {SHOWN_LINES:,} lines); "
+            "rawko-tui commits nothing you have not seen, so it writes nothing from here. Only the beginning of each is shown below."
+        )
+        foreign = [w for w in self.writes if w.foreign]
+        if foreign:
+            paths = " ".join(w.rel_path for w in foreign)
+            said += (
+                f" Another writer's uncommitted bytes are part of it: read them with `git diff -- {paths}` and commit them yourself if you "
+                "trust them, or let the command line print every byte before it writes (`--include-uncommitted --dry-run`)."
+            )
+        target = self.writes[0] if self.writes else None
+        if target is not None and target.kind == "commit":
+            said += f" `rawko-tui torn {target.memory_name} --commit --dry-run` prints every byte of this commit; without --dry-run it makes it."
+        elif target is not None and target.kind == "append" and target.memory_name:
+            said += f" The command line prints every byte before it writes: save your text to a file and run `rawko-tui append {target.memory_name} --body-file FILE` (--set for its fields)."
+        else:
+            said += " The command line prints every byte before it writes (`rawko-tui new … --body-file FILE`, `--dry-run` to read it first)."
+        return said
+
     def action_confirm(self) -> None:
+        if self.too_large:
+            return
         if self.foreign:
             names = ", ".join(w.rel_path for w in self.foreign)
             self.notify(
-                clean(f"{names} holds bytes another writer appended since the last commit: i commits them with yours, named as not written by rawko-tui; n goes back."),
+                clean(f"{names} holds uncommitted bytes that are not this write's (marked ⚠): i commits them with yours, named as the dialog names them; n goes back."),
                 severity="warning",
                 timeout=8,
             )
@@ -190,7 +292,7 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
 
     def action_include(self) -> None:
         """The person's explicit choice: the bytes shown as another writer's go into this commit too."""
-        if self.foreign:
+        if self.foreign and not self.too_large:
             self.dismiss([dataclasses.replace(w, include_foreign=True) if w.foreign else w for w in self.writes])
 
     def action_cancel(self) -> None:

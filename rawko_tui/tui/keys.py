@@ -35,6 +35,7 @@ OPENERS = (
     "consolidation-retire",
     "consolidation-dismiss",
     "consolidation-undo",
+    "torn-commit",
 )
 # for each yes, the bindings that open the screen asking it (pressed twice, the key would act unread)
 OPENED_BY = {
