@@ -415,3 +415,17 @@ def test_a_body_file_may_be_a_pipe_but_never_an_endless_device(tmp_path):
         cwd=root, capture_output=True, text=True, timeout=90, preexec_fn=_capped,
     )  # fmt: skip
     assert piped.returncode == 0 and "Body from a pipe." in piped.stdout, piped.stderr
+
+
+def test_a_journal_record_nested_past_the_json_parsers_depth_is_ignored_not_a_traceback(tmp_path):
+    """A record of 60,000 nested arrays (untracked: the last commit does not hold it) made the JSON parser recurse out."""
+    root = _store(tmp_path)
+    _commit(root)
+    journal = root / ".rawko" / ".write-journal"
+    journal.mkdir()
+    (journal / "0123456789abcdef.json").write_text("[" * 60_000 + "]" * 60_000)
+    lint = _run(root, "lint", "--json", "--now", FIXED_NOW)
+    assert any(f["code"] == "journal-ignored" and "cannot be read" in f["message"] for f in json.loads(lint.stdout)["findings"])
+    _run(root, "verify")
+    name = next(p.name for p in (root / ".rawko" / "memories").iterdir() if p.suffix == ".md")
+    _run(root, "append", name, "--body", "A note.", "--dry-run")

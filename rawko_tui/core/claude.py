@@ -106,6 +106,8 @@ def parse_extraction(text: str) -> Extraction:
         data = json.loads(match.group())
     except json.JSONDecodeError as exc:
         raise ClaudeError(f"the answer's JSON is malformed ({exc.msg} at character {exc.pos})") from None
+    except RecursionError:
+        raise ClaudeError("the answer's JSON is nested too deeply to read") from None
     if not isinstance(data, dict) or not isinstance(data.get("shouldCreateMemory"), bool):
         raise ClaudeError("the answer does not say shouldCreateMemory: true or false")
     if not data["shouldCreateMemory"]:

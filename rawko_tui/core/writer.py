@@ -982,7 +982,7 @@ def _read_records(root: Path, repo: "_Repo | None") -> tuple[list[_Record], set[
                         os.close(fd)
                     header_line, _, data = raw.partition(b"\n")
                     header = json.loads(header_line[:_HEADER_LIMIT])
-                except (OSError, ValueError, WriteError) as exc:
+                except (OSError, ValueError, RecursionError, WriteError) as exc:  # a record nested past the parser's depth too
                     reason = "a symlink" if isinstance(exc, OSError) and exc.errno == errno.ELOOP else str(getattr(exc, "strerror", None) or exc)
                     ignored.append((where, f"a write-journal record that cannot be read ({clean(reason)}): ignored"))
                     continue

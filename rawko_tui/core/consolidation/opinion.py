@@ -66,6 +66,8 @@ def parse_opinion(text: str) -> Opinion:
         data = json.loads(text[start : end + 1])
     except json.JSONDecodeError as exc:
         raise ClaudeError(f"the answer is not valid JSON ({exc.msg} at character {exc.pos})") from None
+    except RecursionError:
+        raise ClaudeError("the answer's JSON is nested too deeply to read") from None
     verdict = str(data.get("verdict", "")).strip().lower() if isinstance(data, dict) else ""
     if verdict not in VERDICTS:
         raise ClaudeError(f"the answer's verdict {verdict!r} is not one of {', '.join(VERDICTS)}")
