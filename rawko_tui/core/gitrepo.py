@@ -8,6 +8,7 @@ imports nothing else of the core, so none of them imports another through it.
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -327,6 +328,23 @@ def tree_problem(data: bytes) -> str | None:
     return None
 
 
+def write_git_file(path: Path, text: str, what: str, executable: bool = False) -> None:
+    """A small file rawko-tui keeps in a git dir (the verified HEAD, a hook), written in place: never through a link
+    planted under its name, never blocking on a FIFO (``O_NONBLOCK``), only ever a regular file. ``what`` names it
+    in the error."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o755 if executable else 0o644)
+    except OSError as exc:
+        raise GitError(f"cannot write {what} ({path}): {exc.strerror or exc}") from None
+    with os.fdopen(fd, "w") as out:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise GitError(f"cannot write {what} ({path}): it is not a regular file (a FIFO or a device)")
+        out.truncate(0)
+        out.write(text)
+        if executable:
+            os.fchmod(fd, os.fstat(fd).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
 def rev_sha(top: Path, rev: str) -> str | None:
     try:
         return git(top, "rev-parse", "--verify", "--quiet", rev + "^{commit}").decode().strip() or None
@@ -358,10 +376,14 @@ def files_at(root: Path, rev: str) -> list[tuple[str, str, bytes | BlobTooLarge]
     return found
 
 
-def tree_blobs(top: Path, rev: str, prefix: str) -> dict[str, tuple[str, str]]:
-    """Every file under ``prefix`` at ``rev``: its path from the top of the repository -> (mode, blob sha); {} when rev has none."""
+def tree_blobs(top: Path, rev: str, *paths: str) -> dict[str, tuple[str, str]]:
+    """Every file under each of ``paths`` (folders or files, taken literally) at ``rev``: its path from the top of the
+    repository -> (mode, blob sha); {} when rev has none."""
+    if not paths:
+        return {}
     found = {}
-    for record in git(top, "ls-tree", "-r", "-z", "--full-tree", rev, "--", prefix, check=False).split(b"\x00"):
+    out = git(top, "--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", rev, "--", *paths, check=False)
+    for record in out.split(b"\x00"):
         meta, _, path = record.partition(b"\t")
         if meta.count(b" ") == 2:
             mode, kind, blob = meta.decode().split(" ")

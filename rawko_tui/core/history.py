@@ -20,7 +20,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -43,6 +42,7 @@ from .gitrepo import (  # noqa: F401 - GitError, repository_state and files_at a
     store_prefix,
     tree_blobs,
     tree_problem,
+    write_git_file,
 )
 from .safeio import MEMORY_LIMIT, read_in_store, read_regular
 from .safetext import clean_name, plural
@@ -153,22 +153,11 @@ class CommitInfo:
 
 
 def check_append(old: bytes, new: bytes, path: str, commit: str) -> Violation | None:
-    """None when ``new`` starts with every byte of ``old``; otherwise what was lost."""
-    if new.startswith(old):
+    """None when ``new`` starts with every byte of ``old``; otherwise what was lost (``gitrepo.rewrite_of``: the writer names it alike)."""
+    rewrite = rewrite_of(old, new)
+    if rewrite is None:
         return None
-    # the first byte that differs, and the lines around it
-    index = _common_prefix_length(old, new)
-    line_start = old.rfind(b"\n", 0, index) + 1
-    line_number = old.count(b"\n", 0, line_start) + 1
-    old_lines = old[line_start:].decode("utf-8", "replace").split("\n")
-    new_lines = new[line_start:].decode("utf-8", "replace").split("\n")
-    lost = [line for line in old_lines[:5] if line not in new_lines[:50]] or old_lines[:1]
-    now = ([line for line in new_lines[:10] if line not in old_lines[:10]] or new_lines[:1])[:3] if index < len(new) else []
-    if len(new) < len(old) and new_lines == old_lines[: len(new_lines)]:
-        message = f"truncated: {len(old) - len(new)} bytes cut from the end (line {line_number} on)"
-    else:
-        message = f"rewritten at line {line_number}: old content is not kept as a prefix"
-    return Violation("rewritten", path, commit, message, line=line_number, lost=tuple(lost[:5]), added=tuple(now))
+    return Violation("rewritten", path, commit, rewrite.message, line=rewrite.line, lost=rewrite.lost, added=rewrite.now)
 
 
 def _common_prefix_length(first: bytes, second: bytes) -> int:
@@ -415,22 +404,8 @@ def verify(
     if not staged and not history_only:
         _check_torn_entries(root, top, report)
     if remember and report.ok and head is not None:
-        _write_mark(repository.git_dir / _MARK_FILE, head)
+        write_git_file(repository.git_dir / _MARK_FILE, head + "\n", "the verified HEAD")
     return report
-
-
-def _write_mark(mark: Path, head: str) -> None:
-    """Record the verified HEAD in the git dir, never through a link a clone put there."""
-    try:
-        # O_NONBLOCK: a FIFO planted under the name would block the open for ever; only a regular file is written
-        fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
-    except OSError as exc:
-        raise GitError(f"cannot record the verified HEAD in {mark}: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "w") as out:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise GitError(f"cannot record the verified HEAD in {mark}: it is not a regular file (a FIFO or a device)")
-        out.truncate(0)
-        out.write(head + "\n")
 
 
 def _check_commits(top: Path, revisions: list[str], blobs: BlobReader, report: VerifyReport) -> None:
@@ -598,7 +573,7 @@ def _check_against_head(top: Path, head: str, merging: list[str], blobs: BlobRea
     if working_tree:
         # git does not look at a file marked assume-unchanged or skip-worktree: rawko-tui does
         hidden = [path for path in flagged_unseen(top, MEMORY_PATHSPEC) if path not in listed]
-        for path, (mode, sha) in _in_tree(top, "HEAD", hidden).items():
+        for path, (mode, sha) in tree_blobs(top, "HEAD", *hidden).items():
             _check_change(("M", mode, mode, sha, "0" * 40, path, path), where, blobs, report, top=top)
 
 
@@ -613,21 +588,6 @@ def flagged_unseen(top: Path, pathspec: str) -> list[str]:
             name = path.decode("utf-8", "surrogateescape")
             if is_memory_path(name):
                 found.append(name)
-    return found
-
-
-def _in_tree(top: Path, rev: str, paths: list[str]) -> dict[str, tuple[str, str]]:
-    """(mode, blob) of each of ``paths`` at ``rev`` (those it holds)."""
-    if not paths:
-        return {}
-    found = {}
-    out = git(top, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--", *paths, check=False)
-    for record in out.split(b"\x00"):
-        meta, _, path = record.partition(b"\t")
-        if meta.count(b" ") == 2:
-            mode, kind, sha = meta.decode().split(" ")
-            if kind == "blob":
-                found[path.decode("utf-8", "surrogateescape")] = (mode, sha)
     return found
 
 

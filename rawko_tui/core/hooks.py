@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import os
 import shlex
-import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .gitrepo import GitError, git, git_dir, repo_root
+from .gitrepo import GitError, git, git_dir, repo_root, write_git_file
 from .safeio import read_regular
 
 MARKER = "# installed by rawko-tui: refuses commits that rewrite memory files"
@@ -89,7 +88,7 @@ def install_hook(path: Path, force: bool = False, server: bool = False) -> Insta
         if hook.exists() and marker not in _head(hook) and not force:
             raise GitError(f"{hook} already exists and is not rawko-tui's; add `rawko-tui {'verify --pre-receive' if server else 'verify --staged'}` to it, or use --force to replace it")
     for hook in hooks:
-        _write_hook(hook, script)
+        write_git_file(hook, script, f"the {hook.name} hook", executable=True)
     return InstalledHook(hooks[0], configured, server, tuple(hooks[1:]))
 
 
@@ -99,20 +98,6 @@ def _head(hook: Path) -> str:
         return read_regular(hook, 1 << 16).decode("utf-8", "replace")
     except OSError:
         return ""
-
-
-def _write_hook(hook: Path, script: str) -> None:
-    """The hook's script, executable; the name is opened without following a link (one planted meanwhile is refused)."""
-    try:
-        fd = os.open(hook, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o755)
-    except OSError as exc:
-        raise GitError(f"cannot write {hook}: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "w") as out:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise GitError(f"cannot write {hook}: it is not a regular file")
-        out.truncate(0)
-        out.write(script)
-        os.fchmod(fd, os.fstat(fd).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
 def _check_hooks_path(top: Path, folder: Path, configured: str, force: bool) -> None:
