@@ -336,14 +336,15 @@ _STORE_FOLDERS = (
     (".rawko/sessions", WARNING, "no session in it is read"),
     (".rawko/checks", WARNING, "no saved task in it is read or checked"),
 )
+_DISMISSALS_LOST = "the dismissals it records are not read: those candidates come back in the queue"
 # The other files of .rawko/ rawko-tui reads (memories, agents and rawko-tui.yaml have findings of their own):
 # (folder, file pattern, size limit, what refusing one means)
 _STORE_FILES = (
     (".rawko", "checks.yaml", SETTINGS_LIMIT, "its saved tasks are not read or checked"),
     (".rawko/checks", "*.yaml", SETTINGS_LIMIT, "its saved tasks are not read or checked"),
     (".rawko/sessions", "*/agent-memory.yaml", SESSION_LIMIT, "the session is not read"),
-    (".rawko", "rawko-tui-decisions.yaml", SETTINGS_LIMIT, "the dismissals it records are not read: those candidates come back in the queue"),
-    (".rawko", "rawko-tui-dismissed.yaml", SETTINGS_LIMIT, "the dismissals it records are not read: those candidates come back in the queue"),
+    (".rawko", "rawko-tui-decisions.yaml", SETTINGS_LIMIT, _DISMISSALS_LOST),
+    (".rawko", "rawko-tui-dismissed.yaml", SETTINGS_LIMIT, _DISMISSALS_LOST),
     (".rawko/.write-journal", "*", SETTINGS_LIMIT, "a write it records as begun is not checked for having finished"),
 )
 
@@ -362,6 +363,11 @@ def saved_file_findings(root, said: set[str]) -> list[Finding]:
     for session in load_sessions(root):
         if session.error is not None and session.error.path not in said:
             found.append(Finding(session.error.path, WARNING, "session", f"{session.error.reason}: the session is not read", session.error.line))
+    from .curation import decision_log_problems
+
+    for path, reason, line in decision_log_problems(root):
+        if path not in said:
+            found.append(Finding(path, WARNING, "refused", f"{reason}; {_DISMISSALS_LOST}", line))
     return found
 
 
