@@ -172,3 +172,267 @@ def test_the_character_guard_keeps_ordinary_aliases_and_refuses_in_every_dialect
     empty = "a0: &a0 []\n" + "".join(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]\n" for i in range(1, 7))
     with pytest.raises(YamlError, match="more than 100,000 nodes"):
         load_yaml12(empty)
+
+
+# --------------------------------------------------------------------------
+# 2. Memory files of millions of entries, stores of gigabytes
+# --------------------------------------------------------------------------
+
+
+def _many_entries(root: Path, name: str = "e.md", entries: int = 2_400_000) -> None:
+    """A normal memory followed by millions of tiny appended entries: 66 MB, inside the 64 MiB limit."""
+    head = memory(title="Many entries", when='"auth"', body="Auth tokens live in src/auth. " * 20)
+    (root / ".rawko" / "memories" / name).write_text(head + "".join(f"\n---\ntitle: E{i}\n---\n\nx\n" for i in range(entries)))
+
+
+def test_a_memory_of_millions_of_entries_is_read_up_to_the_limit_and_says_where_it_stops(tmp_path):
+    from rawko_tui.core.store import MAX_ENTRY_BLOCKS
+
+    root = _store(tmp_path)
+    _many_entries(root)
+    _commit(root)
+    found = _findings(_run(root, "lint", "--json", "--now", FIXED_NOW, timeout=240))
+    limit = [(s, m) for s, c, m in found[".rawko/memories/e.md"] if c == "entries-limit"]
+    assert limit == [("warning", f"more than {MAX_ENTRY_BLOCKS:,} appended entries: from this line on the file is not read as entries (rawko-tui's limit): "
+                                 "the fold, the timeline and the torn-entry check end before it")]  # fmt: skip
+    assert _run(root, "verify", timeout=240).returncode == 0
+    explain = _run(root, "explain", "e.md", "--task", TASK, "--now", FIXED_NOW, timeout=240)
+    assert f"title: E{MAX_ENTRY_BLOCKS - 1} (entry {MAX_ENTRY_BLOCKS + 1})" in explain.stdout  # the fold of the entries read
+    effective = json.loads(_run(root, "preview", "--task", TASK, "--view", "effective", "--now", FIXED_NOW, "--json", timeout=240).stdout)
+    assert "e.md" in {Path(m["path"]).name for m in effective["injected"]}
+
+
+def test_entries_are_split_as_before_with_memory_for_the_entries_only():
+    """The split visits fence and delimiter lines only; it gives what the line-by-line split gave (``_reference_split``)."""
+    import random
+
+    from rawko_tui.core.store import spec_extract, split_entries
+
+    pieces = ["---", "--- ", "---\r", "...", "", " ", "  \t", "title: A", "importance: high", "foo: bar", "title: [unclosed", "x", "```",
+              "````", "~~~", "``` yaml", "text line", "tags: [a, b]", "\r", "- item", "whenToUse: auth", "\u2028", "---x", "  ```"]  # fmt: skip
+    rng = random.Random(22)
+    for _ in range(20_000):
+        lines = [rng.choice(pieces) for _ in range(rng.randint(0, 40))]
+        if rng.random() < 0.05:  # a block near the 400-line limit of a frontmatter
+            at = rng.randint(0, len(lines))
+            lines[at:at] = ["", "---", "title: long"] + [f"k{i}: v" for i in range(rng.choice([397, 398, 399, 400]))] + [rng.choice(["---", "...", "x"])]
+        text = "\n".join(lines) + ("\n" if rng.random() < 0.3 else "")
+        if rng.random() < 0.5:
+            text = "---\ntitle: T\nwhenToUse: a\n---" + rng.choice(["\n", "\r\n", "\u2028", "", "\n\n"]) + text
+        try:
+            spec = spec_extract(text)
+        except ValueError:
+            spec = None
+        entries, suspects = split_entries(text, spec)
+        assert ([(e.index, e.line, e.frontmatter, e.body) for e in entries], [(s.line, s.reason) for s in suspects]) == _reference_split(text, spec), text
+
+
+def _reference_split(text, spec):
+    """The line-by-line split this module replaced (it held every line of a file: 55 bytes of memory per byte)."""
+    import re
+
+    from rawko_tui.core.store import MEMORY_FIELDS
+    from rawko_tui.core.yamljs import YamlError, load_yaml
+
+    fence_re, delimiter, closer = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$"), re.compile(r"^---[ \t]*\r?$"), re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$")
+    field_line = re.compile(r"^(?:" + "|".join(sorted(MEMORY_FIELDS)) + r")\s*:")
+
+    def body(lines):
+        while lines and (not lines[-1].strip() or delimiter.match(lines[-1])):
+            lines = lines[:-1]
+        while lines and not lines[0].strip():
+            lines = lines[1:]
+        return "\n".join(lines)
+
+    def block_at(lines, i):
+        if i + 1 >= len(lines) or not lines[i + 1].strip() or delimiter.match(lines[i + 1]):
+            return None
+        for j in range(i + 1, min(len(lines), i + 401)):
+            if closer.match(lines[j]):
+                try:
+                    value = load_yaml("\n".join(lines[i + 1 : j]))
+                except YamlError as exc:
+                    if any(field_line.match(line) for line in lines[i + 1 : j]):
+                        return (i + 1, f"looks like an appended entry but its YAML does not parse: {exc.message}")
+                    return None
+                return (value, j) if isinstance(value, dict) and MEMORY_FIELDS.intersection(value) else None
+        if any(field_line.match(line) for line in lines[i + 1 : i + 6]):
+            return (i + 1, "an appended entry's frontmatter is never closed with '---' (a torn write?)")
+        return None
+
+    lines = text.split("\n")
+    if spec is not None and isinstance(spec.attrs, dict):
+        consumed = text[: len(text) - spec.body_length]
+        start = consumed.count("\n") if consumed.endswith("\n") else consumed.count("\n") + 1
+        entries, searched = [[0, 1, spec.attrs, ""]], text[len(text) - spec.body_length - 1 :]
+    else:
+        start, entries, searched = 0, [[0, 1, None, ""]], "\n" + text
+    suspects = []
+    if "\n---" not in searched:
+        return [(0, 1, entries[0][2], body(lines[start:]))], []
+    body_start, fence, i = start, None, start
+    while i < len(lines):
+        line = lines[i]
+        match = fence_re.match(line)
+        if match:
+            if fence is None:
+                fence = (match.group(1)[0], len(match.group(1)))
+            elif match.group(1)[0] == fence[0] and len(match.group(1)) >= fence[1] and not match.group(2).strip():
+                fence = None
+            i += 1
+            continue
+        if fence is None and delimiter.match(line) and (i == 0 or not lines[i - 1].strip() or delimiter.match(lines[i - 1])):
+            found = block_at(lines, i)
+            if found is not None and isinstance(found[0], int):
+                if i > 0:
+                    suspects.append(found)
+            elif found is not None:
+                entries[-1][3] = body(lines[body_start:i])
+                entries.append([len(entries), i + 1, found[0], ""])
+                body_start = i = found[1] + 1
+                continue
+        i += 1
+    entries[-1][3] = body(lines[body_start:])
+    if entries[0][2] is None and not entries[0][3].strip() and len(entries) > 1:
+        entries = [[k, *e[1:]] for k, e in enumerate(entries[1:])]
+    return [tuple(e) for e in entries], suspects
+
+
+def _sparse_memory(path: Path, size: int) -> None:
+    """A memory whose body is ``size`` bytes of NULs, mostly a hole in the file: no disk, but every byte is read."""
+    with open(path, "wb") as handle:
+        handle.write(memory(title=path.stem, when='"auth"', body="Big.").encode())
+        handle.truncate(size)
+
+
+def test_a_store_of_gigabytes_is_read_up_to_the_store_limit_and_says_what_it_left(tmp_path):
+    from rawko_tui.core.store import STORE_LIMIT
+
+    root = _store(tmp_path)
+    for i in range(25):
+        _sparse_memory(root / ".rawko" / "memories" / f"z{i:02d}.md", 55 << 20)  # 1.4 GB checked out
+    preview = json.loads(_run(root, "preview", "--task", TASK, "--agent", "developer", "--now", FIXED_NOW, "--json", timeout=240).stdout)
+    assert {"good-auth.md", "good-login.md", "z00.md"} <= {Path(m["path"]).name for m in preview["injected"]}
+    errors = {Path(e["path"]).name: e["reason"] for e in preview["errors"]}
+    read = (STORE_LIMIT - sum(f.stat().st_size for f in (root / ".rawko" / "memories").glob("good-*.md"))) // (55 << 20)
+    assert sorted(errors) == [f"z{i:02d}.md" for i in range(read, 25)]
+    assert errors["z24.md"].startswith("cannot be read: the memory files before it in name order already hold ")
+    assert errors["z24.md"].endswith(f"and rawko-tui reads at most {STORE_LIMIT:,} bytes of memories and agent definitions per store: not read")
+    found = _findings(_run(root, "lint", "--json", "--now", FIXED_NOW, timeout=240))
+    assert any("rawko-tui reads at most" in m for _, _, m in found[".rawko/memories/z24.md"])
+    assert _run(root, "candidates", "--now", FIXED_NOW, timeout=240).returncode == 0
+
+
+# --------------------------------------------------------------------------
+# 3. Consolidation: sentences are aligned only where they could align, within a budget
+# --------------------------------------------------------------------------
+
+VOCABULARY = "deploy token cache retry queue worker redis postgres session cookie router schema index stripe webhook".split()
+
+
+def _random_sentences(root: Path, names=("one.md", "two.md"), sentences: int = 3000) -> None:
+    import random
+
+    rng = random.Random(7)
+    for name in names:
+        said = [" ".join(rng.choice(VOCABULARY) for _ in range(8)).capitalize() + "." for _ in range(sentences)]
+        body = "\n".join(" ".join(said[i : i + 5]) for i in range(0, sentences, 5))
+        (root / ".rawko" / "memories" / name).write_text(memory(title=f"Notes {name[:-3]}", when='"deploy"', body=body))
+
+
+def test_two_memories_of_thousands_of_sentences_are_compared_within_the_budget(tmp_path):
+    from rawko_tui.core.consolidation.pairs import NOT_ALL_COMPARED
+
+    root = _store(tmp_path)
+    _random_sentences(root)
+    groups = json.loads(_run(root, "candidates", "--now", FIXED_NOW, "--json", timeout=120).stdout)["candidates"]
+    pair = [g for g in groups if g["paths"] == [".rawko/memories/one.md", ".rawko/memories/two.md"]]
+    assert [g["kind"] for g in pair] == ["contradiction"] and pair[0]["evidence"]["partial"] == NOT_ALL_COMPARED
+    assert pair[0]["evidence"]["conflicts"]  # what was compared is reported
+
+
+def test_a_huge_memory_is_read_as_evidence_up_to_its_limit(tmp_path):
+    root = _store(tmp_path)
+    (root / ".rawko" / "memories" / "huge.md").write_text(memory(title="Huge", when='"auth"', body="The auth token expires after one day; see src/auth.\n" * 1_100_000))
+    capped = "import resource, runpy, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); sys.argv[0] = 'rawko-tui'; runpy.run_module('rawko_tui', run_name='__main__')"
+    run = _run(root, "candidates", "--now", FIXED_NOW, script=capped, timeout=240)  # 1 GB: reading 55 MB as evidence took 1.5 GB
+    assert run.returncode == 0, run.stderr
+
+
+APP_QUEUE = f"""
+import asyncio, json, sys
+from pathlib import Path
+from rawko_tui.tui.app import create_app
+from rawko_tui.tui.curation import ConsolidationScreen
+
+async def main():
+    app = create_app(Path(sys.argv[1]), now={FIXED_NOW!r}, poll_seconds=None)
+    async with app.run_test(size=(150, 46)) as pilot:
+        await app.settled()
+        await pilot.press("c")
+        while not (isinstance(app.screen, ConsolidationScreen) and app.screen.all_groups):
+            await pilot.pause(0.1)
+        print(json.dumps([[g.kind, list(g.paths), g.evidence.partial if g.evidence else ""] for g in app.screen.all_groups if not isinstance(g, str)]))
+
+asyncio.run(main())
+"""
+
+
+def test_the_app_s_consolidation_queue_opens_on_memories_of_thousands_of_sentences(tmp_path):
+    from rawko_tui.core.consolidation.pairs import NOT_ALL_COMPARED
+
+    root = _store(tmp_path)
+    _random_sentences(root)
+    groups = json.loads(_run(root, str(root), script=APP_QUEUE, timeout=180).stdout.strip().splitlines()[-1])
+    assert ["contradiction", [".rawko/memories/one.md", ".rawko/memories/two.md"], NOT_ALL_COMPARED] in groups
+
+
+def test_conflicts_found_through_the_index_are_those_of_every_pair_of_sentences():
+    """The index and its filters leave out only pairs that cannot align: on generated memories (paraphrases with a
+    word swapped, code, short sentences) the conflicts are those of the loop over every pair of sentences."""
+    import random
+
+    from rawko_tui.core.consolidation import pairs
+    from rawko_tui.core.consolidation.evidence import extract
+
+    words = ("the emails are sent with Postmark from the worker queue using yarn pnpm npm Amazon SES Drizzle prisma migrate tokens "
+             "expire after hours in src/auth/token.ts we deploy with helm to staging and production the cache is redis Node version "
+             "pinned nvmrc set max 20 50 retries backoff Stripe webhooks verified signature checkout flaky timer").split()  # fmt: skip
+
+    def body(rng):
+        said = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 14))) + rng.choice([".", ".", "!", ";", ""]) for _ in range(rng.randint(1, 25))]
+        if rng.random() < 0.3:
+            said.insert(rng.randrange(len(said) + 1), "```\nconst x = 1;\n```")
+        return (" " if rng.random() < 0.5 else "\n").join(said)
+
+    rng = random.Random(22)
+    with_conflicts = 0
+    for _ in range(4000):
+        text = body(rng)
+        swapped = text.split(" ")
+        for _ in range(rng.randint(0, 3)):
+            swapped[rng.randrange(len(swapped))] = rng.choice(words)
+        a, b = extract("A", text), extract("B", " ".join(swapped) + (" " + body(rng) if rng.random() < 0.5 else ""))
+        expected = _every_pair_conflicts(a, b)
+        with_conflicts += bool(expected)
+        assert pairs.conflicts(a, b) == expected
+    assert with_conflicts > 500  # the generated pairs do disagree, often
+
+
+def _every_pair_conflicts(a, b):
+    """``pairs.conflicts`` as it was: every prose sentence of one memory aligned with every one of the other."""
+    from rawko_tui.core.consolidation import pairs
+
+    found = {}
+    by_key_a, by_key_b = pairs._values_by_key(a), pairs._values_by_key(b)
+    for key in sorted(by_key_a.keys() & by_key_b.keys()):
+        values_a, values_b = by_key_a[key], by_key_b[key]
+        if not values_a.keys() & values_b.keys():
+            value_a, value_b = min(values_a), min(values_b)
+            found.setdefault(f"{value_a}|{value_b}", pairs.Conflict(key, value_a, value_b, values_a[value_a], values_b[value_b]))
+    for sa in (s for s in a.sentences if not s.code):
+        for sb in (s for s in b.sentences if not s.code):
+            conflict = pairs._conflicting_choice(sa, sb)
+            if conflict is not None:
+                found.setdefault(f"{conflict.value_a}|{conflict.value_b}", conflict)
+    return tuple(found.values())

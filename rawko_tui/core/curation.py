@@ -302,7 +302,7 @@ def _read_decisions(root: Path) -> tuple[set[tuple[str, ...]], list[tuple[str, s
         rel = f".rawko/{name}"
         try:
             data = load_with_ruamel(read_in_store(root, rel, SETTINGS_LIMIT).decode("utf-8"))
-        except FileNotFoundError:
+        except OSError:  # missing, or refused (a link, a device, too large): lint names a refused file itself
             return None
         except Exception as exc:  # noqa: BLE001 - ruamel raises many kinds; a log that cannot be read hides no candidate
             problems.append((rel, *plain_yaml_error(exc)))

@@ -316,6 +316,9 @@ def _lint_file_at_any_time(memory: MemoryFile) -> FileFindings:
         add(WARNING, "body-length", f"the body has more than {MAX_WORDS} words, the convention's maximum (split it)")
     for suspect in memory.suspect_blocks:
         add(ERROR, "torn-entry", suspect.reason, suspect.line)
+    cut = memory.entries_cut
+    if cut is not None:
+        add(WARNING, "entries-limit", f"{cut.reason}: the fold, the timeline and the torn-entry check end before it", cut.line)
     if memory.differs_from_entries:
         later = memory.entries[1:]
         add(INFO, "appended-entries", f"{len(later)} appended entr{'y' if len(later) == 1 else 'ies'}: the spec's arbiter reads only the first frontmatter and injects the rest as body text")
