@@ -186,15 +186,14 @@ def _many_entries(root: Path, name: str = "e.md", entries: int = 2_400_000) -> N
 
 
 def test_a_memory_of_millions_of_entries_is_read_up_to_the_limit_and_says_where_it_stops(tmp_path):
-    from rawko_tui.core.store import MAX_ENTRY_BLOCKS
-
     root = _store(tmp_path)
     _many_entries(root)
     _commit(root)
     found = _findings(_run(root, "lint", "--json", "--now", FIXED_NOW, timeout=240))
+    from rawko_tui.core.store import ENTRIES_CUT, MAX_ENTRY_BLOCKS
+
     limit = [(s, m) for s, c, m in found[".rawko/memories/e.md"] if c == "entries-limit"]
-    assert limit == [("warning", f"more than {MAX_ENTRY_BLOCKS:,} appended entries: from this line on the file is not read as entries (rawko-tui's limit): "
-                                 "the fold, the timeline and the torn-entry check end before it")]  # fmt: skip
+    assert limit == [("warning", f"{ENTRIES_CUT} (the fold, the timeline and the torn-entry check end before it)")]
     assert _run(root, "verify", timeout=240).returncode == 0
     explain = _run(root, "explain", "e.md", "--task", TASK, "--now", FIXED_NOW, timeout=240)
     assert f"title: E{MAX_ENTRY_BLOCKS - 1} (entry {MAX_ENTRY_BLOCKS + 1})" in explain.stdout  # the fold of the entries read
@@ -306,12 +305,12 @@ def _sparse_memory(path: Path, size: int) -> None:
 
 
 def test_a_store_of_gigabytes_is_read_up_to_the_store_limit_and_says_what_it_left(tmp_path):
-    from rawko_tui.core.store import STORE_LIMIT
-
     root = _store(tmp_path)
     for i in range(25):
         _sparse_memory(root / ".rawko" / "memories" / f"z{i:02d}.md", 55 << 20)  # 1.4 GB checked out
     preview = json.loads(_run(root, "preview", "--task", TASK, "--agent", "developer", "--now", FIXED_NOW, "--json", timeout=240).stdout)
+    from rawko_tui.core.store import STORE_LIMIT
+
     assert {"good-auth.md", "good-login.md", "z00.md"} <= {Path(m["path"]).name for m in preview["injected"]}
     errors = {Path(e["path"]).name: e["reason"] for e in preview["errors"]}
     read = (STORE_LIMIT - sum(f.stat().st_size for f in (root / ".rawko" / "memories").glob("good-*.md"))) // (55 << 20)
@@ -341,11 +340,11 @@ def _random_sentences(root: Path, names=("one.md", "two.md"), sentences: int = 3
 
 
 def test_two_memories_of_thousands_of_sentences_are_compared_within_the_budget(tmp_path):
-    from rawko_tui.core.consolidation.pairs import NOT_ALL_COMPARED
-
     root = _store(tmp_path)
     _random_sentences(root)
     groups = json.loads(_run(root, "candidates", "--now", FIXED_NOW, "--json", timeout=120).stdout)["candidates"]
+    from rawko_tui.core.consolidation.pairs import NOT_ALL_COMPARED
+
     pair = [g for g in groups if g["paths"] == [".rawko/memories/one.md", ".rawko/memories/two.md"]]
     assert [g["kind"] for g in pair] == ["contradiction"] and pair[0]["evidence"]["partial"] == NOT_ALL_COMPARED
     assert pair[0]["evidence"]["conflicts"]  # what was compared is reported
@@ -372,18 +371,18 @@ async def main():
         await pilot.press("c")
         while not (isinstance(app.screen, ConsolidationScreen) and app.screen.all_groups):
             await pilot.pause(0.1)
-        print(json.dumps([[g.kind, list(g.paths), g.evidence.partial if g.evidence else ""] for g in app.screen.all_groups if not isinstance(g, str)]))
+        print(json.dumps([[g.kind, list(g.paths), getattr(g.evidence, "partial", "")] for g in app.screen.all_groups if not isinstance(g, str)]))
 
 asyncio.run(main())
 """
 
 
 def test_the_app_s_consolidation_queue_opens_on_memories_of_thousands_of_sentences(tmp_path):
-    from rawko_tui.core.consolidation.pairs import NOT_ALL_COMPARED
-
     root = _store(tmp_path)
     _random_sentences(root)
     groups = json.loads(_run(root, str(root), script=APP_QUEUE, timeout=180).stdout.strip().splitlines()[-1])
+    from rawko_tui.core.consolidation.pairs import NOT_ALL_COMPARED
+
     assert ["contradiction", [".rawko/memories/one.md", ".rawko/memories/two.md"], NOT_ALL_COMPARED] in groups
 
 
@@ -436,3 +435,54 @@ def _every_pair_conflicts(a, b):
             if conflict is not None:
                 found.setdefault(f"{conflict.value_a}|{conflict.value_b}", conflict)
     return tuple(found.values())
+
+
+def test_a_memory_a_real_arbiter_reads_but_rawko_tui_refuses_is_reported_as_refused_under_every_profile(tmp_path, oracle):
+    """Each arbiter's own code (on node) loads a long string used three times and injects the memory; rawko-tui
+    reads none of it, and says so: not modelled, never "throws" (spec-0007) or "not valid YAML" (rawko-sdk)."""
+    from test_profiles import SCRIPTS
+
+    from rawko_tui.core.arbiter import REASON_ERROR, ArbiterOptions, parse_now
+    from rawko_tui.core.arbiters.profiles import BUILT_IN
+    from rawko_tui.core.arbiters.ranking import run_preview, run_preview_reference
+    from rawko_tui.core.store import load_store
+
+    root = _store(tmp_path)
+    long = "y" * 400_000
+    (root / ".rawko" / "memories" / "amplified.md").write_text(
+        memory(title="Amplified", when=f'[auth, &s "{long}", *s, *s, *s]', importance="critical", tags="[auth]")
+    )
+    now = parse_now(FIXED_NOW)
+    store = load_store(root)
+    for name, script in SCRIPTS.items():
+        real = oracle.run([{"root": str(root), "task": TASK, "agentName": "developer", "now": now, "order": "name"}], script)[0]
+        assert real.get("error") is None and ".rawko/memories/amplified.md" in [i["path"] for i in real["injected"]], name
+        for rank in (run_preview, run_preview_reference):
+            preview = rank(store, TASK, "developer", ArbiterOptions(profile=BUILT_IN[name]), now)
+            decision = preview.candidate("amplified.md")
+            assert preview.arbiter_failure is None and not decision.loaded and decision.reason == REASON_ERROR, (name, rank)
+            assert decision.explanation.description.startswith("not injected: not modelled") and ALIAS_CHARACTERS in decision.explanation.description, name
+
+
+def test_a_frontmatter_of_millions_of_values_is_refused_before_it_is_composed(tmp_path):
+    root = _store(tmp_path)
+    for name in ("f0.md", "f1.md"):  # two of them: composing one took 1.6 GB
+        (root / ".rawko" / "memories" / name).write_text("---\ntitle: Values\nwhenToUse: [auth]\ntags:\n" + "- ab\n" * 12_700_000 + "---\n\nbody\n")
+    preview = json.loads(_run(root, "preview", "--task", TASK, "--agent", "developer", "--now", FIXED_NOW, "--json", timeout=240).stdout)
+    assert {"good-auth.md", "good-login.md"} <= {Path(m["path"]).name for m in preview["injected"]}
+    refused = "frontmatter not read: more than 1,000,000 values in one document; refused (no rawko file holds that many)"
+    assert {Path(e["path"]).name: e["reason"] for e in preview["errors"]} == {"f0.md": refused, "f1.md": refused}
+    found = _findings(_run(root, "lint", "--json", "--now", FIXED_NOW, timeout=240))
+    assert any(refused in m for _, c, m in found[".rawko/memories/f1.md"] if c == "parse")
+
+
+def test_appended_entries_holding_millions_of_values_are_read_up_to_the_limit(tmp_path):
+    root = _store(tmp_path)
+    entry = "\n---\ntags: [" + ", ".join(["ab"] * 60_000) + "]\n---\n\nx\n"  # 240 KB of YAML: 60,000 values each
+    (root / ".rawko" / "memories" / "values.md").write_text(memory(title="Values", when='"auth"') + entry * 260)
+    found = _findings(_run(root, "lint", "--json", "--now", FIXED_NOW, timeout=240))
+    effective = json.loads(_run(root, "preview", "--task", TASK, "--view", "effective", "--now", FIXED_NOW, "--json", timeout=240).stdout)
+    from rawko_tui.core.store import ENTRIES_CUT
+
+    assert [m for _, c, m in found[".rawko/memories/values.md"] if c == "entries-limit"] == [f"{ENTRIES_CUT} (the fold, the timeline and the torn-entry check end before it)"]
+    assert "values.md" in {Path(m["path"]).name for m in effective["injected"]}

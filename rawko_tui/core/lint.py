@@ -25,6 +25,7 @@ from .safeio import SESSION_LIMIT, SETTINGS_LIMIT, linked_part, refusal
 from .safetext import character_name, clean_name, invisible_characters, tag_text, without_invisible
 from .store import MemoryFile, Store, pinned_now
 from .writer import slugify
+from .yamljs import is_refusal
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
@@ -218,6 +219,8 @@ def _lint_file_at_any_time(memory: MemoryFile) -> FileFindings:
         out.extend(Finding(path, sev, code, msg, line) for sev, code, msg, line in text_findings(memory))
     if memory.error is not None:
         consequence = " A SPEC-0007 arbiter that loads it throws and injects nothing at all." if memory.spec_loadable else ""
+        if memory.error.stage == "yaml" and is_refusal(memory.error.reason):  # js-yaml reads it; rawko-tui will not
+            consequence = " A real arbiter reads it: what it makes of this file is not modelled." if memory.spec_loadable else ""
         add(ERROR, "parse", memory.error.reason + "." + consequence, memory.error.line)
         return FileFindings(tuple(out))
     attrs = memory.attrs
@@ -318,7 +321,7 @@ def _lint_file_at_any_time(memory: MemoryFile) -> FileFindings:
         add(ERROR, "torn-entry", suspect.reason, suspect.line)
     cut = memory.entries_cut
     if cut is not None:
-        add(WARNING, "entries-limit", f"{cut.reason}: the fold, the timeline and the torn-entry check end before it", cut.line)
+        add(WARNING, "entries-limit", f"{cut.reason} (the fold, the timeline and the torn-entry check end before it)", cut.line)
     if memory.differs_from_entries:
         later = memory.entries[1:]
         add(INFO, "appended-entries", f"{len(later)} appended entr{'y' if len(later) == 1 else 'ies'}: the spec's arbiter reads only the first frontmatter and injects the rest as body text")

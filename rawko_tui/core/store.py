@@ -28,7 +28,7 @@ from .safeio import MEMORY_LIMIT, SETTINGS_LIMIT, linked_part, read_in_store, re
 from .safetext import clean_name
 from .settings import store_settings
 from .jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
-from .yamljs import YamlError, load_with_ruamel, load_yaml, plain_yaml_error
+from .yamljs import YamlError, is_refusal, load_with_ruamel, load_yaml, plain_yaml_error
 
 RAWKO_DIR = ".rawko"
 MEMORIES_DIR = "memories"
@@ -468,7 +468,8 @@ def spec_extract(text: str) -> SpecView:
     except YamlError as exc:
         # libyaml puts an end-of-input error past the last line; the last line is where to look
         line = first_line + min(exc.line, frontmatter.count("\n")) if exc.line is not None else first_line
-        raise _ExtractError(f"frontmatter is not valid YAML: {exc.message}", line) from None
+        said = "frontmatter not read" if is_refusal(exc.message) else "frontmatter is not valid YAML"  # a limit: valid, but not read
+        raise _ExtractError(f"{said}: {exc.message}", line) from None
     return SpecView(attrs=attrs, body=text[match.end() :], frontmatter_text=frontmatter, frontmatter_line=first_line)
 
 
@@ -496,10 +497,16 @@ _FIELD_LINE_RE = re.compile(r"^(?:" + "|".join(sorted(MEMORY_FIELDS)) + r")\s*:"
 # The only lines the split looks at: a fence (``` or ~~~) and a delimiter (---); every other line is body text.
 _MARK_LINE_RE = re.compile(r"^(?: {0,3}(?:`{3,}|~{3,})[^\n]*|---[ \t]*\r?)$", re.MULTILINE)
 _MAX_FRONTMATTER_LINES = 400
-# Blocks read as YAML per file (entries, torn blocks, YAML blocks that are not entries). A memory appended to
-# every day for thirty years has about 10,000 entries; a file past this is not a record anyone keeps, and
-# reading on would hold millions of entries (2,400,000 tiny ones in a 66 MB file took gigabytes).
+# Blocks read as YAML per file (entries, torn blocks, YAML blocks that are not entries), and characters of
+# YAML in them. A memory appended to every day for thirty years has about 10,000 entries of a few hundred
+# characters; a file past either is not a record anyone keeps, and reading on would hold millions of entries
+# (2,400,000 tiny ones in a 66 MB file took gigabytes) or of values (each a Python object of 50 bytes or more).
 MAX_ENTRY_BLOCKS = 10_000
+MAX_ENTRY_YAML = 8 << 20
+ENTRIES_CUT = (
+    f"past rawko-tui's limit for appended entries ({MAX_ENTRY_BLOCKS:,} of them, {MAX_ENTRY_YAML:,} characters of their frontmatter): "
+    "from this line on the file is not read as entries"
+)
 
 
 def split_entries(text: str, spec: SpecView | None) -> tuple[list[Entry], list[SuspectBlock]]:
@@ -512,9 +519,10 @@ def split_entries(text: str, spec: SpecView | None) -> tuple[list[Entry], list[S
 
     Only fence and delimiter lines are visited (found by one regex), and bodies
     are cut from the text, so memory is proportional to the entries, not to the
-    lines. After ``MAX_ENTRY_BLOCKS`` blocks read as YAML the split stops: the
-    rest of the file is not read as entries, and a ``SuspectBlock`` with
-    ``cut=True``, last in the list, says from which line (``MemoryFile.entries_cut``).
+    lines. Past ``MAX_ENTRY_BLOCKS`` blocks read as YAML, or ``MAX_ENTRY_YAML``
+    characters of them, the split stops: the rest of the file is not read as
+    entries, and a ``SuspectBlock`` with ``cut=True``, last in the list, says
+    from which line (``MemoryFile.entries_cut``).
     """
     entries: list[Entry] = []
     suspects: list[SuspectBlock] = []
@@ -536,8 +544,8 @@ def split_entries(text: str, spec: SpecView | None) -> tuple[list[Entry], list[S
         return [_with_body(entries[0], text, position, len(text))], []
     body_start = position
     fence: tuple[str, int] | None = None
-    blocks = 0
-    counted_to = position  # `line` is the number of the line starting at `counted_to` (0-based)
+    blocks = read = 0  # blocks read as YAML, and their characters
+    counted_to = position  # `line` is the number (0-based) of the line starting at `counted_to`
     while True:
         mark = _MARK_LINE_RE.search(text, position)
         if mark is None:
@@ -557,26 +565,31 @@ def split_entries(text: str, spec: SpecView | None) -> tuple[list[Entry], list[S
             continue
         if fence is not None or not (at == 0 or _after_blank_or_delimiter(text, at)):
             continue
-        found = _entry_block_at(text, at, mark.end())
+        found = _entry_block_at(text, at, mark.end(), MAX_ENTRY_YAML - read if blocks < MAX_ENTRY_BLOCKS else -1)
         if found is None:
             continue
-        blocks += 1
-        if blocks > MAX_ENTRY_BLOCKS:
-            suspects.append(SuspectBlock(line + 1, f"more than {MAX_ENTRY_BLOCKS:,} appended entries: from this line on the file is not read as entries (rawko-tui's limit)", cut=True))
+        if found is _PAST_LIMIT:
+            suspects.append(SuspectBlock(line + 1, ENTRIES_CUT, cut=True))
             entries[-1] = _with_body(entries[-1], text, body_start, at - 1)
             return entries, suspects
-        if isinstance(found, SuspectBlock):
+        kind, value, size = found
+        blocks += 1
+        read += size
+        if kind == "suspect":
             if at > 0:  # the file's own first block is not an appended entry: a broken file, which lint reports
-                suspects.append(SuspectBlock(line + 1, found.reason))
-            continue
-        frontmatter, close_end = found
-        entries[-1] = _with_body(entries[-1], text, body_start, at - 1)
-        entries.append(Entry(len(entries), line + 1, frontmatter, ""))
-        body_start = position = close_end + 1  # the line after the closing one (past the end: none)
+                suspects.append(SuspectBlock(line + 1, value))
+        elif kind == "entry":
+            frontmatter, close_end = value
+            entries[-1] = _with_body(entries[-1], text, body_start, at - 1)
+            entries.append(Entry(len(entries), line + 1, frontmatter, ""))
+            body_start = position = close_end + 1  # the line after the closing one (past the end: none)
     entries[-1] = _with_body(entries[-1], text, body_start, len(text))
     if entries[0].frontmatter is None and not entries[0].body.strip() and len(entries) > 1:
         entries = [Entry(k, e.line, e.frontmatter, e.body) for k, e in enumerate(entries[1:])]
     return entries, suspects
+
+
+_PAST_LIMIT = object()
 
 
 def _line_at(text: str, start: int) -> str:
@@ -591,28 +604,34 @@ def _after_blank_or_delimiter(text: str, at: int) -> bool:
     return not before.strip() or _DELIMITER_RE.match(before) is not None
 
 
-def _entry_block_at(text: str, at: int, end: int) -> tuple[dict, int] | SuspectBlock | None:
-    """The entry whose ``---`` line spans ``text[at:end]``: (its fields, where its closing line ends), a torn
-    block, or None (body text). The block is at most ``_MAX_FRONTMATTER_LINES`` lines."""
+def _entry_block_at(text: str, at: int, end: int, room: int):
+    """What the ``---`` line spanning ``text[at:end]`` starts: None (body text, nothing read), or (kind, value,
+    characters of YAML read): ("entry", (its fields, where its closing line ends)), ("suspect", why: a torn
+    block), ("text", None: YAML that is not an entry). ``_PAST_LIMIT`` when it would read YAML past ``room``
+    characters (negative: no block may be read). The block is at most ``_MAX_FRONTMATTER_LINES`` lines."""
     first = end + 1  # the line after the delimiter
     if first > len(text):
         return None
     next_line = _line_at(text, first)
     if not next_line.strip() or _DELIMITER_RE.match(next_line):
         return None
+    if room < 0:
+        return _PAST_LIMIT
     # every delimiter is also a closer, so the searches from successive delimiters never overlap: linear in all
     closer = _CLOSER_RE.search(text, first)
     if closer is not None and text.count("\n", first, closer.start()) < _MAX_FRONTMATTER_LINES:
         block = text[first : closer.start() - 1]
+        if len(block) > room:
+            return _PAST_LIMIT
         try:
             value = load_yaml(block)
         except YamlError as exc:
             if _FIELD_LINE_RE.search(block):
-                return SuspectBlock(0, f"looks like an appended entry but its YAML does not parse: {exc.message}")
-            return None
+                return ("suspect", f"looks like an appended entry but its YAML does not parse: {exc.message}", len(block))
+            return ("text", None, len(block))
         if isinstance(value, dict) and MEMORY_FIELDS.intersection(value):
-            return value, closer.end()
-        return None
+            return ("entry", (value, closer.end()), len(block))
+        return ("text", None, len(block))
     head_end = first
     for _ in range(5):
         head_end = text.find("\n", head_end) + 1
@@ -620,7 +639,7 @@ def _entry_block_at(text: str, at: int, end: int) -> tuple[dict, int] | SuspectB
             head_end = len(text)
             break
     if _FIELD_LINE_RE.search(text, first, head_end):
-        return SuspectBlock(0, "an appended entry's frontmatter is never closed with '---' (a torn write?)")
+        return ("suspect", "an appended entry's frontmatter is never closed with '---' (a torn write?)", 0)
     return None
 
 

@@ -45,6 +45,10 @@ MAX_ALIAS_CHARACTERS = 1_000_000
 # rawko-tui's own files never hold a number this long; a longer one could only be a trap (Python refuses to
 # write an integer of over 4,300 digits, and converting one takes time quadratic in its length).
 MAX_NUMBER_DIGITS = 1_000
+# Values (scalars, lists, mappings, aliases) in one document. A memory's frontmatter holds tens; composing one
+# of 16 million (a 64 MB list of "- x") took 1.6 GB, and two such files exhausted 2 GB. Counted on the
+# parser's events before anything is composed, and only for a document long enough to hold that many.
+MAX_NODES = 1_000_000
 # Deeper documents are refused: every walker of parsed values (display, JSON, the
 # parse cache) would otherwise need a recursion guard of its own.
 MAX_DEPTH = 100
@@ -436,6 +440,8 @@ def simple_mapping(text: str, resolve=resolve_plain_scalar) -> object:
 
     ``resolve`` reads plain scalars (another YAML library's schema reads the same subset).
     """
+    if len(text) > MAX_NODES:  # it could hold more values than a document may: the parser's events count them
+        return _NOT_SIMPLE
     if "\r" in text:
         text = text.replace("\r\n", "\n")  # a CRLF line break is a line break; any other CR is odd
     if not text or _ODD_CHARS.search(text):
@@ -530,6 +536,7 @@ def refuse_yaml_bombs(text: str) -> None:
     """
     if (
         not ("&" in text and "*" in text)
+        and len(text) <= MAX_NODES  # each value takes a character at least
         and sum(map(text.count, _NESTING_CHARS)) <= MAX_DEPTH  # every level needs one of those characters
         and "!" not in text  # a tag can make a quoted or escaped text a number
         and _LONG_WORD.search(text) is None  # a plain number is one run of these characters
@@ -580,9 +587,13 @@ def _count_events(events) -> None:
     """
     anchors: dict[str, tuple[int, int, int]] = {}
     open_collections: list[list] = []  # [anchor, nodes so far, tallest child, characters so far]
-    added = added_characters = 0
+    added = added_characters = written = 0
     for event in events:
         kind = type(event).__name__
+        if kind in ("SequenceStartEvent", "MappingStartEvent", "ScalarEvent", "AliasEvent"):
+            written += 1
+            if written > MAX_NODES:
+                raise _too_many_nodes(event.start_mark.line)
         if kind in ("SequenceStartEvent", "MappingStartEvent"):
             open_collections.append([event.anchor, 1, 0, 0])
             if len(open_collections) > MAX_DEPTH:
@@ -621,12 +632,25 @@ def _count_events(events) -> None:
             parent[3] += characters
 
 
+def _too_many_nodes(line: int | None) -> YamlError:
+    return YamlError(f"more than {MAX_NODES:,} values in one document; refused (no rawko file holds that many)", line)
+
+
 def _too_many_characters(line: int | None) -> YamlError:
     return YamlError(f"aliases expand to more than {MAX_ALIAS_CHARACTERS:,} characters (an alias bomb); refused", line)
 
 
 def _too_long(value: str, line: int | None) -> YamlError:
     return YamlError(f"a number {len(value):,} characters long (rawko-tui reads numbers of up to {MAX_NUMBER_DIGITS:,}; no rawko file holds a longer one); refused", line)
+
+
+# How each refusal above ends: a document a real arbiter would read but rawko-tui will not (``is_refusal``).
+REFUSED_SUFFIXES = ("(an alias bomb); refused", "(no rawko file nests like that)", "(no rawko file holds that many)")
+
+
+def is_refusal(reason: str) -> bool:
+    """Whether an error's words say rawko-tui refused the document (a limit), not that it is invalid YAML."""
+    return reason.endswith(REFUSED_SUFFIXES)
 
 
 def plain_yaml_error(exc: BaseException) -> tuple[str, int | None]:
@@ -663,19 +687,25 @@ def _too_deep(line: int) -> YamlError:
 
 
 def _refuse_deep_nesting(text: str) -> None:
-    """Raise YamlError for a document nested deeper than MAX_DEPTH, found from the parser's events.
+    """Raise YamlError for a document nested deeper than MAX_DEPTH or holding more than MAX_NODES values, found from
+    the parser's events.
 
     Checked before composing: libyaml's parser keeps its own stack, but the
     composer of PyYAML's C binding recurses once per level and overflows the C
-    stack (a crash, not an exception) some tens of thousands of levels down.
+    stack (a crash, not an exception) some tens of thousands of levels down;
+    and each composed node costs a hundred bytes or so.
     """
     loader = _Loader(text)
     try:
-        depth = 0
+        depth = nodes = 0
         while True:
             event = loader.get_event()
             if event is None or isinstance(event, yaml.StreamEndEvent):
                 return
+            if isinstance(event, yaml.NodeEvent):  # a scalar, an alias or a collection
+                nodes += 1
+                if nodes > MAX_NODES:
+                    raise _too_many_nodes(event.start_mark.line)
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
                 if depth > MAX_DEPTH:
@@ -715,7 +745,7 @@ def parse_document(loader_class, text: str, empty: object, check_aliases=None) -
     document with no content gives. Raises YamlError.
     """
     text, hidden = _hide_yaml11_breaks(text)
-    if sum(map(text.count, _NESTING_CHARS)) > MAX_DEPTH:  # every level needs one of them
+    if len(text) > MAX_NODES or sum(map(text.count, _NESTING_CHARS)) > MAX_DEPTH:  # every value takes a character, every level one of these
         _refuse_deep_nesting(text)
     loader = loader_class(text)
     loader.restore_breaks = hidden
