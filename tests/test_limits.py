@@ -486,3 +486,39 @@ def test_appended_entries_holding_millions_of_values_are_read_up_to_the_limit(tm
 
     assert [m for _, c, m in found[".rawko/memories/values.md"] if c == "entries-limit"] == [f"{ENTRIES_CUT} (the fold, the timeline and the torn-entry check end before it)"]
     assert "values.md" in {Path(m["path"]).name for m in effective["injected"]}
+
+
+# --------------------------------------------------------------------------
+# Sessions and saved tasks: limits for all the files of a kind together
+# --------------------------------------------------------------------------
+
+
+def test_sessions_are_read_newest_first_up_to_their_total(tmp_path, monkeypatch):
+    from rawko_tui.core import sessions
+
+    root = _store(tmp_path)
+    for number in range(5):
+        _write(root, f".rawko/sessions/s{number}/agent-memory.yaml", f"sessionId: s{number}\ndiscoveries:\n  - {{id: d1, content: {'word ' * 2000}}}\n")
+    monkeypatch.setattr(sessions, "SESSIONS_TOTAL", 25_000, raising=False)  # two files of 10 KB fit, a third does not
+    found = {s.id: s.error.reason if s.error else None for s in sessions.load_sessions(root)}
+    past = "cannot be read: past the 25,000 bytes rawko-tui reads of session files (newest first) in all: not read"
+    assert found == {"s4": None, "s3": None, "s2": past, "s1": past, "s0": past}
+
+
+def test_saved_tasks_are_read_up_to_their_limits(tmp_path, monkeypatch):
+    from rawko_tui.core import checks
+
+    root = _store(tmp_path)
+    _write(root, ".rawko/checks.yaml", "tasks:\n" + "".join(f"  - {{task: auth {i}, agent: developer}}\n" for i in range(1_005)))
+    _write(root, ".rawko/checks/more.yaml", "tasks:\n  - {task: login, agent: developer}\n")
+    tasks, errors = checks.load_checks(root)
+    assert len(tasks) == 1_000 and tasks[-1].task == "auth 999"
+    assert [(e.path, e.reason) for e in errors] == [
+        (".rawko/checks.yaml", "task 1001 and the 4 after it not read: rawko-tui checks at most 1,000 saved tasks"),
+        (".rawko/checks/more.yaml", "not read: rawko-tui checks at most 1,000 saved tasks, and the files before it hold them"),
+    ]
+    (root / ".rawko" / "checks.yaml").write_text("tasks:\n  - {task: auth, agent: developer}\n")
+    monkeypatch.setattr(checks, "CHECKS_TOTAL", 50, raising=False)  # the first file fits, the second does not
+    tasks, errors = checks.load_checks(root)
+    assert [t.task for t in tasks] == ["auth"]
+    assert [(e.path, e.reason) for e in errors] == [(".rawko/checks/more.yaml", "cannot be read: past the 50 bytes rawko-tui reads of saved-task files in all: not read")]
