@@ -322,6 +322,19 @@ def test_a_store_of_gigabytes_is_read_up_to_the_store_limit_and_says_what_it_lef
     assert _run(root, "candidates", "--now", FIXED_NOW, timeout=240).returncode == 0
 
 
+def test_a_revision_of_gigabytes_is_read_one_blob_at_a_time_up_to_the_store_limit(tmp_path):
+    root = _store(tmp_path)
+    for i in range(6):
+        _sparse_memory(root / ".rawko" / "memories" / f"z{i}.md", 60 << 20)  # 360 MB in a repository of 456 KB
+    _commit(root)
+    for i in range(6):
+        (root / ".rawko" / "memories" / f"z{i}.md").unlink()
+    preview = json.loads(_run_in_1_gb(root, "preview", "--task", TASK, "--at", "HEAD", "--now", FIXED_NOW, "--json").stdout)  # every blob held at once took more
+    assert {"good-auth.md", "good-login.md", "z0.md"} <= {Path(m["path"]).name for m in preview["injected"]}
+    errors = {Path(e["path"]).name: e["reason"] for e in preview["errors"]}
+    assert sorted(errors) == ["z4.md", "z5.md"] and "rawko-tui reads at most 268,435,456 bytes of memories and agent definitions per store" in errors["z5.md"]
+
+
 # --------------------------------------------------------------------------
 # 3. Consolidation: sentences are aligned only where they could align, within a budget
 # --------------------------------------------------------------------------
@@ -350,11 +363,16 @@ def test_two_memories_of_thousands_of_sentences_are_compared_within_the_budget(t
     assert pair[0]["evidence"]["conflicts"]  # what was compared is reported
 
 
+def _run_in_1_gb(root: Path, *args: str, timeout: float = 240):
+    """``rawko-tui ARGS`` as ``_run`` runs it, with 1 GB of address space instead of 2."""
+    capped = "import resource, runpy, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); sys.argv[0] = 'rawko-tui'; runpy.run_module('rawko_tui', run_name='__main__')"
+    return _run(root, *args, script=capped, timeout=timeout)
+
+
 def test_a_huge_memory_is_read_as_evidence_up_to_its_limit(tmp_path):
     root = _store(tmp_path)
     (root / ".rawko" / "memories" / "huge.md").write_text(memory(title="Huge", when='"auth"', body="The auth token expires after one day; see src/auth.\n" * 1_100_000))
-    capped = "import resource, runpy, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); sys.argv[0] = 'rawko-tui'; runpy.run_module('rawko_tui', run_name='__main__')"
-    run = _run(root, "candidates", "--now", FIXED_NOW, script=capped, timeout=240)  # 1 GB: reading 55 MB as evidence took 1.5 GB
+    run = _run_in_1_gb(root, "candidates", "--now", FIXED_NOW)  # reading 55 MB as evidence took 1.5 GB
     assert run.returncode == 0, run.stderr
 
 
