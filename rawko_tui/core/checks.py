@@ -33,12 +33,14 @@ from .arbiter import ArbiterFailure, ArbiterOptions, Preview, configured_profile
 from .arbiters.profiles import Profile, ProfileError, resolve_profile
 from .arbiters.ranking import run_preview, run_preview_deciding
 from .jsregex import DEFAULT_REGEX_BUDGET_SECONDS
-from .safeio import SETTINGS_LIMIT, linked_part, read_in_store
+from .safeio import CHECKS_TOTAL, SETTINGS_LIMIT, ReadBudget, linked_part, read_in_store
 from .store import LoadError, Store
 from .yamljs import load_with_ruamel, plain_yaml_error, refuse_yaml_bombs
 
 CHECKS_FILE = "checks.yaml"
 CHECKS_DIR = "checks"
+# Saved tasks read in all: each is a ranking (or two, for impact) per run; a person keeps tens of them.
+MAX_SAVED_TASKS = 1_000
 
 
 @dataclass
@@ -164,7 +166,8 @@ def load_checks(root: Path) -> tuple[list[SavedTask], list[LoadError]]:
 
     Each file goes through the store's guarded reader: a symlink, a FIFO, a
     device or an oversized file is an error naming it, never read; nothing is
-    read from a symlinked ``checks/`` (or ``.rawko``).
+    read from a symlinked ``checks/`` (or ``.rawko``). Past ``CHECKS_TOTAL``
+    bytes of files, or ``MAX_SAVED_TASKS`` tasks, the rest is an error too.
     """
     rawko = Path(root) / ".rawko"
     tasks: list[SavedTask] = []
@@ -174,10 +177,14 @@ def load_checks(root: Path) -> tuple[list[SavedTask], list[LoadError]]:
         errors.append(LoadError(linked, "a symlinked folder: never followed (it could point anywhere); no saved task in it is read", stage="read"))
     names = [CHECKS_FILE] if os.path.lexists(rawko / CHECKS_FILE) else []
     names += [f"{CHECKS_DIR}/{p.name}" for p in sorted((rawko / CHECKS_DIR).glob("*.yaml"))] if linked is None and (rawko / CHECKS_DIR).is_dir() else []
+    budget = ReadBudget(CHECKS_TOTAL, "saved-task files")
     for name in names:
         rel = f".rawko/{name}"
+        if len(tasks) >= MAX_SAVED_TASKS:
+            errors.append(LoadError(rel, f"not read: rawko-tui checks at most {MAX_SAVED_TASKS:,} saved tasks, and the files before it hold them", stage="read"))
+            continue
         try:
-            data = load_with_ruamel(read_in_store(root, rel, SETTINGS_LIMIT).decode("utf-8"))
+            data = load_with_ruamel(budget.read_in_store(root, rel, SETTINGS_LIMIT).decode("utf-8"))
         except Exception as exc:  # ruamel raises many kinds; each is a reason to show
             errors.append(LoadError(rel, *plain_yaml_error(exc)))
             continue
@@ -186,6 +193,9 @@ def load_checks(root: Path) -> tuple[list[SavedTask], list[LoadError]]:
             errors.append(LoadError(rel, "expected a mapping with a `tasks:` list"))
             continue
         for index, entry in enumerate(entries):
+            if len(tasks) >= MAX_SAVED_TASKS:
+                errors.append(LoadError(rel, f"task {index + 1} and the {len(entries) - index - 1:,} after it not read: rawko-tui checks at most {MAX_SAVED_TASKS:,} saved tasks"))
+                break
             if not isinstance(entry, dict) or not isinstance(entry.get("task"), str) or not isinstance(entry.get("agent"), str):
                 errors.append(LoadError(rel, f"task {index + 1} needs `task:` and `agent:` as text"))
                 continue

@@ -284,22 +284,44 @@ _DECISIONS_HEADER = (
 
 def dismissed(root: Path) -> set[tuple[str, ...]]:
     """Candidate groups a person dismissed and has not restored (they do not come back)."""
-    from .safeio import SETTINGS_LIMIT
-    from .yamljs import load_with_ruamel
+    return _read_decisions(root)[0]
 
-    def read(name: str) -> object:
+
+def decision_log_problems(root: Path) -> list[tuple[str, str, int | None]]:
+    """Why each decisions log that exists cannot be used: (path, reason, 1-based line), for lint.
+
+    A log that cannot be read hides no candidate: its dismissals come back in the queue.
+    """
+    return _read_decisions(root)[1]
+
+
+def _read_decisions(root: Path) -> tuple[set[tuple[str, ...]], list[tuple[str, str, int | None]]]:
+    from .safeio import SETTINGS_LIMIT
+    from .yamljs import load_with_ruamel, plain_yaml_error
+
+    problems: list[tuple[str, str, int | None]] = []
+
+    def read(name: str, shape: type, shape_words: str) -> object:
         """The file's YAML; None when it is missing, refused (a link, a device, too large: lint names it) or broken."""
+        rel = f".rawko/{name}"
         try:
-            return load_with_ruamel(read_in_store(root, f".rawko/{name}", SETTINGS_LIMIT).decode("utf-8"))
-        except Exception:  # noqa: BLE001 - ruamel raises many kinds; a log that cannot be read hides no candidate
+            data = load_with_ruamel(read_in_store(root, rel, SETTINGS_LIMIT).decode("utf-8"))
+        except OSError:  # missing, or refused (a link, a device, too large): lint names a refused file itself
             return None
+        except Exception as exc:  # noqa: BLE001 - ruamel raises many kinds; a log that cannot be read hides no candidate
+            problems.append((rel, *plain_yaml_error(exc)))
+            return None
+        if data is not None and not isinstance(data, shape):
+            problems.append((rel, f"not {shape_words}", None))
+            return None
+        return data
 
     groups: set[tuple[str, ...]] = set()
-    legacy = read(LEGACY_DISMISSED_FILE)
+    legacy = read(LEGACY_DISMISSED_FILE, dict, "a mapping with a `dismissed:` list")
     for item in (legacy.get("dismissed") or [] if isinstance(legacy, dict) else []):
         if isinstance(item, list):
             groups.add(tuple(sorted(str(p) for p in item)))
-    records = read(DECISIONS_FILE)
+    records = read(DECISIONS_FILE, list, "a list of decision records")
     for record in records if isinstance(records, list) else []:
         if isinstance(record, dict) and isinstance(record.get("paths"), list):
             group = tuple(sorted(str(p) for p in record["paths"]))
@@ -307,7 +329,7 @@ def dismissed(root: Path) -> set[tuple[str, ...]]:
                 groups.add(group)
             elif record.get("decision") == RESTORE:
                 groups.discard(group)
-    return groups
+    return groups, problems
 
 
 def decision_write(root: Path, decision: str, paths: tuple[str, ...], kind: str, by: str):

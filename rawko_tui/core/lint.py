@@ -25,6 +25,7 @@ from .safeio import SESSION_LIMIT, SETTINGS_LIMIT, linked_part, refusal
 from .safetext import character_name, clean_name, invisible_characters, tag_text, without_invisible
 from .store import MemoryFile, Store, pinned_now
 from .writer import slugify
+from .yamljs import is_refusal
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
@@ -218,6 +219,8 @@ def _lint_file_at_any_time(memory: MemoryFile) -> FileFindings:
         out.extend(Finding(path, sev, code, msg, line) for sev, code, msg, line in text_findings(memory))
     if memory.error is not None:
         consequence = " A SPEC-0007 arbiter that loads it throws and injects nothing at all." if memory.spec_loadable else ""
+        if memory.error.stage == "yaml" and is_refusal(memory.error.reason):  # js-yaml reads it; rawko-tui will not
+            consequence = " A real arbiter reads it: what it makes of this file is not modelled." if memory.spec_loadable else ""
         add(ERROR, "parse", memory.error.reason + "." + consequence, memory.error.line)
         return FileFindings(tuple(out))
     attrs = memory.attrs
@@ -316,6 +319,9 @@ def _lint_file_at_any_time(memory: MemoryFile) -> FileFindings:
         add(WARNING, "body-length", f"the body has more than {MAX_WORDS} words, the convention's maximum (split it)")
     for suspect in memory.suspect_blocks:
         add(ERROR, "torn-entry", suspect.reason, suspect.line)
+    cut = memory.entries_cut
+    if cut is not None:
+        add(WARNING, "entries-limit", f"{cut.reason} (the fold, the timeline and the torn-entry check end before it)", cut.line)
     if memory.differs_from_entries:
         later = memory.entries[1:]
         add(INFO, "appended-entries", f"{len(later)} appended entr{'y' if len(later) == 1 else 'ies'}: the spec's arbiter reads only the first frontmatter and injects the rest as body text")
@@ -336,14 +342,15 @@ _STORE_FOLDERS = (
     (".rawko/sessions", WARNING, "no session in it is read"),
     (".rawko/checks", WARNING, "no saved task in it is read or checked"),
 )
+_DISMISSALS_LOST = "the dismissals it records are not read: those candidates come back in the queue"
 # The other files of .rawko/ rawko-tui reads (memories, agents and rawko-tui.yaml have findings of their own):
 # (folder, file pattern, size limit, what refusing one means)
 _STORE_FILES = (
     (".rawko", "checks.yaml", SETTINGS_LIMIT, "its saved tasks are not read or checked"),
     (".rawko/checks", "*.yaml", SETTINGS_LIMIT, "its saved tasks are not read or checked"),
     (".rawko/sessions", "*/agent-memory.yaml", SESSION_LIMIT, "the session is not read"),
-    (".rawko", "rawko-tui-decisions.yaml", SETTINGS_LIMIT, "the dismissals it records are not read: those candidates come back in the queue"),
-    (".rawko", "rawko-tui-dismissed.yaml", SETTINGS_LIMIT, "the dismissals it records are not read: those candidates come back in the queue"),
+    (".rawko", "rawko-tui-decisions.yaml", SETTINGS_LIMIT, _DISMISSALS_LOST),
+    (".rawko", "rawko-tui-dismissed.yaml", SETTINGS_LIMIT, _DISMISSALS_LOST),
     (".rawko/.write-journal", "*", SETTINGS_LIMIT, "a write it records as begun is not checked for having finished"),
 )
 
@@ -362,6 +369,11 @@ def saved_file_findings(root, said: set[str]) -> list[Finding]:
     for session in load_sessions(root):
         if session.error is not None and session.error.path not in said:
             found.append(Finding(session.error.path, WARNING, "session", f"{session.error.reason}: the session is not read", session.error.line))
+    from .curation import decision_log_problems
+
+    for path, reason, line in decision_log_problems(root):
+        if path not in said:
+            found.append(Finding(path, WARNING, "refused", f"{reason}; {_DISMISSALS_LOST}", line))
     return found
 
 

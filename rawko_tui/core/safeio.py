@@ -27,6 +27,9 @@ MEMORY_LIMIT = 64 << 20
 SETTINGS_LIMIT = 4 << 20
 SESSION_LIMIT = 16 << 20
 NAMED_LIMIT = 16 << 20  # a file a person names on the command line (--body-file, extract --from)
+# Limits for a kind of file in all: a clone can hold any number of files, each under its own limit.
+SESSIONS_TOTAL = 32 << 20  # every session file together (ruamel reads 16 MB in about 40 s, holding 800 MB meanwhile)
+CHECKS_TOTAL = 4 << 20  # every saved-tasks file together
 
 LINK = "a symlink: never followed (it could point anywhere)"
 NOT_REGULAR = "not a regular file (a device, FIFO or socket): never read"
@@ -131,6 +134,23 @@ def read_in_store(root: str | os.PathLike, rel: str, limit: int) -> bytes:
     if linked is not None:
         raise UnsafeFile(f"inside {linked}/, a symlinked folder: never followed (it could point anywhere)")
     return read_regular(Path(root).joinpath(*parts), limit)
+
+
+class ReadBudget:
+    """Bytes a group of files may hold together, each also within its own limit: past the total, a file and every
+    one after it is refused (``UnsafeFile``), so what is read never depends on how many files a clone holds."""
+
+    def __init__(self, total: int, what: str) -> None:
+        self.total, self.left, self.what = total, total, what
+
+    def read_in_store(self, root: str | os.PathLike, rel: str, limit: int) -> bytes:
+        if self.left > 0:
+            data = read_in_store(root, rel, limit)
+            if len(data) <= self.left:
+                self.left -= len(data)
+                return data
+            self.left = 0
+        raise UnsafeFile(f"past the {self.total:,} bytes rawko-tui reads of {self.what} in all: not read")
 
 
 def refusal(path: str | os.PathLike, limit: int) -> str | None:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .safeio import SESSION_LIMIT, linked_part, read_in_store
+from .safeio import SESSION_LIMIT, SESSIONS_TOTAL, ReadBudget, linked_part, read_in_store
 from .store import LoadError
 from .yamljs import load_with_ruamel, plain_yaml_error
 
@@ -191,7 +191,8 @@ def load_sessions(root: Path) -> list[Session]:
     """Every session of the store, newest first; a file that cannot be read is reported, not fatal.
 
     A symlinked sessions folder, session folder or file, a FIFO, a device or an
-    oversized file is never read: it is a session whose error says why.
+    oversized file is never read: it is a session whose error says why; so is
+    every session past ``SESSIONS_TOTAL`` bytes of them (newest first).
     """
     folder = Path(root) / ".rawko" / SESSIONS_DIR
     linked = linked_part(root, f".rawko/{SESSIONS_DIR}")
@@ -199,11 +200,12 @@ def load_sessions(root: Path) -> list[Session]:
         why = "a symlinked folder: never followed (it could point anywhere); no session in it is read"
         return [Session(id=SESSIONS_DIR, path=linked, error=LoadError(linked, why, stage="read"))]
     sessions: list[Session] = []
+    budget = ReadBudget(SESSIONS_TOTAL, "session files (newest first)")
     for path in sorted(folder.glob(f"*/{FILE_NAME}"), reverse=True) if folder.is_dir() else []:
         rel = path.relative_to(root).as_posix()
         session = Session(id=path.parent.name, path=rel)
         try:
-            data = load_with_ruamel(session_bytes(root, session).decode("utf-8"))
+            data = load_with_ruamel(budget.read_in_store(root, session.path, SESSION_LIMIT).decode("utf-8"))
         except Exception as exc:  # ruamel raises many kinds; each is a reason to show
             session.error = LoadError(rel, *plain_yaml_error(exc))
             sessions.append(session)

@@ -28,12 +28,16 @@ from .safeio import MEMORY_LIMIT, SETTINGS_LIMIT, linked_part, read_in_store, re
 from .safetext import clean_name
 from .settings import store_settings
 from .jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
-from .yamljs import YamlError, load_with_ruamel, load_yaml, plain_yaml_error
+from .yamljs import YamlError, is_refusal, load_with_ruamel, load_yaml, plain_yaml_error
 
 RAWKO_DIR = ".rawko"
 MEMORIES_DIR = "memories"
 AGENTS_DIR = "agents"
 CONFIG_FILE = "rawko-tui.yaml"
+# Bytes of memories and agent definitions read per store. Each file has its own limit (safeio), but a clone
+# can hold any number of them: 25 memories of 55 MB (a .git of 452 KB) exhausted 2 GB. A store of 100,000
+# memories is about 100 MB; what comes past this in the store's order is not read, and says so.
+STORE_LIMIT = 256 << 20
 
 # Deno std's front-matter extractor as the spec's arbiter runs it (flags "im").
 # Python's re differs from JavaScript here in two ways that are handled below:
@@ -186,10 +190,15 @@ class Entry:
 
 @dataclass(frozen=True)
 class SuspectBlock:
-    """A ``---`` block that looks like an appended entry but is not valid YAML (a torn write?)."""
+    """A ``---`` block that looks like an appended entry but is not valid YAML (a torn write?).
+
+    ``cut``: not a torn block but the line from which the file is not read as
+    entries (past ``MAX_ENTRY_BLOCKS``).
+    """
 
     line: int
     reason: str
+    cut: bool = False
 
 
 @dataclass(repr=False, slots=True)
@@ -295,7 +304,15 @@ class MemoryFile:
         """``---`` blocks that look like appended entries but do not parse (torn writes?)."""
         if self._suspects is None:
             self.entries  # noqa: B018 - splitting finds them
-        return self._suspects
+        suspects = self._suspects
+        return suspects[:-1] if suspects and suspects[-1].cut else suspects
+
+    @property
+    def entries_cut(self) -> SuspectBlock | None:
+        """Where the entry log stops when the file has more than ``MAX_ENTRY_BLOCKS`` of them (None: it holds all)."""
+        if self._suspects is None:
+            self.entries  # noqa: B018 - splitting finds it
+        return self._suspects[-1] if self._suspects and self._suspects[-1].cut else None
 
     @property
     def attrs(self) -> dict:
@@ -451,7 +468,8 @@ def spec_extract(text: str) -> SpecView:
     except YamlError as exc:
         # libyaml puts an end-of-input error past the last line; the last line is where to look
         line = first_line + min(exc.line, frontmatter.count("\n")) if exc.line is not None else first_line
-        raise _ExtractError(f"frontmatter is not valid YAML: {exc.message}", line) from None
+        said = "frontmatter not read" if is_refusal(exc.message) else "frontmatter is not valid YAML"  # a limit: valid, but not read
+        raise _ExtractError(f"{said}: {exc.message}", line) from None
     return SpecView(attrs=attrs, body=text[match.end() :], frontmatter_text=frontmatter, frontmatter_line=first_line)
 
 
@@ -474,9 +492,21 @@ def _count_lines(text: str) -> int:
 
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _DELIMITER_RE = re.compile(r"^---[ \t]*\r?$")
-_CLOSER_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$")
-_FIELD_LINE_RE = re.compile(r"^(?:" + "|".join(sorted(MEMORY_FIELDS)) + r")\s*:")
+_CLOSER_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+_FIELD_LINE_RE = re.compile(r"^(?:" + "|".join(sorted(MEMORY_FIELDS)) + r")\s*:", re.MULTILINE)
+# The only lines the split looks at: a fence (``` or ~~~) and a delimiter (---); every other line is body text.
+_MARK_LINE_RE = re.compile(r"^(?: {0,3}(?:`{3,}|~{3,})[^\n]*|---[ \t]*\r?)$", re.MULTILINE)
 _MAX_FRONTMATTER_LINES = 400
+# Blocks read as YAML per file (entries, torn blocks, YAML blocks that are not entries), and characters of
+# YAML in them. A memory appended to every day for thirty years has about 10,000 entries of a few hundred
+# characters; a file past either is not a record anyone keeps, and reading on would hold millions of entries
+# (2,400,000 tiny ones in a 66 MB file took gigabytes) or of values (each a Python object of 50 bytes or more).
+MAX_ENTRY_BLOCKS = 10_000
+MAX_ENTRY_YAML = 8 << 20
+ENTRIES_CUT = (
+    f"past rawko-tui's limit for appended entries ({MAX_ENTRY_BLOCKS:,} of them, {MAX_ENTRY_YAML:,} characters of their frontmatter): "
+    "from this line on the file is not read as entries"
+)
 
 
 def split_entries(text: str, spec: SpecView | None) -> tuple[list[Entry], list[SuspectBlock]]:
@@ -486,82 +516,155 @@ def split_entries(text: str, spec: SpecView | None) -> tuple[list[Entry], list[S
     line, directly followed by YAML up to a closing ``---``/``...`` that parses
     as a mapping with at least one memory field.  Anything else (a horizontal
     rule, a ``---`` inside a code fence, a setext underline) is body text.
+
+    Only fence and delimiter lines are visited (found by one regex), and bodies
+    are cut from the text, so memory is proportional to the entries, not to the
+    lines. Past ``MAX_ENTRY_BLOCKS`` blocks read as YAML, or ``MAX_ENTRY_YAML``
+    characters of them, the split stops: the rest of the file is not read as
+    entries, and a ``SuspectBlock`` with ``cut=True``, last in the list, says
+    from which line (``MemoryFile.entries_cut``).
     """
-    lines = text.split("\n")
     entries: list[Entry] = []
     suspects: list[SuspectBlock] = []
     if spec is not None and isinstance(spec.attrs, dict):
-        consumed = text[: len(text) - spec.body_length]
-        start = consumed.count("\n") if consumed.endswith("\n") else consumed.count("\n") + 1
+        consumed = len(text) - spec.body_length
+        if text[consumed - 1 : consumed] == "\n":
+            position, line = consumed, text.count("\n", 0, consumed)
+        else:  # the closing line ends in another line break (\r, U+2028): the entries start on the next line
+            newline = text.find("\n", consumed)
+            position, line = (len(text) + 1, 0) if newline < 0 else (newline + 1, text.count("\n", 0, newline + 1))
         entries.append(Entry(0, 1, spec.attrs, ""))
-        searched = text[len(text) - spec.body_length - 1 :]
+        searched = text[consumed - 1 :]
     else:
-        start = 0
+        position, line = 0, 0
         entries.append(Entry(0, 1, None, ""))
         searched = "\n" + text
     if "\n---" not in searched:
-        # no line from `start` on begins with "---": one entry, the whole body
-        return [_with_body(entries[0], lines[start:])], []
-    body_start = start
+        # no line from `position` on begins with "---": one entry, the whole body
+        return [_with_body(entries[0], text, position, len(text))], []
+    body_start = position
     fence: tuple[str, int] | None = None
-    i = start
-    while i < len(lines):
-        line = lines[i]
-        fence_match = _FENCE_RE.match(line)
-        if fence_match:
+    blocks = read = 0  # blocks read as YAML, and their characters
+    counted_to = position  # `line` is the number (0-based) of the line starting at `counted_to`
+    while True:
+        mark = _MARK_LINE_RE.search(text, position)
+        if mark is None:
+            break
+        at = mark.start()
+        line += text.count("\n", counted_to, at)
+        counted_to = at
+        content = mark.group()
+        position = mark.end() + 1
+        if not content.startswith("---"):
+            fence_match = _FENCE_RE.match(content)
             marker = fence_match.group(1)
             if fence is None:
                 fence = (marker[0], len(marker))
             elif marker[0] == fence[0] and len(marker) >= fence[1] and not fence_match.group(2).strip():
                 fence = None
-            i += 1
             continue
-        if fence is None and _DELIMITER_RE.match(line) and (i == 0 or not lines[i - 1].strip() or _DELIMITER_RE.match(lines[i - 1])):
-            found = _entry_block_at(lines, i)
-            if isinstance(found, SuspectBlock):
-                if i > 0:  # the file's own first block is not an appended entry: a broken file, which lint reports
-                    suspects.append(found)
-            elif found is not None:
-                frontmatter, close = found
-                entries[-1] = _with_body(entries[-1], lines[body_start:i])
-                entries.append(Entry(len(entries), i + 1, frontmatter, ""))
-                body_start = close + 1
-                i = close + 1
-                continue
-        i += 1
-    entries[-1] = _with_body(entries[-1], lines[body_start:])
+        if fence is not None or not (at == 0 or _after_blank_or_delimiter(text, at)):
+            continue
+        found = _entry_block_at(text, at, mark.end(), MAX_ENTRY_YAML - read if blocks < MAX_ENTRY_BLOCKS else -1)
+        if found is None:
+            continue
+        if found is _PAST_LIMIT:
+            suspects.append(SuspectBlock(line + 1, ENTRIES_CUT, cut=True))
+            entries[-1] = _with_body(entries[-1], text, body_start, at - 1)
+            return entries, suspects
+        kind, value, size = found
+        blocks += 1
+        read += size
+        if kind == "suspect":
+            if at > 0:  # the file's own first block is not an appended entry: a broken file, which lint reports
+                suspects.append(SuspectBlock(line + 1, value))
+        elif kind == "entry":
+            frontmatter, close_end = value
+            entries[-1] = _with_body(entries[-1], text, body_start, at - 1)
+            entries.append(Entry(len(entries), line + 1, frontmatter, ""))
+            body_start = position = close_end + 1  # the line after the closing one (past the end: none)
+    entries[-1] = _with_body(entries[-1], text, body_start, len(text))
     if entries[0].frontmatter is None and not entries[0].body.strip() and len(entries) > 1:
         entries = [Entry(k, e.line, e.frontmatter, e.body) for k, e in enumerate(entries[1:])]
     return entries, suspects
 
 
-def _entry_block_at(lines: list[str], i: int) -> tuple[dict, int] | SuspectBlock | None:
-    if i + 1 >= len(lines) or not lines[i + 1].strip() or _DELIMITER_RE.match(lines[i + 1]):
+_PAST_LIMIT = object()
+
+
+def _line_at(text: str, start: int) -> str:
+    end = text.find("\n", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def _after_blank_or_delimiter(text: str, at: int) -> bool:
+    """Whether the line before the one starting at ``at`` is blank or a delimiter."""
+    previous = text.rfind("\n", 0, at - 1) + 1
+    before = text[previous : at - 1]
+    return not before.strip() or _DELIMITER_RE.match(before) is not None
+
+
+def _entry_block_at(text: str, at: int, end: int, room: int):
+    """What the ``---`` line spanning ``text[at:end]`` starts: None (body text, nothing read), or (kind, value,
+    characters of YAML read): ("entry", (its fields, where its closing line ends)), ("suspect", why: a torn
+    block), ("text", None: YAML that is not an entry). ``_PAST_LIMIT`` when it would read YAML past ``room``
+    characters (negative: no block may be read). The block is at most ``_MAX_FRONTMATTER_LINES`` lines."""
+    first = end + 1  # the line after the delimiter
+    if first > len(text):
         return None
-    for j in range(i + 1, min(len(lines), i + 1 + _MAX_FRONTMATTER_LINES)):
-        if _CLOSER_RE.match(lines[j]):
-            block = "\n".join(lines[i + 1 : j])
-            try:
-                value = load_yaml(block)
-            except YamlError as exc:
-                if any(_FIELD_LINE_RE.match(line) for line in lines[i + 1 : j]):
-                    return SuspectBlock(i + 1, f"looks like an appended entry but its YAML does not parse: {exc.message}")
-                return None
-            if isinstance(value, dict) and MEMORY_FIELDS.intersection(value):
-                return value, j
-            return None
-    if any(_FIELD_LINE_RE.match(line) for line in lines[i + 1 : i + 6]):
-        return SuspectBlock(i + 1, "an appended entry's frontmatter is never closed with '---' (a torn write?)")
+    next_line = _line_at(text, first)
+    if not next_line.strip() or _DELIMITER_RE.match(next_line):
+        return None
+    if room < 0:
+        return _PAST_LIMIT
+    # every delimiter is also a closer, so the searches from successive delimiters never overlap: linear in all
+    closer = _CLOSER_RE.search(text, first)
+    if closer is not None and text.count("\n", first, closer.start()) < _MAX_FRONTMATTER_LINES:
+        block = text[first : closer.start() - 1]
+        if len(block) > room:
+            return _PAST_LIMIT
+        try:
+            value = load_yaml(block)
+        except YamlError as exc:
+            if _FIELD_LINE_RE.search(block):
+                return ("suspect", f"looks like an appended entry but its YAML does not parse: {exc.message}", len(block))
+            return ("text", None, len(block))
+        if isinstance(value, dict) and MEMORY_FIELDS.intersection(value):
+            return ("entry", (value, closer.end()), len(block))
+        return ("text", None, len(block))
+    head_end = first
+    for _ in range(5):
+        head_end = text.find("\n", head_end) + 1
+        if head_end == 0:
+            head_end = len(text)
+            break
+    if _FIELD_LINE_RE.search(text, first, head_end):
+        return ("suspect", "an appended entry's frontmatter is never closed with '---' (a torn write?)", 0)
     return None
 
 
-def _with_body(entry: Entry, body_lines: list[str]) -> Entry:
-    # The SPEC-0005 separator ("\n\n---\n\n") before an appended entry belongs to neither body.
-    while body_lines and (not body_lines[-1].strip() or _DELIMITER_RE.match(body_lines[-1])):
-        body_lines = body_lines[:-1]
-    while body_lines and not body_lines[0].strip():
-        body_lines = body_lines[1:]
-    return Entry(entry.index, entry.line, entry.frontmatter, "\n".join(body_lines))
+def _with_body(entry: Entry, text: str, start: int, end: int) -> Entry:
+    """The entry with the lines of ``text[start:end]`` as its body.
+
+    The SPEC-0005 separator ("\n\n---\n\n") before an appended entry belongs to neither body: blank and
+    delimiter lines at its end and blank lines at its start are left out.
+    """
+    if start >= end:
+        return Entry(entry.index, entry.line, entry.frontmatter, "")
+    while True:
+        cut = text.rfind("\n", start, end)
+        last = text[cut + 1 if cut >= 0 else start : end]
+        if last.strip() and not _DELIMITER_RE.match(last):
+            break
+        if cut < 0:
+            return Entry(entry.index, entry.line, entry.frontmatter, "")
+        end = cut
+    while True:
+        cut = text.find("\n", start, end)
+        if cut < 0 or text[start:cut].strip():
+            break
+        start = cut + 1
+    return Entry(entry.index, entry.line, entry.frontmatter, text[start:end])
 
 
 # --------------------------------------------------------------------------
@@ -671,11 +774,16 @@ def _cached_files(records: list, texts) -> dict[str, MemoryFile]:
 
 
 def _save_cache(root: Path, files: list[MemoryFile]) -> None:
-    """The records and, apart, every text (one file of UTF-8 bytes, mapped by the next start)."""
+    """The records and, apart, every text (one file of UTF-8 bytes, mapped by the next start).
+
+    A file never read (past ``STORE_LIMIT``: ``read_ns`` 0) is not kept: whether it is read depends on the others.
+    """
     from . import cache
 
     records, chunks, offset = [], [], 0
     for memory in files:
+        if not memory.read_ns:
+            continue
         data = memory.text_utf8()
         if data is None:
             records.append(memory.cache_record(None))
@@ -695,15 +803,24 @@ def _store_order(files: list[MemoryFile]) -> None:
     files.sort(key=lambda f: (not f.top_level, utf16_sort_key(f.name)))
 
 
-def load_agents(root: Path) -> dict[str, AgentDefinition]:
-    """``.rawko/agents/*.md``; none from a symlinked folder (lint says so), and each file through ``read_in_store``."""
+def load_agents(root: Path, left: int = STORE_LIMIT) -> dict[str, AgentDefinition]:
+    """``.rawko/agents/*.md``; none from a symlinked folder (lint says so), and each file through ``read_in_store``.
+
+    At most ``left`` bytes of them (what the memories left of ``STORE_LIMIT``): an agent past it is not read.
+    """
     directory = root / RAWKO_DIR / AGENTS_DIR
     if linked_part(root, f"{RAWKO_DIR}/{AGENTS_DIR}") is not None or not directory.is_dir():
         return {}
     sources = []
+    read, full = 0, False
     for path in sorted(directory.glob("*.md")):
         try:
-            sources.append((path.name, read_in_store(root, f"{RAWKO_DIR}/{AGENTS_DIR}/{path.name}", SETTINGS_LIMIT)))
+            data = b"" if full else read_in_store(root, f"{RAWKO_DIR}/{AGENTS_DIR}/{path.name}", SETTINGS_LIMIT)
+            if full or read + len(data) > left:
+                full = True  # and every agent after it
+                raise OSError(errno.EFBIG, _past_limit_words(STORE_LIMIT - left + read, "the memories and the agent definitions before it"))
+            read += len(data)
+            sources.append((path.name, data))
         except OSError as exc:
             sources.append((path.name, exc))
     return agents_from(sources)
@@ -812,7 +929,13 @@ def _load_store(root: Path, previous: Store | None) -> Store:
         known.update((f.name, f) for f in previous.files if f.read_ns)  # its objects keep their facts
     files: list[MemoryFile] = []
     fresh = not_from_cache = 0
+    past_limit, left = _past_store_limit(scanned)
     for name, path, is_link, signature in scanned:
+        if name in past_limit:  # never read, nor taken from the cache (whether it fits depends on the other files)
+            memory = _memory_file(name, path, is_link, signature)
+            memory.error = LoadError(memory.rel_path, f"cannot be read: {past_limit[name]}", stage="read")
+            files.append(memory)
+            continue
         earlier = known.get(name)
         if earlier is not None and cache.trusted(signature, earlier.signature, signature[2], earlier.read_ns):
             files.append(earlier)
@@ -829,24 +952,42 @@ def _load_store(root: Path, previous: Store | None) -> Store:
         files = list(cached.values())  # exactly the cache: already in the store's order
     else:
         _store_order(files)
-        if use_cache and (fresh or len(files) != len(cached) or any(_cached_differs(f, cached.get(f.name)) for f in files)):
+        kept = len(files) - len(past_limit)
+        if use_cache and (fresh or kept != len(cached) or any(_cached_differs(f, cached.get(f.name)) for f in files if f.read_ns)):
             _save_cache(root, files)
     listed = [name for name, _, _, _ in scanned if "/" not in name]  # _scan_memories lists the top level first, in readdir order
-    return Store(root=root, files=files, agents=load_agents(root), config=load_config(root), skipped=sorted(skipped), directory_order=listed, file_stats=stats)
+    return Store(root=root, files=files, agents=load_agents(root, left), config=load_config(root), skipped=sorted(skipped), directory_order=listed, file_stats=stats)
+
+
+def _past_store_limit(scanned: list[tuple[str, str, bool, tuple]], limit: int = STORE_LIMIT) -> tuple[dict[str, str], int]:
+    """The memories not read because those before them in the store's order fill ``STORE_LIMIT`` (name -> why),
+    and the bytes left for the agent definitions. A link is never read and counts nothing."""
+    past: dict[str, str] = {}
+    total = 0
+    for name, _, is_link, signature in sorted(scanned, key=lambda f: ("/" in f[0], utf16_sort_key(f[0]))):
+        if is_link:
+            continue
+        if past or total + signature[0] > limit:
+            past[name] = _past_limit_words(total, "the memory files before it in name order")
+            continue
+        total += signature[0]
+    return past, max(limit - total, 0) if not past else 0
+
+
+def _past_limit_words(total: int, before: str) -> str:
+    return f"{before} already hold {total:,} bytes, and rawko-tui reads at most {STORE_LIMIT:,} bytes of memories and agent definitions per store: not read"
 
 
 def load_store_at(root: str | os.PathLike, rev: str) -> Store:
     """The store as it was at a git revision (read from blobs, not the working tree)."""
-    from .gitrepo import files_at
-
     root = Path(root)
     files: list[MemoryFile] = []
     agent_sources: list[tuple[str, bytes | OSError]] = []
     config: dict = {}
-    for path, mode, data in files_at(root, rev):
-        # a blob over the size limit was never read (files_at gives why): it is a file that cannot be read
+    for path, mode, data in _blobs_at(root, rev):
+        # a blob over a limit was never read (why is given instead): it is a file that cannot be read
         too_large = None if isinstance(data, bytes) else OSError(errno.EFBIG, str(data))
-        if path.startswith(MEMORIES_DIR + "/") and path.lower().endswith(".md"):
+        if path.startswith(MEMORIES_DIR + "/"):
             name = path[len(MEMORIES_DIR) + 1 :]
             memory = MemoryFile(
                 location=root / RAWKO_DIR / path,
@@ -861,9 +1002,54 @@ def load_store_at(root: str | os.PathLike, rev: str) -> Store:
             elif not memory.symlink:
                 parse_memory_bytes(memory, data)
             files.append(memory)
-        elif path.startswith(AGENTS_DIR + "/") and path.endswith(".md") and path.count("/") == 1:
+        elif path.startswith(AGENTS_DIR + "/"):
             agent_sources.append((path[len(AGENTS_DIR) + 1 :], data if too_large is None else too_large))
-        elif path == "rawko-tui.yaml":
+        else:
             config = config_from(data.decode("utf-8", "replace")) if too_large is None else {"_error": f"{CONFIG_FILE}: cannot be read ({too_large.strerror})"}
     _store_order(files)
     return Store(root=root, files=files, agents=agents_from(sorted(agent_sources)), config=config)
+
+
+def _blobs_at(root: Path, rev: str):
+    """(path inside .rawko/, mode, bytes or why they were not read) of the files a store at ``rev`` reads: its
+    memories in the store's order, its agent definitions, its rawko-tui.yaml; one blob at a time.
+
+    As ``gitrepo.files_at``, but reading only those files, and at most ``STORE_LIMIT`` bytes of memories and
+    agents: 25 blobs of 55 MB (a repository of 452 KB) would otherwise all be held at once.
+    """
+    from .gitrepo import BlobReader, BlobTooLarge, GitError, repo_root, rev_sha, store_prefix, tree_blobs
+
+    top = repo_root(root)
+    if top is None:
+        raise GitError(f"{root} is not in a git repository: --at needs history")
+    sha = rev_sha(top, rev)
+    if sha is None:
+        raise GitError(f"{rev!r} is not a commit in this repository")
+    prefix = store_prefix(root, top)[: -len("/memories")]
+    read: list[tuple[str, str, str]] = []  # (path inside .rawko/, mode, blob)
+    for name, (mode, blob) in tree_blobs(top, sha, prefix).items():
+        path = name[len(prefix) + 1 :]
+        if path.startswith(MEMORIES_DIR + "/") and path.lower().endswith(".md"):
+            read.append((path, mode, blob))
+        elif (path.startswith(AGENTS_DIR + "/") and path.endswith(".md") and path.count("/") == 1) or path == CONFIG_FILE:
+            read.append((path, mode, blob))
+    memories = len(MEMORIES_DIR) + 1
+    read.sort(key=lambda f: (not f[0].startswith(MEMORIES_DIR + "/"), f[0] == CONFIG_FILE, "/" in f[0][memories:], utf16_sort_key(f[0])))
+    total, full = 0, False
+    with BlobReader(top) as blobs:
+        for path, mode, blob in read:
+            counted = path != CONFIG_FILE and mode != "120000"  # a link is never read as a memory
+            if counted and full:
+                yield path, mode, _past_limit_words(total, "the memories and agent definitions before it")
+                continue
+            try:
+                data: bytes | str = blobs.read(blob)
+            except BlobTooLarge as exc:
+                data = str(exc)
+            if counted and isinstance(data, bytes):
+                if total + len(data) > STORE_LIMIT:
+                    full = True
+                    data = _past_limit_words(total, "the memories and agent definitions before it")
+                else:
+                    total += len(data)
+            yield path, mode, data

@@ -9,7 +9,9 @@ become Date objects, a duplicate key is an error and an unknown tag such as
 The scanner and parser are libyaml's (through PyYAML's C binding when
 present), for speed; resolution and construction are js-yaml's rules.
 Aliases are allowed, as in js-yaml, but a document whose aliases would
-expand beyond ``MAX_EXPANDED_NODES`` (a "billion laughs") is refused.
+expand beyond ``MAX_EXPANDED_NODES`` nodes or add more than
+``MAX_ALIAS_CHARACTERS`` characters (a "billion laughs", or one long string
+used thousands of times) is refused.
 """
 
 from __future__ import annotations
@@ -37,6 +39,16 @@ else:
     _Reader = _Scanner = _Composer = None  # type: ignore[assignment]
 
 MAX_EXPANDED_NODES = 100_000
+# What aliases may add in characters: each node counts once to the node limit however long its text, so an
+# 8 MB string used 50,000 times passed it. A document without aliases holds at most its file's characters.
+MAX_ALIAS_CHARACTERS = 1_000_000
+# rawko-tui's own files never hold a number this long; a longer one could only be a trap (Python refuses to
+# write an integer of over 4,300 digits, and converting one takes time quadratic in its length).
+MAX_NUMBER_DIGITS = 1_000
+# Values (scalars, lists, mappings, aliases) in one document. A memory's frontmatter holds tens; composing one
+# of 16 million (a 64 MB list of "- x") took 1.6 GB, and two such files exhausted 2 GB. Counted on the
+# parser's events before anything is composed, and only for a document long enough to hold that many.
+MAX_NODES = 1_000_000
 # Deeper documents are refused: every walker of parsed values (display, JSON, the
 # parse cache) would otherwise need a recursion guard of its own.
 MAX_DEPTH = 100
@@ -96,6 +108,9 @@ def _parse_int(data: str) -> float | int | None:
         value = sign * int(digits, base)
     else:
         if not body or any(not ("0" <= c <= "9") for c in body):
+            return None
+        body = body.lstrip("0") or "0"  # int() refuses a text of over 4,300 digits, leading zeros included
+        if len(body) > 400:  # past any double: Infinity, which is not an integer here
             return None
         value = sign * int(body, 10)
     try:
@@ -326,12 +341,17 @@ def make_loader(constructor: type, resolver: type) -> type:
 _Loader = make_loader(_Constructor, _Resolver)
 
 
-def _expanded_size(node, limit: int) -> int:
-    """Nodes a full walk of the document visits (aliases counted each time they are used)."""
-    sizes: dict[int, int] = {}
-    active: set[int] = set()
+def _expanded_size(node, limit: int, character_limit: int = MAX_ALIAS_CHARACTERS) -> tuple[int, int]:
+    """(nodes a full walk of the document visits, characters its aliases add): an alias counts each time it is used.
 
-    def size(n) -> int:
+    Stops counting once either is past its limit (the caller only compares).
+    """
+    sizes: dict[int, tuple[int, int]] = {}  # per node: (nodes, characters) with aliases expanded
+    active: set[int] = set()
+    own = 0  # characters of the document as written (each node once)
+
+    def size(n) -> tuple[int, int]:
+        nonlocal own
         key = id(n)
         if key in sizes:
             return sizes[key]
@@ -339,21 +359,20 @@ def _expanded_size(node, limit: int) -> int:
             raise YamlError("recursive alias: the document refers to itself")
         active.add(key)
         total = 1
-        if isinstance(n, SequenceNode):
-            for child in n.value:
-                total += size(child)
-                if total > limit:
-                    break
-        elif isinstance(n, MappingNode):
-            for k, v in n.value:
-                total += size(k) + size(v)
-                if total > limit:
-                    break
+        characters = len(n.value) if isinstance(n, ScalarNode) else 0
+        own += characters
+        for child in _children(n):
+            nodes, chars = size(child)
+            total += nodes
+            characters += chars
+            if total > limit or characters - own > character_limit:
+                break
         active.discard(key)
-        sizes[key] = total
-        return total
+        sizes[key] = (total, characters)
+        return sizes[key]
 
-    return size(node)
+    nodes, characters = size(node)
+    return nodes, characters - own
 
 
 def _shape(node) -> tuple[bool, int]:
@@ -421,6 +440,8 @@ def simple_mapping(text: str, resolve=resolve_plain_scalar) -> object:
 
     ``resolve`` reads plain scalars (another YAML library's schema reads the same subset).
     """
+    if len(text) > MAX_NODES:  # it could hold more values than a document may: the parser's events count them
+        return _NOT_SIMPLE
     if "\r" in text:
         text = text.replace("\r\n", "\n")  # a CRLF line break is a line break; any other CR is odd
     if not text or _ODD_CHARS.search(text):
@@ -502,17 +523,25 @@ def load_with_ruamel(text: str) -> object:
 
 
 def refuse_yaml_bombs(text: str) -> None:
-    """Raise YamlError for a document whose aliases add more than MAX_EXPANDED_NODES nodes (a "billion
-    laughs"), refer to themselves, or nest deeper than MAX_DEPTH once expanded.
+    """Raise YamlError for a document whose aliases add more than MAX_EXPANDED_NODES nodes or
+    MAX_ALIAS_CHARACTERS characters (a "billion laughs"), refer to themselves, nest deeper than MAX_DEPTH
+    once expanded, or that holds a number of more than MAX_NUMBER_DIGITS characters.
 
     Decided from parser events before ruamel composes anything: ruamel builds an
     alias bomb in milliseconds (each alias is the same object), and then every
     walk of the value (a setting shown in a message, a session's text, a saved
-    task's names) expands it for minutes and gigabytes. libyaml's events are
-    cheap; a document it cannot parse is counted on ruamel's own events.
+    task's names) expands it for minutes and gigabytes; an integer of thousands
+    of digits makes every ``str()`` of it fail. libyaml's events are cheap; a
+    document it cannot parse is counted on ruamel's own events.
     """
-    if not ("&" in text and "*" in text) and sum(map(text.count, _NESTING_CHARS)) <= MAX_DEPTH:
-        return  # no alias without an anchor, and every level needs one of those characters
+    if (
+        not ("&" in text and "*" in text)
+        and len(text) <= MAX_NODES  # each value takes a character at least
+        and sum(map(text.count, _NESTING_CHARS)) <= MAX_DEPTH  # every level needs one of those characters
+        and "!" not in text  # a tag can make a quoted or escaped text a number
+        and _LONG_WORD.search(text) is None  # a plain number is one run of these characters
+    ):
+        return
     loader = _Loader(_hide_yaml11_breaks(text)[0])
     try:
         _count_events(iter(loader.get_event, None))
@@ -530,49 +559,98 @@ def refuse_yaml_bombs(text: str) -> None:
         return  # the load reports it, with its line
 
 
+# A run of the characters a number is written with (the lookbehind makes each run searched once: linear time).
+_LONG_WORD = re.compile(rf"(?<![0-9A-Za-z_:.])[0-9A-Za-z_:.]{{{MAX_NUMBER_DIGITS},}}")
+# What ruamel may read as a number (YAML 1.2 and 1.1: 0x, 0o, 0b, 1_000, sexagesimal 1:30, floats)
+_NUMBER_LIKE = re.compile(r"[-+]?\.?[0-9][0-9A-Za-z_:.+-]*\Z")
+
+
+def _too_long_number(event) -> bool:
+    """Whether a scalar event is a number (plain, or tagged ``!!int``/``!!float``) too long to use."""
+    value = event.value
+    if len(value) <= MAX_NUMBER_DIGITS:
+        return False
+    tag = str(event.tag or "")
+    if tag.endswith((":int", ":float")):
+        return True
+    return bool(event.implicit[0]) and _NUMBER_LIKE.match(value) is not None
+
+
 def _count_events(events) -> None:
     """``refuse_yaml_bombs`` on a stream of events (libyaml's or ruamel's: the same names and fields).
 
-    Per anchor: its nodes with aliases expanded, and its height in collections.
-    An alias adds its anchor's nodes less the one it stands for; the document is
-    refused as soon as aliases have added more than the limit, so a large
-    document without aliases is never refused, and a bomb is stopped early.
+    Per anchor: its nodes and characters with aliases expanded, and its height
+    in collections. An alias adds its anchor's nodes less the one it stands for,
+    and all its characters; the document is refused as soon as aliases have
+    added more than a limit, so a large document without aliases is never
+    refused, and a bomb is stopped early.
     """
-    anchors: dict[str, tuple[int, int]] = {}
-    open_collections: list[list] = []  # [anchor, nodes so far, tallest child]
-    added = 0
+    anchors: dict[str, tuple[int, int, int]] = {}
+    open_collections: list[list] = []  # [anchor, nodes so far, tallest child, characters so far]
+    added = added_characters = written = 0
     for event in events:
         kind = type(event).__name__
+        if kind in ("SequenceStartEvent", "MappingStartEvent", "ScalarEvent", "AliasEvent"):
+            written += 1
+            if written > MAX_NODES:
+                raise _too_many_nodes(event.start_mark.line)
         if kind in ("SequenceStartEvent", "MappingStartEvent"):
-            open_collections.append([event.anchor, 1, 0])
+            open_collections.append([event.anchor, 1, 0, 0])
             if len(open_collections) > MAX_DEPTH:
                 raise _too_deep(event.start_mark.line)
             continue
         if kind in ("SequenceEndEvent", "MappingEndEvent"):
-            anchor, nodes, tallest = open_collections.pop()
+            anchor, nodes, tallest, characters = open_collections.pop()
             height = tallest + 1
         elif kind == "ScalarEvent":
-            anchor, nodes, height = event.anchor, 1, 0
+            if _too_long_number(event):
+                raise _too_long(event.value, event.start_mark.line)
+            anchor, nodes, height, characters = event.anchor, 1, 0, len(event.value)
         elif kind == "AliasEvent":
             if any(collection[0] == event.anchor for collection in open_collections):
                 raise YamlError("recursive alias: the document refers to itself", event.start_mark.line)
             anchor = None
-            nodes, height = anchors.get(event.anchor, (1, 0))  # an undefined alias: the load reports it
+            nodes, height, characters = anchors.get(event.anchor, (1, 0, 0))  # an undefined alias: the load reports it
             added += nodes - 1
+            added_characters += characters
             if added > MAX_EXPANDED_NODES:
                 raise YamlError(f"aliases expand to more than {MAX_EXPANDED_NODES:,} nodes (an alias bomb); refused", event.start_mark.line)
+            if added_characters > MAX_ALIAS_CHARACTERS:
+                raise _too_many_characters(event.start_mark.line)
         elif kind == "StreamEndEvent":
             return
         else:
             continue
         if anchor is not None:
-            anchors[anchor] = (nodes, height)
+            anchors[anchor] = (nodes, height, characters)
         if len(open_collections) + height > MAX_DEPTH:
             raise _too_deep(event.start_mark.line)
         if open_collections:
             parent = open_collections[-1]
             parent[1] += nodes
             parent[2] = max(parent[2], height)
+            parent[3] += characters
+
+
+def _too_many_nodes(line: int | None) -> YamlError:
+    return YamlError(f"more than {MAX_NODES:,} values in one document; refused (no rawko file holds that many)", line)
+
+
+def _too_many_characters(line: int | None) -> YamlError:
+    return YamlError(f"aliases expand to more than {MAX_ALIAS_CHARACTERS:,} characters (an alias bomb); refused", line)
+
+
+def _too_long(value: str, line: int | None) -> YamlError:
+    return YamlError(f"a number {len(value):,} characters long (rawko-tui reads numbers of up to {MAX_NUMBER_DIGITS:,}; no rawko file holds a longer one); refused", line)
+
+
+# How each refusal above ends: a document a real arbiter would read but rawko-tui will not (``is_refusal``).
+REFUSED_SUFFIXES = ("(an alias bomb); refused", "(no rawko file nests like that)", "(no rawko file holds that many)")
+
+
+def is_refusal(reason: str) -> bool:
+    """Whether an error's words say rawko-tui refused the document (a limit), not that it is invalid YAML."""
+    return reason.endswith(REFUSED_SUFFIXES)
 
 
 def plain_yaml_error(exc: BaseException) -> tuple[str, int | None]:
@@ -609,19 +687,25 @@ def _too_deep(line: int) -> YamlError:
 
 
 def _refuse_deep_nesting(text: str) -> None:
-    """Raise YamlError for a document nested deeper than MAX_DEPTH, found from the parser's events.
+    """Raise YamlError for a document nested deeper than MAX_DEPTH or holding more than MAX_NODES values, found from
+    the parser's events.
 
     Checked before composing: libyaml's parser keeps its own stack, but the
     composer of PyYAML's C binding recurses once per level and overflows the C
-    stack (a crash, not an exception) some tens of thousands of levels down.
+    stack (a crash, not an exception) some tens of thousands of levels down;
+    and each composed node costs a hundred bytes or so.
     """
     loader = _Loader(text)
     try:
-        depth = 0
+        depth = nodes = 0
         while True:
             event = loader.get_event()
             if event is None or isinstance(event, yaml.StreamEndEvent):
                 return
+            if isinstance(event, yaml.NodeEvent):  # a scalar, an alias or a collection
+                nodes += 1
+                if nodes > MAX_NODES:
+                    raise _too_many_nodes(event.start_mark.line)
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
                 if depth > MAX_DEPTH:
@@ -636,24 +720,32 @@ def _refuse_deep_nesting(text: str) -> None:
 
 def load_yaml_fully(text: str) -> object:
     """``load_yaml`` through libyaml, for any document (the fast path's reference)."""
-    return parse_document(_Loader, text, UNDEFINED, _refuse_alias_bomb)
+    return parse_document(_Loader, text, UNDEFINED)
 
 
 def _refuse_alias_bomb(node) -> None:
-    if _expanded_size(node, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
+    """Refuse a document whose aliases expand past MAX_EXPANDED_NODES nodes or add MAX_ALIAS_CHARACTERS characters
+    (every dialect: js-yaml has no guard of its own, and npm yaml's counts aliases, not what they expand to)."""
+    nodes, characters = _expanded_size(node, MAX_EXPANDED_NODES)
+    if nodes > MAX_EXPANDED_NODES:
         raise YamlError(f"aliases expand to more than {MAX_EXPANDED_NODES:,} nodes (an alias bomb); refused", node.start_mark.line)
+    if characters > MAX_ALIAS_CHARACTERS:
+        raise _too_many_characters(node.start_mark.line)
 
 
-def parse_document(loader_class, text: str, empty: object, check_aliases) -> object:
+def parse_document(loader_class, text: str, empty: object, check_aliases=None) -> object:
     """One YAML document through libyaml with ``loader_class``'s resolution and construction.
 
     The safety rules are the same for every dialect: NEL, LS and PS are
     ordinary characters (YAML 1.2), nesting past MAX_DEPTH is refused before
-    composing, and ``check_aliases(node)`` judges a document that uses a node
-    twice. ``empty`` is what a document with no content gives. Raises YamlError.
+    composing, and a document that uses a node twice is judged first by the
+    dialect's own guard (``check_aliases(node)``: what the real library refuses,
+    it refuses in its words), then by rawko-tui's alias-bomb limits (what it
+    would read but rawko-tui will not expand: "refused"). ``empty`` is what a
+    document with no content gives. Raises YamlError.
     """
     text, hidden = _hide_yaml11_breaks(text)
-    if sum(map(text.count, _NESTING_CHARS)) > MAX_DEPTH:  # every level needs one of them
+    if len(text) > MAX_NODES or sum(map(text.count, _NESTING_CHARS)) > MAX_DEPTH:  # every value takes a character, every level one of these
         _refuse_deep_nesting(text)
     loader = loader_class(text)
     loader.restore_breaks = hidden
@@ -665,7 +757,9 @@ def parse_document(loader_class, text: str, empty: object, check_aliases) -> obj
         if depth > MAX_DEPTH:
             raise _too_deep(node.start_mark.line)
         if reused:
-            check_aliases(node)
+            if check_aliases is not None:
+                check_aliases(node)
+            _refuse_alias_bomb(node)
         return loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark

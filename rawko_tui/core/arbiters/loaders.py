@@ -30,7 +30,7 @@ from ..arbiter import (
 )
 from ..jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
 from ..store import LazyText, MemoryFile, SpecView, Store
-from ..yamljs import YamlError
+from ..yamljs import YamlError, is_refusal
 from .profiles import IMPORTANCE_LEVELS, Loader, Profile
 from .yaml12 import load_yaml12
 
@@ -97,21 +97,24 @@ def _build_view(store: Store, profile: Profile, recursive: bool) -> LoadedView:
             read = sdk_read(memory, profile, kept) if kept is not None else _folded_read(memory, profile)
             if isinstance(read, str):
                 gated.append((memory, REASON_SKIPPED, read))
+            elif isinstance(read, tuple):  # npm yaml reads it, rawko-tui refuses to
+                gated.append((memory, *read))
             else:
                 loaded.append(read)
         if kept is not None:
             kept.save()
     else:
-        loaded = candidates
+        for memory in candidates:  # the real arbiter reads a refused file: rawko-tui cannot say what it makes of it
+            if refused(memory):
+                gated.append((memory, REASON_ERROR, f"not modelled: {memory.error.reason} by rawko-tui; {profile.name} reads it"))
+            else:
+                loaded.append(memory)
     return LoadedView(loader, gated, loaded, order_note)
 
 
 def refused(memory: MemoryFile) -> bool:
-    """A file rawko-tui declines to expand (an alias bomb, nesting deeper than 100 levels), which js-yaml would read."""
-    return memory.error is not None and memory.error.stage == "yaml" and memory.error.reason.endswith(REFUSED_SUFFIXES)
-
-
-REFUSED_SUFFIXES = ("(an alias bomb); refused", "(no rawko file nests like that)")
+    """A file rawko-tui declines to expand (an alias bomb, nesting deeper than 100 levels, a million values), which js-yaml would read."""
+    return memory.error is not None and memory.error.stage == "yaml" and is_refusal(memory.error.reason)
 
 
 def _ordered(store: Store, order: str) -> tuple[list[MemoryFile], str]:
@@ -130,8 +133,9 @@ def _ordered(store: Store, order: str) -> tuple[list[MemoryFile], str]:
 SDK_MODULES = ("arbiters/loaders.py", "arbiters/yaml12.py", "yamljs.py", "jsvalue.py", "store.py", "cache.py")
 
 
-def sdk_read(memory: MemoryFile, profile: Profile, kept=None) -> MemoryFile | str:
-    """The file as rawko-sdk's loader reads it, or why it skips the file (its console warning, in words).
+def sdk_read(memory: MemoryFile, profile: Profile, kept=None) -> MemoryFile | str | tuple[str, str]:
+    """The file as rawko-sdk's loader reads it, or why it skips the file (its console warning, in words), or
+    (reason, why) for a file it reads that rawko-tui refuses to (an alias bomb npm yaml's guard lets through).
 
     ``kept`` (a ``cache.Derived``) holds each file's reading from earlier runs: the YAML is not parsed again.
     """
@@ -141,6 +145,8 @@ def sdk_read(memory: MemoryFile, profile: Profile, kept=None) -> MemoryFile | st
     reading = kept.get(memory, sdk_parse) if kept is not None else sdk_parse(memory)
     if reading[0] == "skip":
         return f"{name} skips this file: {reading[1]}"
+    if reading[0] == "refused":
+        return (REASON_ERROR, f"not modelled: rawko-tui does not read its frontmatter ({reading[1]}); {name} reads it (npm yaml 2.8.2 loads it)")
     kind, attrs, frontmatter_at, untrimmed, trimmed = reading
     if kind == "same":
         attrs = memory.spec.attrs  # one object for both readings
@@ -175,6 +181,8 @@ def sdk_parse(memory: MemoryFile) -> tuple:
     try:
         attrs = load_yaml12(match.group(1))
     except YamlError as exc:
+        if is_refusal(exc.message):  # a limit of rawko-tui's, past npm yaml's own guard: the library reads it
+            return ("refused", exc.message)
         return ("skip", f"its frontmatter is not valid YAML to npm yaml 2.8.2 ({exc.message}), so it reads no fields")
     body = match.group(2)
     trimmed = js_trim(body)

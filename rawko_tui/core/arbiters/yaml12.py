@@ -47,14 +47,24 @@ _FLOAT_RE = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)\Z")
 
 
 def _number(value: int | float) -> int | float:
-    """A JavaScript number: integers beyond 2**53 are doubles."""
+    """A JavaScript number: integers beyond 2**53 are doubles, and past the largest double Infinity."""
     if isinstance(value, int) and abs(value) > 2**53:
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:
+            return math.inf if value > 0 else -math.inf
     return value
 
 
 def _core_int(text: str, base: int, start: int = 0) -> int | float:
-    return _number(int(text[start:], base))
+    digits = text[start:]
+    if base == 10:  # int() refuses a text of over 4,300 digits, leading zeros included; parseInt gives Infinity
+        sign, digits = ("-", digits[1:]) if digits[:1] == "-" else ("", digits.lstrip("+"))
+        digits = digits.lstrip("0") or "0"
+        if len(digits) > 400:
+            return -math.inf if sign else math.inf
+        digits = sign + digits
+    return _number(int(digits, base))
 
 
 def _core_float(text: str) -> float:

@@ -24,6 +24,10 @@ WHEN_WEIGHT = 0.5  # whenToUse words are about tasks, not about the knowledge
 COMMON_ENGLISH_WEIGHT = 0.3  # a frequent English word is weak evidence even in a small store
 COMMON_ENGLISH_RANK = 2000  # "frequent": among this many most frequent English words
 
+# Characters of a memory's body read as evidence. The convention's longest memory (2,000 words) is about
+# 14,000; reading a 55 MB one whole took 45 s and 1.5 GB. The rest of a longer body is not compared.
+EVIDENCE_CHARACTERS = 100_000
+
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _PATH = re.compile(
     r"(?<![\w/@.-])(?:\.?[\w@-]+/)+[\w@.*-]*[\w*]|(?<![\w/.-])\.?[\w-]+\.(?:ts|tsx|js|mjs|cjs|jsx|py|json|ya?ml|md|toml|sql|prisma|mjml|sh|env|lock|local)(?![\w])"
@@ -98,11 +102,28 @@ class Evidence:
     values: tuple[Value, ...]
     pieces: tuple[tuple[str, bool], ...]  # its sentences (and code lines), with whether each is code
     surface: dict[str, str]  # term -> how it was first written (for showing evidence)
+    cut: bool = False  # the body was longer than EVIDENCE_CHARACTERS: the rest was not read
 
     @functools.cached_property
     def sentences(self) -> tuple[Sentence, ...]:
         """Tokenised only for the pairs that need it (conflicting choices), not for every memory."""
         return tuple(sentence_of(text, code) for text, code in self.pieces)
+
+    @functools.cached_property
+    def prose_words(self) -> tuple[tuple[int, Sentence, frozenset[tuple[str, int]]], ...]:
+        """(position, sentence, its words as a set of (word, occurrence)) of each prose sentence of three words or
+        more: the only sentences that can align with another memory's (``pairs.conflicts``)."""
+        found = []
+        for position, sentence in enumerate(self.sentences):
+            if sentence.code or len(sentence.tokens) < 3:
+                continue
+            seen: Counter[str] = Counter()
+            words = []
+            for token in sentence.tokens:
+                words.append((token, seen[token]))
+                seen[token] += 1
+            found.append((position, sentence, frozenset(words)))
+        return tuple(found)
 
 
 _ROOT_FOLDERS = frozenset(
@@ -140,6 +161,9 @@ def _normal_number(number: str, suffix: str | None) -> str:
 
 
 def extract(title: str, body: str, when_words: str = "", tags: tuple[str, ...] = ()) -> Evidence:
+    cut = len(body) > EVIDENCE_CHARACTERS
+    if cut:  # at a line's end, so that no word or sentence is cut in two
+        body = body[: body.rfind("\n", 0, EVIDENCE_CHARACTERS) + 1 or EVIDENCE_CHARACTERS]
     terms: Counter[str] = Counter()
     surface: dict[str, str] = {}
     values: list[Value] = []
@@ -178,7 +202,7 @@ def extract(title: str, body: str, when_words: str = "", tags: tuple[str, ...] =
                 if _DIGIT.search(piece):
                     _values(piece, code, add, values)
                 pieces.append((piece.strip(), code))
-    return Evidence(dict(terms), tuple(values), tuple(pieces), surface)
+    return Evidence(dict(terms), tuple(values), tuple(pieces), surface, cut)
 
 
 _DIGIT = re.compile(r"\d")

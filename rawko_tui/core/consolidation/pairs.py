@@ -7,6 +7,8 @@ precision and recall they give; the README reports them).
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass, field
 
 from .evidence import Evidence, Sentence
@@ -21,6 +23,37 @@ RELATED = 0.20
 ALIGNED_SENTENCES = 0.5
 MAX_SWAPPED = 3  # at most this many words differ between two aligned sentences
 DISTINCTIVE_RANK = 5000  # a word rarer than this many English words can name a choice (yarn, checkout)
+# Aligning sentences (difflib) costs about the product of their lengths in words. Two ordinary memories need
+# a few thousand of it; two memories of 3,000 sentences over a handful of words needed 110 s. Past these
+# budgets (one pair of memories; one whole queue) the rest is not compared, and the evidence says so.
+PAIR_ALIGNMENT_WORK = 2_000_000
+QUEUE_ALIGNMENT_WORK = 20_000_000
+PAIR_LOOKUPS = 2_000_000  # sentences visited in the index while finding those that could align
+QUEUE_LOOKUPS = 20_000_000
+NOT_ALL_COMPARED = "not every sentence was compared (rawko-tui's limit for long memories): a conflict may be missed"
+
+
+class AlignmentBudget:
+    """How much sentence alignment is left: for one pair of memories, within what is left for the whole queue."""
+
+    def __init__(self, work: int = QUEUE_ALIGNMENT_WORK, lookups: int = QUEUE_LOOKUPS, within: AlignmentBudget | None = None):
+        self.work, self.lookups, self.within = work, lookups, within
+        self.short = False  # something was left uncompared
+
+    def for_pair(self) -> AlignmentBudget:
+        return AlignmentBudget(min(PAIR_ALIGNMENT_WORK, self.work), min(PAIR_LOOKUPS, self.lookups), self)
+
+    def spend(self, work: int = 0, lookups: int = 0) -> bool:
+        """Take ``work`` and ``lookups`` from the budget (and the one it is within); False, and nothing taken, when they are not there."""
+        if work > self.work or lookups > self.lookups:
+            self.short = True
+            return False
+        self.work -= work
+        self.lookups -= lookups
+        if self.within is not None:
+            self.within.work -= work
+            self.within.lookups -= lookups
+        return True
 
 
 @dataclass(frozen=True)
@@ -50,6 +83,7 @@ class PairEvidence:
     terms: tuple[str, ...] = ()  # shared rare words, rarest first, as written
     values: tuple[str, ...] = ()  # values both state alike ("24 hour")
     conflicts: tuple[Conflict, ...] = field(default=())
+    partial: str = ""  # why not everything was compared (a body past EVIDENCE_CHARACTERS, the alignment budget)
 
     def to_dict(self) -> dict:
         return {
@@ -59,6 +93,7 @@ class PairEvidence:
             "sharedTerms": list(self.terms),
             "sharedValues": list(self.values),
             "conflicts": [c.to_dict() for c in self.conflicts],
+            **({"partial": self.partial} if self.partial else {}),
         }
 
     def describe(self) -> str:
@@ -71,22 +106,33 @@ class PairEvidence:
             parts.append("both state " + ", ".join(self.values[:3]))
         if self.terms:
             parts.append("rare words in common: " + ", ".join(self.terms[:5]))
+        if self.partial:
+            parts.append(self.partial)
         return "; ".join(parts) or "few words in common"
 
 
-def shared_evidence(a: Evidence, b: Evidence, similarity: float, rarity) -> PairEvidence:
-    """What two memories share, strongest first. ``rarity(term)`` is 1 for a term only one memory of the store has."""
+def shared_evidence(a: Evidence, b: Evidence, similarity: float, rarity, budget: AlignmentBudget | None = None) -> PairEvidence:
+    """What two memories share, strongest first. ``rarity(term)`` is 1 for a term only one memory of the store has.
+
+    ``budget``: what is left for aligning sentences in the whole queue (None: a pair's own budget).
+    """
     shared = set(a.terms) & set(b.terms)
     ranked = sorted(shared, key=lambda t: (-rarity(t), t))
     paths = tuple(a.surface[t] for t in ranked if t.startswith("p:"))
     identifiers = tuple(a.surface[t] for t in ranked if t.startswith("i:"))
     values = tuple(t[2:] for t in ranked if t.startswith("n:"))
     terms = tuple(a.surface[t] for t in ranked if t.startswith("w:") and rarity(t) >= 0.5)[:8]
-    return PairEvidence(similarity, paths, identifiers, terms, values, conflicts(a, b))
+    pair_budget = (budget or AlignmentBudget()).for_pair()
+    found = conflicts(a, b, pair_budget)
+    partial = NOT_ALL_COMPARED if a.cut or b.cut or pair_budget.short else ""
+    return PairEvidence(similarity, paths, identifiers, terms, values, found, partial)
 
 
-def conflicts(a: Evidence, b: Evidence) -> tuple[Conflict, ...]:
-    """Values the two memories give for the same key that cannot both hold, and names chosen for the same role."""
+def conflicts(a: Evidence, b: Evidence, budget: AlignmentBudget | None = None) -> tuple[Conflict, ...]:
+    """Values the two memories give for the same key that cannot both hold, and names chosen for the same role.
+
+    Sentences are aligned only where they could be (``_alignable``), within ``budget`` (default: one pair's).
+    """
     found: dict[str, Conflict] = {}
     by_key_a, by_key_b = _values_by_key(a), _values_by_key(b)
     for key in sorted(by_key_a.keys() & by_key_b.keys()):
@@ -95,16 +141,69 @@ def conflicts(a: Evidence, b: Evidence) -> tuple[Conflict, ...]:
             continue  # a value in common: the other numbers are about something else
         value_a, value_b = min(values_a), min(values_b)
         found.setdefault(f"{value_a}|{value_b}", Conflict(key, value_a, value_b, values_a[value_a], values_b[value_b]))
-    for sa in a.sentences:
-        if sa.code:
-            continue
-        for sb in b.sentences:
-            if sb.code:
-                continue
-            conflict = _conflicting_choice(sa, sb)
-            if conflict is not None:
-                found.setdefault(f"{conflict.value_a}|{conflict.value_b}", conflict)
+    for sa, sb in _alignable(a, b, budget if budget is not None else AlignmentBudget().for_pair()):
+        conflict = _conflicting_choice(sa, sb)
+        if conflict is not None:
+            found.setdefault(f"{conflict.value_a}|{conflict.value_b}", conflict)
     return tuple(found.values())
+
+
+def _alignable(a: Evidence, b: Evidence, budget: AlignmentBudget):
+    """The pairs of prose sentences (one of each memory) ``_conflicting_choice`` could find a conflict in, in the
+    order of a loop over every pair (a's sentences, then b's), each paid for with ``budget``; where the budget
+    ends, so do the pairs (``budget.short``).
+
+    A pair can only align if its sentences share ``_needed`` words (counted with repeats) and each has a word
+    that can name a choice, and one of them a name. Of two such sentences, the shorter's rarest ``len - needed
+    + 1`` words (rarest in these two memories) must meet the other's (else fewer than ``needed`` are shared):
+    an index of those words gives the pairs that could align, not every pair (prefix filtering, as set
+    similarity joins do).
+    """
+    left = [item for item in a.prose_words if _can_name_a_choice(item[1])]
+    right = [item for item in b.prose_words if _can_name_a_choice(item[1])]
+    if not left or not right:
+        return
+    frequency: dict[tuple[str, int], int] = {}
+    for _, _, words in left + right:
+        for word in words:
+            frequency[word] = frequency.get(word, 0) + 1
+
+    def prefix(words: frozenset) -> list:
+        ranked = sorted(words, key=lambda w: (frequency[w], w))  # rarest first, in a fixed order
+        return ranked[: len(words) - _needed(len(words), len(words)) + 1]
+
+    right_all: dict[tuple[str, int], list[int]] = {}
+    right_prefix: dict[tuple[str, int], list[int]] = {}
+    for k, (_, _, words) in enumerate(right):
+        for word in words:
+            right_all.setdefault(word, []).append(k)
+        for word in prefix(words):
+            right_prefix.setdefault(word, []).append(k)
+    for _, sa, words_a in left:
+        size_a = len(words_a)
+        # b's sentences at least as long: meet a's prefix; shorter ones: their prefix meets a's words
+        postings = [right_all.get(w, ()) for w in prefix(words_a)] + [right_prefix.get(w, ()) for w in words_a]
+        if not budget.spend(lookups=sum(map(len, postings))):
+            return
+        candidates = {k for k in itertools.chain.from_iterable(postings[: len(postings) - size_a]) if len(right[k][2]) >= size_a}
+        candidates.update(k for k in itertools.chain.from_iterable(postings[len(postings) - size_a :]) if len(right[k][2]) < size_a)
+        for k in sorted(candidates):
+            _, sb, words_b = right[k]
+            if not (sa.names or sb.names) or len(words_a & words_b) < _needed(size_a, len(words_b)):
+                continue
+            if not budget.spend(work=size_a * len(words_b)):
+                return
+            yield sa, sb
+
+
+def _needed(size_a: int, size_b: int) -> int:
+    """Words two sentences must share (with repeats) for ``_conflicting_choice`` to align them."""
+    return max(3, math.ceil(ALIGNED_SENTENCES * min(size_a, size_b)))
+
+
+def _can_name_a_choice(sentence: Sentence) -> bool:
+    """Whether any word of the sentence could be the distinctive side of a swapped choice."""
+    return any(_distinctive(w, sentence.names) for w in sentence.tokens)
 
 
 def _values_by_key(evidence: Evidence) -> dict[str, dict[str, str]]:

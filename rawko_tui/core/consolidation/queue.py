@@ -19,7 +19,7 @@ from ..curation import dismissed, effective_body, entry_stamp, memory_id, relate
 from ..jsvalue import js_new_date, js_to_string
 from ..store import MemoryFile, Store
 from .evidence import Evidence, extract
-from .pairs import DUPLICATE, RELATED, SAME_SUBJECT, PairEvidence, shared_evidence
+from .pairs import DUPLICATE, RELATED, SAME_SUBJECT, AlignmentBudget, PairEvidence, shared_evidence
 
 KIND_ORDER = {"near-duplicate": 0, "contradiction": 1, "related": 2, "stale": 3, "unused": 4}
 KINDS = tuple(KIND_ORDER)
@@ -105,11 +105,12 @@ def pair_groups(memories: list[MemoryFile], root: Path) -> list[CandidateGroup]:
     counts = term_counts(root, [m.text or "" for m in memories], lambda i: evidence_of(memories[i]).terms)
     terms = StoreTerms(counts)
     groups = []
+    budget = AlignmentBudget()  # sentence alignment for the whole queue (each pair has its own share too)
     for i, j, cosine in terms.candidate_pairs():
         if cosine < RELATED:
             continue
         a, b = memories[i], memories[j]
-        evidence = shared_evidence(evidence_of(a), evidence_of(b), cosine, terms.rarity)
+        evidence = shared_evidence(evidence_of(a), evidence_of(b), cosine, terms.rarity, budget)
         kind = judge(evidence)
         if kind is None:
             continue
