@@ -429,3 +429,95 @@ def test_a_journal_record_nested_past_the_json_parsers_depth_is_ignored_not_a_tr
     _run(root, "verify")
     name = next(p.name for p in (root / ".rawko" / "memories").iterdir() if p.suffix == ".md")
     _run(root, "append", name, "--body", "A note.", "--dry-run")
+
+
+def _memory_text(body: str) -> str:
+    return f"---\ntitle: Deploy notes\nwhenToUse: [deploy]\nimportance: medium\n---\n{body}\n"
+
+
+def test_a_folder_swapped_for_a_link_after_the_scan_is_caught_at_the_open(tmp_path):
+    """The scan found ``team/`` a real folder; by the read it is a link to a folder outside the store holding a file
+    of the same name. The descriptor's real path, not the name, decides: nothing outside is read."""
+    from rawko_tui.core.store import load_store, read_memory_file
+
+    root = tmp_path / "repo"
+    team = root / ".rawko" / "memories" / "team"
+    team.mkdir(parents=True)
+    (team / "deploy.md").write_text(_memory_text("inside"))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "deploy.md").write_text(_memory_text(OUTSIDE_SECRET))
+    store = load_store(root)
+    (memory,) = [f for f in store.files if f.name == "team/deploy.md"]
+    assert memory.error is None and "inside" in memory.text
+
+    team.rename(root / "kept")
+    team.symlink_to(outside)  # the swap, after the scan
+    real_dir = os.path.realpath(root / ".rawko" / "memories")
+    memory.text, memory.error = "", None
+    read_memory_file(memory, real_dir)
+    assert OUTSIDE_SECRET not in memory.text
+    assert memory.error is not None and "a folder that became a link as it was read" in memory.error.reason
+    # read through the store's guarded reader (settings, saved tasks, sessions) the same way
+    from rawko_tui.core.safeio import UnsafeFile, read_regular
+
+    with pytest.raises(UnsafeFile, match="became a link"):
+        read_regular(team / "deploy.md", 1 << 20, os.path.join(real_dir, "team", "deploy.md"))
+    assert read_regular(root / "kept" / "deploy.md", 1 << 20, os.path.join(os.path.realpath(root), "kept", "deploy.md")).endswith(b"inside\n")
+
+
+def test_a_folder_flipping_between_real_and_a_link_never_lets_outside_bytes_in(tmp_path):
+    """A real race: another process swaps ``team/`` between a real folder and a link to outside as fast as it can
+    while rawko-tui loads the store over and over (no cache). Whatever the interleaving, no load holds the
+    outside file's bytes; each load has the inside memory, or says why it did not read it."""
+    root = tmp_path / "repo"
+    memories = root / ".rawko" / "memories"
+    (memories / "team-real").mkdir(parents=True)
+    (memories / "team-real" / "deploy.md").write_text(_memory_text("inside"))
+    (memories / "team").symlink_to("team-real")  # replaced at once by the flipper
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "deploy.md").write_text(_memory_text(OUTSIDE_SECRET))
+    # renameat2(RENAME_EXCHANGE) swaps the folder and the link atomically: team/ is always one or the other
+    flipper = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import ctypes, os, sys\n"
+            "libc = ctypes.CDLL(None, use_errno=True)\n"
+            "m = sys.argv[1]\n"
+            "os.unlink(m + '/team'); os.symlink(sys.argv[2], m + '/team-link'); os.rename(m + '/team-real', m + '/team')\n"
+            "a, b = (m + '/team').encode(), (m + '/team-link').encode()\n"
+            "if libc.renameat2(-100, a, -100, b, 2) != 0:\n"
+            "    print('no renameat2', flush=True); sys.exit()\n"
+            "print('flipping', flush=True)\n"
+            "while True:\n"
+            "    libc.renameat2(-100, a, -100, b, 2)\n",
+            str(memories),
+            str(outside),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    if flipper.stdout.readline() != "flipping\n":
+        flipper.wait()
+        pytest.skip("this system has no renameat2(RENAME_EXCHANGE) to swap a folder and a link atomically")
+    script = """
+import sys
+from rawko_tui.core.store import load_store
+leaks = reads = 0
+for _ in range(3000):
+    store = load_store(sys.argv[1])
+    for f in store.files:
+        leaks += "OUTSIDE-THE-STORE" in (f.text or "")
+        reads += f.error is None and f.name == "team/deploy.md"
+print(leaks, reads)
+"""
+    try:
+        run = subprocess.run([sys.executable, "-c", script, str(root)], capture_output=True, text=True, timeout=600, env={**os.environ, "RAWKO_TUI_CACHE": "0"})
+    finally:
+        flipper.kill()
+        flipper.wait()
+    assert run.returncode == 0, run.stderr
+    leaks, reads = map(int, run.stdout.split())
+    assert leaks == 0, f"{leaks} loads read the outside file ({reads} read the inside one)"

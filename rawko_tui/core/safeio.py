@@ -46,12 +46,15 @@ class UnsafeFile(OSError):
         super().__init__(errno.EPERM, reason)
 
 
-def read_regular(path: str | os.PathLike, limit: int) -> bytes:
+def read_regular(path: str | os.PathLike, limit: int, real_path: str | None = None) -> bytes:
     """The bytes of a regular file that is not a symlink, at most ``limit`` of them (more is refused).
 
     ``O_NOFOLLOW`` refuses a link at the last component; ``O_NONBLOCK`` keeps a
     FIFO from blocking the open; the ``fstat`` of the opened descriptor (not of
     the name, which could be swapped) decides whether it is a regular file.
+    ``real_path``, when given, is where the opened file must be: a folder on the
+    way that was checked and then swapped for a link is caught after the open,
+    from the descriptor itself (``opened_elsewhere``).
     """
     try:
         fd = os.open(path, _READ_FLAGS)
@@ -61,12 +64,29 @@ def read_regular(path: str | os.PathLike, limit: int) -> bytes:
         raise
     try:
         info = os.fstat(fd)
-        problem = _kind_problem(info, limit)
+        problem = _kind_problem(info, limit) or (opened_elsewhere(fd, real_path) if real_path is not None else None)
         if problem is not None:
             raise UnsafeFile(problem)
         return _read_at_most(fd, limit)
     finally:
         os.close(fd)
+
+
+SWAPPED = "reached through a folder that became a link as it was read (it could point anywhere): never read"
+
+
+def opened_elsewhere(fd: int, real_path: str) -> str | None:
+    """Why the file open on ``fd`` is not the one at ``real_path`` (a resolved path), or None.
+
+    The kernel names an open descriptor's file by its real path in
+    ``/proc/self/fd``; where there is no such folder, nothing is checked (the
+    checks made before the open still hold).
+    """
+    try:
+        actual = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+    return None if actual == real_path else SWAPPED
 
 
 def _kind_problem(info: os.stat_result, limit: int) -> str | None:
@@ -133,7 +153,8 @@ def read_in_store(root: str | os.PathLike, rel: str, limit: int) -> bytes:
     linked = linked_part(root, "/".join(parts[:-1])) if len(parts) > 1 else None
     if linked is not None:
         raise UnsafeFile(f"inside {linked}/, a symlinked folder: never followed (it could point anywhere)")
-    return read_regular(Path(root).joinpath(*parts), limit)
+    # the folders were no links a moment ago; the descriptor says whether they still were at the open
+    return read_regular(Path(root).joinpath(*parts), limit, os.path.join(os.path.realpath(root), *parts))
 
 
 class ReadBudget:

@@ -672,11 +672,16 @@ def _with_body(entry: Entry, text: str, start: int, end: int) -> Entry:
 # --------------------------------------------------------------------------
 
 
-def read_memory_file(memory: MemoryFile) -> None:
-    """Fill in text, spec view, entries and error. Never raises for a bad file."""
+def read_memory_file(memory: MemoryFile, real_dir: str | None = None) -> None:
+    """Fill in text, spec view, entries and error. Never raises for a bad file.
+
+    ``real_dir`` is the memories folder's resolved path: the file opened must be
+    inside it by the name read (a folder swapped for a link during the scan is caught).
+    """
     memory.read_ns = time.time_ns()
     try:
-        data = read_regular(memory.location, MEMORY_LIMIT)  # not memory.path: no Path object per file
+        # not memory.path: no Path object per file
+        data = read_regular(memory.location, MEMORY_LIMIT, None if real_dir is None else os.path.join(real_dir, memory.name))
     except OSError as exc:
         memory.error = LoadError(memory.rel_path, f"cannot be read: {exc.strerror or exc}", stage="read")
         return
@@ -922,6 +927,7 @@ def _load_store(root: Path, previous: Store | None) -> Store:
     # a symlinked .rawko or memories/ is never walked (it could be "/"): lint says so
     followable = linked_part(root, f"{RAWKO_DIR}/{MEMORIES_DIR}") is None
     scanned = _scan_memories(memories_dir, skipped, stats) if followable and memories_dir.is_dir() else []
+    real_dir = os.path.realpath(memories_dir)
     use_cache = cache.enabled()
     cached = _cached_files(*cache.load(root)) if use_cache else {}
     known = dict(cached)
@@ -945,7 +951,7 @@ def _load_store(root: Path, previous: Store | None) -> Store:
         if is_link:  # never followed: the spec's loader skips them and they may point anywhere
             memory.read_ns = time.time_ns()
         else:
-            read_memory_file(memory)
+            read_memory_file(memory, real_dir)
         files.append(memory)
         fresh += 1
     if not fresh and not not_from_cache and len(files) == len(cached):
