@@ -223,7 +223,8 @@ def test_one_ranking_gives_all_backtracking_regexes_one_budget(tmp_path):
 
 
 def test_a_pattern_too_large_to_compile_here_is_decided_in_a_worker(tmp_path, monkeypatch, capsys):
-    alternatives = "|".join(f"w{i}q" for i in range(3000))
+    # every alternative needs the backtracking engine (a backreference): none is decided by RE2 alone
+    alternatives = "|".join(f"w{i}q\\\\1" for i in range(3000))
     root = write_store(tmp_path / "store", {"huge.md": memory(title="Huge", when=f'["(x)\\\\1|{alternatives}"]')})
     compiled_here: list[int] = []
     import regex
@@ -322,7 +323,7 @@ async def _settle(pilot):
     await pilot.pause()
 
 
-HUGE_WHEN = '["(x)\\\\1|' + "|".join(f"w{i}q" for i in range(3000)) + '"]'  # too large to compile in-process
+HUGE_WHEN = '["(x)\\\\1|' + "|".join(f"w{i}q\\\\1" for i in range(3000)) + '"]'  # too large to compile in-process, no alternative RE2 runs
 
 
 async def test_the_app_shows_undecided_rows_and_decides_them_in_a_worker(tmp_path, monkeypatch):

@@ -70,7 +70,7 @@ from .arbiters.scoring import (  # noqa: F401 - re-exported: the arbiter's publi
 )
 from .explain import GATE, INFO, PATTERN, SCORE, Explanation
 from .jsregex import DEFAULT_REGEX_BUDGET_SECONDS, JsRegexUndecided
-from .jsvalue import UNDEFINED, JsDate, js_to_string, parse_js_date_string
+from .jsvalue import UNDEFINED, JsDate, js_to_integer_or_infinity, js_to_number, js_to_string, parse_js_date_string  # noqa: F401 - js_to_number: lint's import
 from .patterns import PatternResult, Undecided, build_search_text, near_miss
 from .store import MemoryFile, Store
 
@@ -416,33 +416,9 @@ def _nullish(value: object) -> bool:
     return value is None or value is UNDEFINED
 
 
-def js_to_number(value: object) -> float:
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    if isinstance(value, (int, float)):
-        return float(value)
-    if value is None:
-        return 0.0
-    if isinstance(value, str):
-        text = value.strip()
-        if text == "":
-            return 0.0
-        try:
-            return float(int(text, 0)) if text.lower().startswith(("0x", "0o", "0b")) else float(text)
-        except ValueError:
-            return math.nan
-    return math.nan
-
-
 def slice_end(max_memories: object, length: int) -> int:
     """``Array.prototype.slice(0, max)``'s end index (negative counts from the end)."""
-    number = js_to_number(max_memories)
-    if math.isnan(number):
-        integer = 0.0
-    elif math.isinf(number):
-        integer = number
-    else:
-        integer = float(math.trunc(number))
+    integer = js_to_integer_or_infinity(max_memories)
     if integer < 0:
         return int(max(length + integer, 0))
     return int(min(integer, length))

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .arbiter import ArbiterFailure, ArbiterOptions, Preview, configured_profile, parse_now, possible_outcomes, resolve_options
+from .arbiter import ArbiterFailure, ArbiterOptions, Preview, configured_profile, fate_if_matched, parse_now, possible_outcomes, resolve_options
 from .arbiters.profiles import Profile, ProfileError, resolve_profile
 from .arbiters.ranking import run_preview, run_preview_deciding
 from .jsregex import DEFAULT_REGEX_BUDGET_SECONDS
@@ -66,21 +66,24 @@ class Injection:
     """What the real arbiter does for one task: the memories it injects, in order, or that it throws and injects nothing.
 
     ``uncertain``: why it may do otherwise (a regex rawko-tui could not decide); empty when decided.
+    ``maybe``: the memories it injects if their undecided match does (not in ``names``).
     """
 
     names: tuple[str, ...]
     failure: ArbiterFailure | None = None  # the run surely throws: nothing is injected
     uncertain: tuple[str, ...] = ()
     ranked_beside: tuple[str, ...] = ()  # where it throws: what the ranking without the file at fault injects
+    maybe: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, preview: Preview) -> Injection:
         failure = preview.arbiter_failure
         names = tuple(c.file.name for c in preview.injected)
         uncertain = tuple(preview.uncertain_reasons)
+        maybe = tuple(c.file.name for c in preview.undecided if fate_if_matched(c, preview).changes)
         if failure is not None and failure.certain:
             return cls((), failure, uncertain, names)
-        return cls(names, None, uncertain)
+        return cls(names, None, uncertain, maybe=maybe)
 
     @property
     def throws(self) -> bool:
@@ -429,7 +432,9 @@ class Matrix:
 
     @property
     def dead(self) -> list[str]:
-        return [m for m in self.memories if not any(self.counts.get(m, {}).values())]
+        """Memories no saved task injects, nor may inject (one whose match is undecided for a task is not dead)."""
+        maybe = {name for outcome in self._outcomes() for name in outcome.maybe}
+        return [m for m in self.memories if not any(self.counts.get(m, {}).values()) and m not in maybe]
 
     def over_broad(self, share: float = 0.8) -> list[str]:
         total = len(self.tasks)
@@ -439,7 +444,8 @@ class Matrix:
 
     @property
     def empty_tasks(self) -> list[tuple[str, str]]:
-        return [(task, agent) for (task, agent, injected), outcome in zip(self.per_task, self._outcomes()) if not injected and not outcome.throws]
+        """Tasks that surely get nothing (not where an undecided match may inject something)."""
+        return [(task, agent) for (task, agent, injected), outcome in zip(self.per_task, self._outcomes()) if not injected and not outcome.throws and not outcome.maybe]
 
     @property
     def failing_tasks(self) -> list[tuple[str, str, Injection]]:
@@ -457,7 +463,7 @@ class Matrix:
         return {
             "agents": self.agents,
             "tasks": [
-                {"task": t, "agent": a, "injected": i, "failure": o.failure.to_dict() if o.failure else None, "undecided": list(o.uncertain)}
+                {"task": t, "agent": a, "injected": i, "failure": o.failure.to_dict() if o.failure else None, "undecided": list(o.uncertain), "mayInject": list(o.maybe)}
                 for (t, a, i), o in zip(self.per_task, self._outcomes())
             ],
             "counts": self.counts,

@@ -1,9 +1,11 @@
 """The few JavaScript value semantics SPEC-0007's arbiter relies on.
 
 The arbiter is TypeScript running on V8; these helpers give the same answers
-for frontmatter values loaded from YAML: ``String(x)``, ``new Date(x)``,
-``String.prototype.trim``, ``split(/\\s+/)``, UTF-16 lengths and slices,
-and JavaScript's default string sort order.
+for frontmatter values loaded from YAML: ``String(x)``, ``Number(x)``,
+``new Date(x)``, ``String.prototype.trim``, ``split(/\\s+/)``, UTF-16 lengths
+and slices, and JavaScript's default string sort order.  ``String(x)`` and
+``Number(x)`` are checked against node on generated values by the tens of
+thousands (tests/test_jsvalue.py).
 """
 
 from __future__ import annotations
@@ -132,6 +134,61 @@ def js_number_to_string(x: float) -> str:
     sign = "+" if n - 1 >= 0 else "-"
     head = digits[0] + ("." + digits[1:] if k > 1 else "")
     return f"{head}e{sign}{abs(n - 1)}"
+
+
+# StringToNumber's grammar (ECMAScript StringNumericLiteral): no separators, no "inf" or "nan",
+# a sign only on decimals, white space is JavaScript's (trimmed before)
+_DECIMAL_LITERAL = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+_NON_DECIMAL_LITERAL = re.compile(r"0(?:[xX](?P<x>[0-9a-fA-F]+)|[oO](?P<o>[0-7]+)|[bB](?P<b>[01]+))")
+
+
+def js_string_to_number(text: str) -> float:
+    """``Number(text)`` for a string, exactly (correctly rounded; too large is Infinity, not an error)."""
+    text = text.strip(JS_WHITESPACE)
+    if text == "":
+        return 0.0
+    if _DECIMAL_LITERAL.fullmatch(text):
+        return float(text)  # Python's parse of this grammar is correctly rounded, and gives inf past the range
+    match = _NON_DECIMAL_LITERAL.fullmatch(text)
+    if match is None:
+        return math.nan
+    base, digits = next((b, d) for b, d in zip((16, 8, 2), match.group("x", "o", "b")) if d is not None)
+    try:
+        return float(int(digits, base))  # a power-of-two base has no digit limit; rounding is to nearest, ties to even
+    except OverflowError:
+        return math.inf
+
+
+def js_to_number(value: object) -> float:
+    """``Number(value)`` for values loaded from YAML (an object is read through ``String(value)``, a date is its time)."""
+    if value is UNDEFINED:
+        return math.nan
+    if value is None:
+        return 0.0
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int):
+        try:
+            return float(value)
+        except OverflowError:
+            return math.inf if value > 0 else -math.inf
+    if isinstance(value, float):
+        return value
+    if isinstance(value, str):
+        return js_string_to_number(value)
+    if isinstance(value, JsDate):
+        return value.ms
+    return js_string_to_number(js_to_string(value))  # ToPrimitive: an array joins, a mapping is "[object Object]"
+
+
+def js_to_integer_or_infinity(value: object) -> float:
+    """``ToIntegerOrInfinity``: NaN is 0, infinities stay, the rest is truncated (as ``slice`` reads its arguments)."""
+    number = js_to_number(value)
+    if math.isnan(number):
+        return 0.0
+    if math.isinf(number):
+        return number
+    return float(math.trunc(number)) + 0.0  # no negative zero
 
 
 def js_to_string(value: object) -> str:

@@ -15,6 +15,9 @@ that applies::
 A regex only the backtracking engine can run may be *undecided* for a text
 (``Undecided``: its time ran out, it is too large to run here, or that
 engine's answer would not be V8's): never counted as a match or as no match.
+So is a regex V8 itself may refuse to compile (``jsregex``'s ``refusal``),
+unless what the arbiter does then (spec-0007 falls through to its next
+reading, spec-0005 skips the pattern) gives the same answer (``refused``).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import cache
-from .jsregex import TRANSLATIONS, JsRegex, JsRegexSyntaxError, JsRegexUndecided, RegexBudget, compile_js, nested_quantifier_risk
+from .jsregex import TRANSLATIONS, V8_LIMIT, JsRegex, JsRegexSyntaxError, JsRegexUndecided, RegexBudget, compile_js, nested_quantifier_risk
 from .jsvalue import js_trim
 
 ALTERNATIVES = "alternatives"
@@ -43,7 +46,7 @@ class Undecided:
 
     pattern: str  # the whenToUse item
     source: str  # the regular expression
-    kind: str  # jsregex's TIMEOUT, BUDGET_SPENT, TOO_LARGE, SEMANTICS or MEMORY
+    kind: str  # jsregex's TIMEOUT, BUDGET_SPENT, TOO_LARGE, SEMANTICS, MEMORY or V8_LIMIT
     reason: str
     seconds: float | None = None  # the time it was given, where time ran out
 
@@ -53,8 +56,8 @@ class Undecided:
 
     @property
     def decidable(self) -> bool:
-        """Whether more time could decide it (not where the backtracking engine's answer would not be V8's)."""
-        return self.kind != "semantics"
+        """Whether more time could decide it (not where the backtracking engine's answer would not be V8's, nor where V8 may refuse it)."""
+        return self.kind not in ("semantics", V8_LIMIT)
 
     def to_dict(self) -> dict:
         return {"pattern": self.pattern, "regex": self.source, "kind": self.kind, "reason": self.reason, "seconds": self.seconds, "decidable": self.decidable}
@@ -99,7 +102,12 @@ def build_search_text(task: str, agent_name: str) -> str:
 
 @dataclass(frozen=True)
 class PatternPlan:
-    """How SPEC-0007 reads one pattern, decided once: only ``run`` depends on the task."""
+    """How SPEC-0007 reads one pattern, decided once: only ``run`` depends on the task.
+
+    ``refused``: where V8 may refuse the regex, what the arbiter does then --
+    the plan its code falls through to (None: the pattern is skipped, as
+    spec-0005 does).
+    """
 
     pattern: str
     normalized: str
@@ -108,23 +116,57 @@ class PatternPlan:
     regex: JsRegex | None = None
     fell_through: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    refused: PatternPlan | None = None
 
-    def matches(self, text: str, budget: RegexBudget | None = None, last_round: bool = True) -> bool:
+    def matches(self, text: str, budget: RegexBudget | None = None, last_round: bool = True, skip_alternatives: bool = False) -> bool:
         """Only whether it matches: the per-keystroke path.
 
         Raises JsRegexUndecided when a backtracking regex cannot be decided
         (within ``budget``, the ranking's time for them: its slice unless
-        ``last_round``, else what is left; without one, the default timeout).
+        ``last_round``, else what is left; without one, the default timeout),
+        or V8 may refuse the regex and what the arbiter does then gives
+        another answer.  ``skip_alternatives``: the caller's RE2 sets
+        already said no top-level alternative RE2 runs matches.
         """
         if self.interpretation == BAD_REGEX:
             return False
         if self.interpretation == ALTERNATIVES:
             return any(alt in text for alt in self.alternatives)
         if self.regex is not None:
-            if budget is not None:
-                return budget.search(self.regex, text, last_round) is not None
-            return self.regex.test(text)
+            try:
+                if budget is not None:
+                    return budget.test(self.regex, text, last_round, skip_alternatives)
+                return self.regex.test(text)
+            except JsRegexUndecided as exc:
+                if exc.kind != V8_LIMIT:
+                    raise
+                return self._if_refused(exc, lambda: self.refused.matches(text, budget, last_round) if self.refused is not None else False)
         return self.normalized in text
+
+    def _if_refused(self, exc: JsRegexUndecided, refused_answer) -> bool:
+        """The answer when V8 may refuse the regex: decided only when accepting and refusing give the same one."""
+        if exc.matched_if_accepted is not None:
+            if refused_answer() == exc.matched_if_accepted:
+                return exc.matched_if_accepted
+            reason = f"{exc.reason}; if it does, {self.refused_words()} ({'a match' if exc.matched_if_accepted else 'no match'} if it does not)"
+        else:
+            reason = f"{exc.reason}; if it does, {self.refused_words()}"
+        raise JsRegexUndecided(exc.source, V8_LIMIT, reason, exc.seconds, exc.matched_if_accepted)
+
+    def refused_words(self) -> str:
+        """What the arbiter does when V8 refuses the regex, in words."""
+        if self.refused is None:
+            return "the arbiter skips the pattern"
+        return f"the spec falls through to {self.refused.describe()}"
+
+    def describe(self) -> str:
+        """The reading in a few words (a long pattern cut)."""
+        if self.interpretation == SUBSTRING:
+            shown = repr(self.normalized) if len(self.normalized) <= 60 else f"{self.normalized[:50]!r}…"
+            return f"the literal substring {shown}"
+        source = self.regex.source if self.regex is not None else self.normalized
+        shown = source if len(source) <= 60 else source[:50] + "…"
+        return f"RegExp /{shown}/i"
 
     def run(self, text: str, undecided: Undecided | None = None) -> PatternResult:
         """The pattern's outcome with its reasons; ``undecided``: the ranking could not decide it (it is not run again)."""
@@ -137,10 +179,21 @@ class PatternPlan:
                     return PatternResult(self.pattern, self.normalized, ALTERNATIVES, True, (position, position + len(alt)), alt, notes=self.notes)
             return PatternResult(self.pattern, self.normalized, ALTERNATIVES, False, notes=self.notes)
         if self.regex is not None:
+            notes = self.notes
             try:
                 if undecided is not None:
                     raise JsRegexUndecided(undecided.source, undecided.kind, undecided.reason, undecided.seconds)
-                span = self.regex.search(text)
+                try:
+                    span = self.regex.search(text)
+                    matched = span is not None
+                except JsRegexUndecided as exc:
+                    if exc.kind == V8_LIMIT:
+                        matched = self.matches(text)  # decided only where refusing and accepting agree
+                        notes += (f"{exc.reason}; if it does, {self.refused_words()}: the same answer either way",)
+                    else:  # whether it matches at all may still be decided (by an alternative RE2 runs)
+                        matched = self.regex.test(text)
+                        notes += ("where the match starts is not known here: " + exc.reason,) if matched else ()
+                    span = None
             except JsRegexUndecided as exc:
                 return PatternResult(
                     self.pattern,
@@ -151,18 +204,18 @@ class PatternPlan:
                     engine=self.regex.engine,
                     fell_through=self.fell_through,
                     undecided=undecided or Undecided.of(self.pattern, exc),
-                    notes=self.notes,
+                    notes=notes,
                 )
             return PatternResult(
                 self.pattern,
                 self.normalized,
                 self.interpretation,
-                span is not None,
+                matched,
                 span,
                 regex_source=self.regex.source,
                 engine=self.regex.engine,
                 fell_through=self.fell_through,
-                notes=self.notes,
+                notes=notes,
             )
         position = text.find(self.normalized)
         matched = position >= 0
@@ -205,17 +258,18 @@ def save_new_plans() -> None:
 
 def plan_record(plan: PatternPlan) -> tuple:
     regex = None if plan.regex is None else plan.regex.__reduce__()[1]
-    return (plan.normalized, plan.interpretation, plan.alternatives, regex, plan.fell_through, plan.notes)
+    refused = None if plan.refused is None else plan_record(plan.refused)
+    return (plan.normalized, plan.interpretation, plan.alternatives, regex, plan.fell_through, plan.notes, refused)
 
 
 def _plan_from_record(pattern: str, record: tuple) -> PatternPlan:
-    normalized, interpretation, alternatives, regex, fell_through, notes = record
-    return PatternPlan(pattern, normalized, interpretation, alternatives, None if regex is None else JsRegex(*regex), fell_through, notes)
+    normalized, interpretation, alternatives, regex, fell_through, notes, refused = record
+    refused_plan = None if refused is None else _plan_from_record(pattern, refused)
+    return PatternPlan(pattern, normalized, interpretation, alternatives, None if regex is None else JsRegex(*regex), fell_through, notes, refused_plan)
 
 
 def _plan(pattern: str) -> PatternPlan:
     normalized = js_trim(pattern.lower())
-    fell_through: list[str] = []
 
     if "|" in normalized:
         alternatives = tuple(js_trim(a) for a in normalized.split("|"))
@@ -233,7 +287,13 @@ def _plan(pattern: str) -> PatternPlan:
         steps.append((WILDCARD, normalized.replace("*", ".*").replace("?", ".")))
     if "." in normalized and "{" in normalized:
         steps.append((REGEX, normalized))
-    for kind, source in steps:
+    return _plan_steps(pattern, normalized, steps, ())
+
+
+def _plan_steps(pattern: str, normalized: str, steps: list[tuple[str, str]], fell_through: tuple[str, ...]) -> PatternPlan:
+    """The first of the spec's regex readings that compiles, else the substring; a regex V8 may refuse keeps the rest as its fall-through."""
+    fell_through = list(fell_through)
+    for position, (kind, source) in enumerate(steps):
         try:
             compiled = compile_js(source)
         except JsRegexSyntaxError as exc:
@@ -244,7 +304,11 @@ def _plan(pattern: str) -> PatternPlan:
             notes.append("'.*' became '..*': every '*' is replaced by '.*', so it now needs at least one character")
         if nested_quantifier_risk(source):
             notes.append("nested quantifiers: a backtracking engine (V8, your arbiter) can take exponential time on some tasks")
-        return PatternPlan(pattern, normalized, kind, regex=compiled, fell_through=tuple(fell_through), notes=tuple(notes))
+        refused = None
+        if compiled.refusal is not None:  # V8 throws when it runs it: the spec's catch falls through to the next reading
+            said = f"/{source[:60]}{'…' if len(source) > 60 else ''}/i may be refused by V8 when it runs ({compiled.refusal}); the spec then falls through"
+            refused = _plan_steps(pattern, normalized, steps[position + 1 :], (*fell_through, said))
+        return PatternPlan(pattern, normalized, kind, regex=compiled, fell_through=tuple(fell_through), notes=tuple(notes), refused=refused)
 
     notes = ("an empty pattern matches every task",) if normalized == "" else ()
     return PatternPlan(pattern, normalized, SUBSTRING, fell_through=tuple(fell_through), notes=notes)

@@ -68,7 +68,7 @@ from .arbiters.scoring import (
 )
 from .jsregex import DEFAULT_REGEX_BUDGET_SECONDS, TIMEOUT, JsRegex, JsRegexUndecided, RegexBudget, carrier_text, re2_options
 from .jsvalue import is_prototype_key, js_split_whitespace, js_to_string, utf16_length
-from .patterns import ALTERNATIVES, BAD_REGEX, build_search_text, save_new_plans
+from .patterns import ALTERNATIVES, BAD_REGEX, PatternPlan, build_search_text, save_new_plans
 from .store import MemoryFile, Store, no_cyclic_gc
 
 # Tests are spread over a fixed number of sets by a hash of their text, so a
@@ -102,33 +102,42 @@ def _compile_bucket(patterns: tuple[str, ...]) -> _CompiledBucket:
 
 
 class PatternIndex:
-    """Every whenToUse test of the scorable memories, and which (memory, plan) each one decides."""
+    """Every whenToUse test of the scorable memories, and which (memory, plan) each one decides.
+
+    A test is a literal needle or an RE2 pattern, run in the sets.  A plan
+    whose regex only the backtracking engine runs, that V8 may refuse, or
+    whose translation holds only for texts up to a length, is tried one by
+    one (``backtracking``: position, plan index, plan, and the test of its
+    top-level alternatives RE2 runs, which is in the sets: a match of those
+    is a match of the plan).
+    """
 
     def __init__(self, facts: list[MemoryFacts]):
         keys: dict[tuple[str, str], int] = {}  # ("literal", needle) | ("re2", translation) -> test id
         self.slots: list[list[tuple[int, int]]] = []  # test id -> [(memory position, plan index)]
         self.fallbacks: list[object] = []  # test id -> needle (str) or JsRegex, to test one by one
-        self.backtracking: list[tuple[int, int, JsRegex]] = []
+        self.backtracking: list[tuple[int, int, PatternPlan, int]] = []
         self._compiled = self._queried = False  # queries go through the RE2 sets once compiled, or from the second on
         for position, memory in enumerate(facts):
             for plan_index, (_, plan) in enumerate(memory.plans):
                 if plan is None or plan.interpretation == BAD_REGEX:  # a skipped pattern never matches
                     continue
+                regex = plan.regex
                 if plan.interpretation == ALTERNATIVES:
                     tests = [("literal", needle, needle) for needle in dict.fromkeys(plan.alternatives)]
-                elif plan.regex is not None and plan.regex.engine != "re2":
-                    self.backtracking.append((position, plan_index, plan.regex))
+                elif regex is not None and (regex.engine != "re2" or regex.refusal is not None or regex.text_bound is not None):
+                    alternatives = -1
+                    if regex.alternatives is not None and regex.refusal is None and regex.text_bound is None:
+                        fallback = JsRegex(regex.source, "re2", regex.alternatives, regex.ignore_case, regex.alternatives_needles)
+                        alternatives = self._add(keys, "re2", regex.alternatives, fallback, position, plan_index)
+                    self.backtracking.append((position, plan_index, plan, alternatives))
                     continue
-                elif plan.regex is not None:
-                    tests = [("re2", plan.regex.translated, plan.regex)]
+                elif regex is not None:
+                    tests = [("re2", regex.translated, regex)]
                 else:
                     tests = [("literal", plan.normalized, plan.normalized)]
                 for kind, source, fallback in tests:
-                    test = keys.setdefault((kind, source), len(keys))
-                    if test == len(self.slots):
-                        self.slots.append([])
-                        self.fallbacks.append(fallback)
-                    self.slots[test].append((position, plan_index))
+                    self._add(keys, kind, source, fallback, position, plan_index)
         self.always = [test for (kind, source), test in keys.items() if kind == "literal" and source == ""]
         buckets: list[list[tuple[str, int]]] = [[] for _ in range(SET_BUCKETS)]
         for (kind, source), test in keys.items():
@@ -141,6 +150,14 @@ class PatternIndex:
             if bucket:
                 bucket.sort()
                 self.buckets.append((tuple(p for p, _ in bucket), [t for _, t in bucket]))
+
+    def _add(self, keys: dict, kind: str, source: str, fallback: object, position: int, plan_index: int) -> int:
+        test = keys.setdefault((kind, source), len(keys))
+        if test == len(self.slots):
+            self.slots.append([])
+            self.fallbacks.append(fallback)
+        self.slots[test].append((position, plan_index))
+        return test
 
     _STATE = ("slots", "fallbacks", "backtracking", "always", "buckets")
 
@@ -193,25 +210,29 @@ class PatternIndex:
         for test, exc in undecided_tests.items():
             for position, plan_index in self.slots[test]:
                 undecided.setdefault(position, {})[plan_index] = exc
-        outcomes: tuple[dict, dict] = ({}, {})  # per round: id(regex) -> True, False or the JsRegexUndecided
-        later: list[tuple[int, int, JsRegex]] = []  # ran out of their slice: tried again with what is left
+        outcomes: tuple[dict, dict] = ({}, {})  # per round: id(plan) -> True, False or the JsRegexUndecided
+        later: list[tuple[int, int, PatternPlan, int]] = []  # ran out of their slice: tried again with what is left
+        matched_tests = set(matched)
         for last_round, patterns in ((False, self.backtracking), (True, later)):
             tried = outcomes[last_round]
-            for position, plan_index, regex in patterns:
+            for entry in patterns:
+                position, plan_index, plan, alternatives = entry
                 if last_round and budget.left <= 0:
                     break  # nothing left: what ran out of its slice stays so (said with the time it had)
                 if first.get(position, _NEVER) <= plan_index:
-                    continue  # an earlier pattern matched: the spec's loop has returned
-                if id(regex) not in tried:
+                    continue  # an earlier pattern matched (or its alternatives RE2 runs did): the spec's loop has returned
+                if id(plan) not in tried:
+                    # the sets decided its alternatives RE2 runs (no match): only the rest is searched
+                    skip = alternatives >= 0 and alternatives not in matched_tests and alternatives not in undecided_tests
                     try:
-                        tried[id(regex)] = budget.search(regex, text, last_round) is not None
+                        tried[id(plan)] = plan.matches(text, budget, last_round, skip_alternatives=skip)
                     except JsRegexUndecided as exc:
-                        tried[id(regex)] = exc
-                outcome = tried[id(regex)]
+                        tried[id(plan)] = exc
+                outcome = tried[id(plan)]
                 if isinstance(outcome, JsRegexUndecided):
                     undecided.setdefault(position, {})[plan_index] = outcome
                     if not last_round and outcome.kind == TIMEOUT:
-                        later.append((position, plan_index, regex))
+                        later.append(entry)
                     continue
                 undecided.get(position, {}).pop(plan_index, None)
                 if outcome:

@@ -1,0 +1,23 @@
+// Test oracle for V8's own limits: what `new RegExp(source, flags)` and then `.exec(text)` do, and where V8 throws.
+// V8 reads the pattern when it is constructed (syntax errors, "Too many captures") and compiles it when it first
+// runs it ("Stack overflow", "Regular expression too large"): the stage says which. A match V8 is still
+// backtracking on after two seconds is interrupted (vm's timeout reaches into the regexp engine) and said: slow.
+// Input (stdin): [[source, flags, text], …]; output: [{error, stage: "construct" | "exec"} | {span: [start, end] | null} | {slow: true}, …]
+// in UTF-16 units.
+"use strict";
+const fs = require("fs");
+const vm = require("vm");
+const cases = JSON.parse(fs.readFileSync(0, "utf8"));
+const context = vm.createContext({});
+process.stdout.write(JSON.stringify(cases.map(([source, flags, text]) => {
+  let re;
+  try { re = new RegExp(source, flags); } catch (e) { return { error: e.message.slice(-60), stage: "construct" }; }
+  context.re = re;
+  context.text = text;
+  let m;
+  try { m = vm.runInContext("re.exec(text)", context, { timeout: 2000 }); } catch (e) {
+    if (/timed out/.test(e.message)) return { slow: true };
+    return { error: e.message.slice(-60), stage: "exec" };
+  }
+  return { span: m ? [m.index, m.index + m[0].length] : null };
+})));
