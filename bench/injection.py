@@ -78,14 +78,12 @@ def folds(items: list[dict], k: int) -> dict[str, int]:
 def item_features(text: str) -> set[str]:
     """The features of a labelled text: the union over its passages (a labelled text is one passage)."""
     found, disguises = injection.hits(text)
-    return injection.features(found, disguises) if found else set()
+    return injection.features(found, disguises)
 
 
 def vocabulary() -> list[str]:
-    names = ["disguise:needed", "disguise:base64", "disguise:encoded", "disguise:lookalike", "disguise:invisible", "hidden", "hidden:move"]
-    for move in injection.MOVES:
-        names += [move.name] + [f"{move.name}:{context}" for context in ("quoted", "negated", "reported")]
-    return names
+    names = ["disguise:needed", "disguise:base64", "disguise:encoded", "disguise:lookalike", "disguise:invisible", "hidden", "hidden:move", "hidden:addressed", "destination:suspicious"]
+    return names + [move.name for move in injection.MOVES] + [f"mention:{context}" for context in injection.CONTEXTS]
 
 
 def matrix(rows: list[set[str]], names: list[str]):
@@ -100,8 +98,23 @@ def matrix(rows: list[set[str]], names: list[str]):
     return x
 
 
-def fit(x, y, strength: float):
-    """L2-regularised logistic regression (bias not penalised), by Newton's method."""
+def fit(x, y, strength: float, nonpositive=()):
+    """L2-regularised logistic regression (bias not penalised), by Newton's method; the columns in
+    ``nonpositive`` may only lower the score (a positive weight is set to 0 and the rest fitted again)."""
+    import numpy as np
+
+    keep = list(range(x.shape[1]))
+    while True:
+        bias, weights = _fit(x[:, keep], y, strength)
+        positive = [keep[i] for i, w in enumerate(weights) if keep[i] in nonpositive and w > 0]
+        if not positive:
+            full = np.zeros(x.shape[1])
+            full[keep] = weights
+            return bias, full
+        keep = [k for k in keep if k not in positive]
+
+
+def _fit(x, y, strength: float):
     import numpy as np
 
     n, d = x.shape
@@ -140,6 +153,12 @@ def best_threshold(values, y) -> float:
     return best
 
 
+def mention_columns() -> set[int]:
+    """A move only mentioned (quoted, negated, described, reported) is no evidence of an instruction: it may lower a
+    score, never raise it."""
+    return {i for i, name in enumerate(vocabulary()) if name.startswith("mention:")}
+
+
 def inner_scores(x, y, strength: float, k: int = 4):
     """Out-of-fold scores on a training set (stratified by label, in order): what the threshold is chosen on."""
     import numpy as np
@@ -151,7 +170,7 @@ def inner_scores(x, y, strength: float, k: int = 4):
         part[where] = np.arange(len(where)) % k
     for f in range(k):
         train, test = part != f, part == f
-        bias, weights = fit(x[train], y[train], strength)
+        bias, weights = fit(x[train], y[train], strength, mention_columns())
         out[test] = scores(x[test], bias, weights)
     return out
 
@@ -169,7 +188,7 @@ def choose(x, y) -> dict:
         if best is None or loss < best[0] - 1e-9:
             best = (loss, strength, values)
     _, strength, values = best
-    bias, weights = fit(x, y, strength)
+    bias, weights = fit(x, y, strength, mention_columns())
     return {"bias": float(bias), "weights": weights, "threshold": best_threshold(values, y), "lambda": strength}
 
 
@@ -306,8 +325,7 @@ def main(argv: list[str] | None = None) -> int:
             fold = folds(items, k)
             for item, flagged in zip(items, result["predicted"]):
                 if fold[item["id"]] in wanted and flagged != (item["label"] == "injection"):
-                    found, disguises = injection.hits(item["text"])
-                    print(f"--- {item['id']} (fold {fold[item['id']]}) {'FALSE POSITIVE' if flagged else 'MISSED'}; features {sorted(injection.features(found, disguises)) if found else []}")
+                    print(f"--- {item['id']} (fold {fold[item['id']]}) {'FALSE POSITIVE' if flagged else 'MISSED'}; features {sorted(item_features(item['text']))}")
                     print(item["text"])
             return 0
         result.pop("predicted")

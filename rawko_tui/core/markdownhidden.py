@@ -11,7 +11,7 @@ rendering drops is where an instruction hides:
   a used one's title is shown only on hover;
 * HTML elements a browser hides: the ``hidden`` attribute, ``display: none``,
   ``visibility: hidden``, ``font-size: 0`` or ``opacity: 0`` in a style, a hidden
-  ``<input>``'s value, and ``<script>``, ``<style>``, ``<template>`` elements.
+  ``<input>``'s value, and ``<script>``, ``<style>``, ``<template>``, ``<noscript>`` elements.
 
 ``<details>`` is not hidden: its content is a click away. Code blocks and code
 spans show what they hold, so nothing in them is hidden. The reading follows
@@ -66,10 +66,10 @@ _HIDDEN_ATTRIBUTE = re.compile(r"(?i)(?:^|\s)hidden(?:\s|=|$)")
 _STYLE_ATTRIBUTE = re.compile(r"(?i)(?:^|\s)style\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+)")
 _HIDDEN_INPUT = re.compile(r"(?i)(?:^|\s)type\s*=\s*[\"']?hidden\b")
 _VALUE_ATTRIBUTE = re.compile(r"(?i)(?:^|\s)value\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+)")
-_HIDING_ELEMENTS = frozenset({"script", "style", "template"})
+_HIDING_ELEMENTS = frozenset({"script", "style", "template", "noscript"})  # noscript: a browser running scripts does not show it
 _BACKTICKS = re.compile(r"`+")
 # the quick test: without one of these a text has no hidden part
-_MAY_HIDE = re.compile(r"<!--|\]:|<[A-Za-z][^<>]*?(?:hidden|style|script|template)", re.IGNORECASE)
+_MAY_HIDE = re.compile(r"<!--|\]:|<[A-Za-z][^<>]*?(?:hidden|style|script|template)", re.IGNORECASE)  # "noscript" holds "script"
 
 
 def may_hide(text: str) -> bool:
