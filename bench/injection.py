@@ -138,19 +138,20 @@ def scores(x, bias, weights):
 
 
 def best_threshold(values, y) -> float:
-    """The score threshold with the best F1 on these scores (midway between neighbouring scores)."""
+    """The score threshold with the best F1 on these scores; where several do equally well, the middle one
+    (the widest margin on both sides), each candidate midway between neighbouring scores."""
     import numpy as np
 
     order = np.unique(values)
     candidates = [order[0] - 1.0] + [(a + b) / 2 for a, b in zip(order, order[1:])] + [order[-1] + 1.0]
-    best, best_f1 = 0.0, -1.0
+    results = []
     for t in candidates:
         predicted = values >= t
         tp = float(np.sum(predicted & (y == 1)))
-        f1 = 2 * tp / (np.sum(predicted) + np.sum(y == 1)) if tp else 0.0
-        if f1 > best_f1 + 1e-12:
-            best, best_f1 = float(t), f1
-    return best
+        results.append(2 * tp / (np.sum(predicted) + np.sum(y == 1)) if tp else 0.0)
+    best = max(results)
+    tied = [t for t, f1 in zip(candidates, results) if f1 >= best - 1e-12]
+    return float(tied[len(tied) // 2])
 
 
 def mention_columns() -> set[int]:

@@ -239,12 +239,17 @@ _SECRET = (
     + r"|\.env(?:\.[a-z]+)?\b|~/\.(?:ssh|aws|netrc|npmrc|pypirc|kube|docker|gnupg|config/gh)|\.(?:netrc|npmrc|pypirc|git-credentials)\b|/etc/(?:passwd|shadow)\b|\bsecrets?/[\w./-]+|"
     r"\$\{?[A-Z][A-Z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD|PASS|PAT)\b|\b(?:sk|ghp|gho|ghs|github_pat|xox[bpas]|glpat|AKIA)[-_][A-Za-z0-9_-]*"
 )
-_SEND_STRONG = _words(
-    r"send(?:s|ing)?|sent|post(?:s|ing|ed)?|upload(?:s|ing|ed)?|e-?mail(?:s|ing|ed)?|forward(?:s|ing|ed)?|shar(?:e|es|ing|ed)|transmit(?:s|ting|ted)?|"
-    r"exfiltrat(?:e|es|ing|ed)|leak(?:s|ing|ed)?|past(?:e|es|ing|ed)|print(?:s|ing|ed)?|echo(?:es|ing|ed)?|output(?:s|ting)?|"
-    r"reveal(?:s|ing|ed)?|disclos(?:e|es|ing|ed)|expos(?:e|es|ing|ed)|dump(?:s|ing|ed)?|publish(?:es|ing|ed)?|read (?:out|back)|spell out|"
-    r"tell me|give me|hand (?:over|me)|show me|display|list all|cat|type out|recite|repeat back|send over|beacon|smuggle|relay|report back|pipe|dm|"
-    r"attach(?:es|ing|ed)?"
+# verbs that are also nouns ("email and password", "the output", "a post") count as verbs only with an object after them
+_OBJECT = r"(?:the|them|it|your|all|every|any|a copy|me|us|its|their|those|these|our|this|that|each)"
+_SEND_STRONG = (
+    _words(
+        r"send(?:s|ing)?|sent|upload(?:s|ing|ed)?|forward(?:s|ing|ed)?|transmit(?:s|ting|ted)?|"
+        r"exfiltrat(?:e|es|ing|ed)|leak(?:s|ing|ed)?|past(?:e|es|ing|ed)|print(?:s|ing|ed)?|echo(?:es|ing|ed)?|"
+        r"reveal(?:s|ing|ed)?|disclos(?:e|es|ing|ed)|expos(?:e|es|ing|ed)|publish(?:es|ing|ed)?|read (?:out|back)|spell out|"
+        r"tell me|give me|hand (?:over|me)|show me|list all|type out|recite|repeat back|send over|beacon|smuggle|relay|report back|attach(?:es|ing|ed)?"
+    )
+    + "|"
+    + _words(rf"(?:e-?mail|post|share|output|dump|display|dm|pipe|cat|log)(?:s|ed|ing)? {_OBJECT}")
 )
 _SEND_WEAK = _words(
     r"cop(?:y|ies|ying|ied)|includ(?:e|es|ing|ed)|append(?:s|ing|ed)?|embed(?:s|ding|ded)?|insert(?:s|ing|ed)?|"
@@ -268,7 +273,8 @@ _SECRETS = [
     _then(_SECRET, _words(rf"(?:should|must|needs? to|has to|have to|is to|are to|will|can) be (?:[\w-]+ )?(?:base64-|hex-|url-)?(?:sent|posted|uploaded|e-?mailed|forwarded|shared|printed|echoed|revealed|disclosed|published|pasted|leaked|included|written|committed|added|copied|attached|appended|logged|encoded|stored|pushed|embedded)"), 40),
     _then(_words(r"ask(?:s|ing)? (?:them|the user|users|him|her|the human|people|customers?) (?:to|for)"), _then(_words(r"(?:paste|send|share|enter|provide|type|give|confirm|re-?enter|submit)?"), _SECRET, 40), 10),
     _words(r"(?:actual|real|literal|full|raw|current|plaintext|unmasked|unredacted) values? of") + r"[ \t]*`?\$?\{?[A-Z_]*(?:TOKEN|KEY|SECRET|PASSWORD|PASS|PAT|CREDENTIALS?)",
-    r"\b(?:cat|less|more|head|tail|type|base64|xxd|strings|printenv|env)\b[ \t]+[^\n|;&]{0,40}(?:\.env\b|id_rsa|\.npmrc|\.pypirc|\.netrc|credentials|\.aws|\.kube|\.ssh|secrets?\b|\.git-credentials|shadow)",
+    # a command reading a secret file: the file is its argument ("more secrets" is English, "cat ~/.aws/credentials" is not)
+    r"\b(?:cat|less|more|head|tail|type|base64|xxd|strings|source)[ \t]+(?:-{1,2}[\w-]+[ \t]+)*[~./$\w{}-]*(?:\.env\b|id_rsa\w*|\.npmrc|\.pypirc|\.netrc|credentials\b|\.aws/|\.kube/|\.ssh/|\.git-credentials|/etc/shadow)",
 ]
 _SECRETS_WEAK = [_then(_SEND_WEAK, _SECRET, 40)]
 _SECRETS.append(
@@ -306,7 +312,12 @@ _SUPPLY = [
     r"(?:>>|\btee -a\b|\b(?:add|append|insert|write)\b)[^\n]{0,60}(?:authorized_keys|sudoers|\.bashrc|\.zshrc|\.profile|crontab|\.git/hooks)",
     _then(
         _words(r"replace|change|switch|point|redirect|rewrite|update|swap|repoint"),
-        _words(r"links?|urls?|endpoints?|registr(?:y|ies)|mirrors?|dependenc(?:y|ies)|packages?|downloads?|base urls?|docs|documentation|install(?:er|ation)? (?:script|command)s?|remotes?|origin|package (?:index|source)s?"),
+        _then(_words(r"links?|urls?|endpoints?|registr(?:y|ies)|mirrors?|dependenc(?:y|ies)|packages?|downloads?|base urls?|docs|documentation|install(?:er|ation)? (?:script|command)s?|remotes?|origin"), _then(_words(r"to|at|with|from"), r"https?://", 30), 60),
+        40,
+    ),
+    _then(
+        _words(r"replace|change|switch|point|redirect|rewrite|swap|repoint"),
+        _then(_words(r"(?:package |npm |pip |pypi |maven |docker |container )?(?:registr(?:y|ies)|mirrors?|package (?:index|source)s?|download (?:urls?|sources?)|base urls?|install(?:er|ation)? (?:script|command)s?)"), _words(r"to|with|for"), 40),
         40,
     ),
     _then(_words(r"add|install|include|introduce|pin|use"), _then(_words(r"dependency|package|library|module|plugin|extension|action|script"), _then(_words(r"from|at|hosted at"), r"https?://", 20), 40), 30),
