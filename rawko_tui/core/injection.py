@@ -978,9 +978,16 @@ def _reported(text: str, start: int, end: int) -> bool:
     return _REPORT.search(text, max(0, paragraph_start, start - 400), min(len(text) if paragraph_end < 0 else paragraph_end, end + 400)) is not None
 
 
+_NEGATED_VERB = re.compile(
+    r"(?i)\b(?:never|not|don't|dont|do not|must not|mustn't|should not|shouldn't|cannot|can't|no one should|nobody should)\s+(?:\w+\s+){0,2}?"
+    r"(?:send|paste|post|upload|share|commit|print|e-?mail|forward|put|add|include|write|copy|push|log|expose|reveal|leak|disclose|dm|check in|store)\b"
+)
+
+
 def _negated(text: str, start: int, end: int) -> bool:
-    """Negated before ("never send …"), or refused after ("`verify=False` is banned by …")."""
-    if _NEGATION.search(text[max(0, start - 40) : start]) is not None:
+    """Negated before ("never send …"), inside ("API keys live in the vault; never paste them …"), or refused after
+    ("`verify=False` is banned by …")."""
+    if _NEGATION.search(text[max(0, start - 40) : start]) is not None or _NEGATED_VERB.search(text, start, end) is not None:
         return True
     _, clause_end = _clause(text, start, end)
     return _REFUSED_AFTER.match(text[end:clause_end]) is not None

@@ -101,7 +101,7 @@ def hidden_parts(text: str) -> list[HiddenPart]:
             open_at = starts[index] + line.index("<!--")
             close = text.find("-->", open_at + 4)
             if close < 0:
-                found.append(_part(UNCLOSED_COMMENT, open_at, len(text), text, starts))
+                found.append(_part(UNCLOSED_COMMENT, open_at, max(open_at + 4, len(text.rstrip())), text, starts))
                 break
             end = close + 3
             found.append(_part(COMMENT, open_at, end, text, starts))
@@ -300,7 +300,8 @@ def _definition_part(text: str, start: int, end: int, label: str, title: tuple[i
     """A definition nothing links to is hidden whole; a used one hides only its title."""
     wanted = _normal_label(label)
     for match in re.finditer(r"\[((?:[^\[\]\\]|\\.){1,999})\]", text):
-        if not start <= match.start() < end and _normal_label(match.group(1)) == wanted:
+        # a link naming the label (another definition of it, "[label]:", is no link)
+        if not start <= match.start() < end and _normal_label(match.group(1)) == wanted and not text.startswith(":", match.end()):
             return None if title is None else _part(DEFINITION_TITLE, title[0], title[1], text, starts)
     return _part(UNUSED_DEFINITION, start, end, text, starts)
 
