@@ -1180,7 +1180,8 @@ def hits(text: str) -> tuple[list[Hit], set[str]]:
             in_hidden = number == 0 and any(p.start <= start < p.end for p in hidden)
             how = context(name, view.text, start, end, fenced, in_hidden)
             line = (view.lines or view.text).count("\n", 0, start) + 1
-            found.append(Hit(name, how, number, view.how, line, " ".join(view.text[start:end].split())[:120], in_hidden))
+            excerpt = " ".join(view.text[start : _whole_address(view.text, end)].split())[:120]
+            found.append(Hit(name, how, number, view.how, line, excerpt, in_hidden))
     for view in all_views[1:]:
         if "base64" in view.how:
             disguises.add("disguise:base64")
@@ -1213,7 +1214,16 @@ def _destination_after(text: str, end: int) -> int | None:
     window = text[end : end + 80]
     stop = _SENTENCE_END.search(window)
     found = _destination().search(window[: stop.start()] if stop else window)
-    return None if found is None else end + found.end()
+    if found is None:
+        return None
+    return _whole_address(text, end + found.end())
+
+
+def _whole_address(text: str, end: int) -> int:
+    """A span ending in "https://" extended over the address, for the finding's excerpt."""
+    if text.endswith("://", 0, end):
+        end += len(re.match(r"[^\s)>\]\"'`]*", text[end:]).group())
+    return end
 
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]")
