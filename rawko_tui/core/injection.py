@@ -570,7 +570,8 @@ _MARKERS = {
     "escapes": r"\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|u\{[0-9A-Fa-f]{1,6}\})",
     "base64": r"[A-Za-z0-9+/]{20,}",
     "hex": r"(?:\b(?:[0-9A-Fa-f]{2}[ :]?){12,}\b)",
-    "leet": r"[A-Za-z][0134579@$!]+[A-Za-z]",
+    # leetspeak substitutes letters more than once in a word ("pr3v10u5", "53nd"): "s3memory" or "v1" is no disguise
+    "leet": r"[0134579@$!][A-Za-z]{2,}[0134579@$!]",
     # a few of the commonest words of the other languages the moves are written in: a text holding one is read with
     # their word lists too (a short French or German memory may have no accented letter)
     "languages": r"(?i)\b(?:les|des|une|est|pas|pour|dans|avec|vous|sont|las|los|del|por|para|una|que|las|sin|die|der|das|und|nicht|ist|eine|mit|den|dem|auf|oder|você|não|uma|com|seu|sua)\b",
@@ -745,6 +746,11 @@ def _decode_base64(run: str) -> str | None:
     return _printable_words(data)
 
 
+def _may_be_base64(run: str) -> bool:
+    """An encoding of text mixes cases and digits; an identifier ("notificationstandards", "HTTP_PROXY") does not."""
+    return not (run.islower() or run.isupper() or run.isalpha())
+
+
 def _decoded(text: str, markers: set[str]) -> tuple[str, list[str]]:
     """The text with what is encoded in it decoded, line by line (a decoded line break becomes a space)."""
     import html
@@ -769,13 +775,14 @@ def _decoded(text: str, markers: set[str]) -> tuple[str, list[str]]:
 
         def base64_run(match: re.Match) -> str:
             run = match.group()
-            decoded = None if run.islower() or run.isupper() or run.isalpha() else _decode_base64(run)
+            decoded = _decode_base64(run) if _may_be_base64(run) else None
             if decoded is None:
                 return match.group()
             how.append("base64 decoded")
             return " " + decoded + " "
 
-        lines = [_BASE64_RUN.sub(base64_run, line) if len(line) >= 20 else line for line in lines]
+        if any(_may_be_base64(m.group()) for m in _BASE64_RUN.finditer(text)):
+            lines = [_BASE64_RUN.sub(base64_run, line) if len(line) >= 20 else line for line in lines]
     if "hex" in markers:
 
         def hex_run(match: re.Match) -> str:
@@ -1124,10 +1131,23 @@ def _blank(match: re.Match) -> str:
     return " " * (match.end() - match.start())
 
 
+_FRONTMATTER = re.compile(r"\ufeff?---[ \t]*\r?\n.*?\n---[ \t]*(?:\r?\n|$)", re.DOTALL)
+_LINE_MARKER = re.compile(r"\n[ \t]*(?:[-*+>|]|\d{1,3}[.)]|#{1,6}|\[!)")
+_INLINE_MARKS = ("**", "__", "<", "|")
+
+
 def _joined(text: str) -> str:
     """The text with its Markdown structure read through, each character where it was: a line break inside a
-    paragraph and the list, heading, blockquote or table marker after it, emphasis and HTML tags as spaces."""
-    return _JOIN.sub(_blank, text)
+    paragraph and the list, heading, blockquote or table marker after it, emphasis and HTML tags as spaces. The
+    frontmatter is YAML, not prose: it stays as it is."""
+    head = _FRONTMATTER.match(text)
+    start = head.end() if head else 0
+    body = text[start:]
+    if _LINE_MARKER.search(body) or any(mark in body for mark in _INLINE_MARKS):
+        body = _JOIN.sub(_blank, body)
+    else:  # plain lines: a line break inside a paragraph is a space (C speed; most bodies)
+        body = body.replace("\n\n", "\0\0").replace("\n", " ").replace("\0\0", "\n\n")
+    return text[:start] + body
 
 
 def hits(text: str) -> tuple[list[Hit], set[str]]:
