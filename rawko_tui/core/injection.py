@@ -150,7 +150,8 @@ _AUTHORITY = [
     r"(?-i:\b(?:SYSTEM|ADMIN|DEVELOPER|ROOT|OPERATOR|SUDO|SECURITY)[ _-]?(?:OVERRIDE|MESSAGE|NOTICE|INSTRUCTIONS?|PROMPT|MODE|COMMAND|DIRECTIVE|UPDATE|ALERT)\b)",
     r"(?m)^[ \t>*_#-]*[\[(<{]?[ \t]*(?:system|sys|admin|administrator|root|operator|supervisor)[ \t]*(?:message|note|notice|override|prompt|update|directive)?[ \t]*[\])>}]?[ \t]*:",
     r"\[[ \t]*(?:system|admin|developer|override|sudo|root|operator)(?:[ \t]+\w+){0,2}[ \t]*\]",
-    _words(r"(?:developer|debug|god|admin|maintenance|unrestricted|jailbreak|jailbroken|dan|sudo|root|unlocked|unfiltered|uncensored|override|bypass|unsafe|evil|service) mode"),
+    _words(r"(?:god|unrestricted|jailbreak|jailbroken|dan|unlocked|unfiltered|uncensored|evil|no-limits?|chaos) mode|(?:enable|activate|enter|switch (?:in)?to|you are (?:now )?in|you're (?:now )?in) (?:developer|debug|admin|god|root|sudo|maintenance|override|service) mode"),
+    _words(r"as your (?:developer|creator|owner|admin(?:istrator)?|operator|maker|boss|manager|supervisor|master)|i (?:hereby )?(?:authori[sz]e|permit|allow|order|instruct|command|direct) you to"),
     _words(r"you(?:'re| are| have been| were| now have| now hold| are hereby| have now been)? (?:granted|given|authori[sz]ed|assigned|promoted|elevated|cleared|permitted|allowed|entitled|empowered|pre-?approved) (?:to|full|admin|root|elevated|unrestricted|permission|clearance|for this)"),
     _words(r"(?:pre-?approved|already (?:approved|authori[sz]ed|cleared|signed off)|has been (?:approved|authori[sz]ed|signed off) (?:by|already))"),
     _words(rf"(?:authori[sz]ed|approved|sanctioned|signed off|cleared|mandated|requested|required) by (?:the |your )?{_AUTHORITY_WHO}"),
@@ -177,7 +178,7 @@ _ROLE = [
     _words(r"you(?:'re| are) now|you(?:'re| are) no longer|from (?:now|this (?:point|moment)|here) (?:on|onwards?|forward),? (?:you|your)|(?:henceforth|hereafter|going forward|starting now),? you"),
     _words(
         r"(?:act|behave|respond|operate|function|roleplay|role-play|pose|answer|reply|speak|write) (?:as|like) (?:if you (?:were|are) )?(?:an?|the|my|your)\s+(?:\w+\s+){0,2}"
-        r"(?:assistant|ai|agent|bot|hacker|admin(?:istrator)?|root|superuser|pentester|red[- ]?teamer|persona|character|version|model|system|unrestricted|evil|different|new|rogue|malicious|jailbroken)"
+        r"(?:assistant|ai|agent|bot|hacker|admin(?:istrator)?|root|superuser|pentester|penetration tester|tester|attacker|intruder|criminal|thief|spy|insider|black ?hat|red[- ]?teamer|persona|character|version|model|system|unrestricted|evil|different|new|rogue|malicious|jailbroken)"
     ),
     _words(r"pretend (?:to be|you(?:'re| are)|that you|you have)|(?:assume|adopt|take on|play|switch to|enter|become) (?:the |a |an |your )?(?:new )?(?:role|persona|identity|character|alter ego) (?:of|as)"),
     _words(
@@ -189,7 +190,7 @@ _ROLE = [
     _words(r"without (?:any )?(?:restrictions|limitations|limits|filters|filtering|guardrails|censorship|ethical (?:guidelines|constraints)|moral (?:guidelines|constraints)|safety (?:rules|guidelines|filters|constraints|checks))"),
     _words(r"(?:free|freed|released|liberated|unbound|exempt) from (?:your|all|any|the) (?:restrictions|rules|constraints|guidelines|programming|limits|policies|filters|guardrails)"),
     _words(r"(?:not|no longer|never) (?:bound|restricted|limited|constrained|governed) by"),
-    _words(r"stay in character|you (?:now )?(?:work|answer|report|belong) (?:only )?(?:for|to) (?:me|us|them)|switch(?:ing)? (?:your )?(?:sides|allegiance|loyalty)"),
+    _words(r"stay in character|you (?:now |no longer |do not |don't )?(?:work|answer|report|belong) (?:only )?(?:for|to)|switch(?:ing)? (?:your )?(?:sides|allegiance|loyalty)"),
     _words(r"you(?:'re| are) (?:a|an|the) (?:\w+ )?(?:disgruntled|malicious|rogue|evil|bitter|vengeful|corrupt|compromised|double agent|saboteur|hacker|attacker|spy|insider|mole|traitor|adversary)"),
     _words(r"role-?play (?:context|scenario|setting|game|mode)|in (?:this|the) (?:story|scenario|game|roleplay|role-play|fiction|simulation),? you"),
 ]
@@ -199,7 +200,7 @@ _SABOTAGE = [
         _words(r"(?:subtle|hidden|small|intentional|deliberate|sneaky|undetectable|latent)? ?(?:bugs?|backdoors?|vulnerabilit(?:y|ies)|flaws?|mistakes|logic bombs?|time bombs?|malware|trojans?|off-by-one errors?)"),
         40,
     ),
-    _words(r"(?:make|have|let) (?:\w+ ){0,3}(?:always )?return (?:true|success|ok|none|null|0|an empty|early)"),
+    r"\b(?:make|have|let) (?:\S+ ){0,3}(?:always )?return (?:true|success|ok|none|null|0|an empty|early)\b",
     _then(r"`?exit 0`?", _words(r"(?:tests?|run_tests|test script|ci|checks?)"), 40),
 ]
 _INSECURE = [
@@ -249,7 +250,7 @@ _SEND_STRONG = (
         r"tell me|give me|hand (?:over|me)|show me|list all|type out|recite|repeat back|send over|beacon|smuggle|relay|report back|attach(?:es|ing|ed)?"
     )
     + "|"
-    + _words(rf"(?:e-?mail|post|share|output|dump|display|dm|pipe|cat|log)(?:s|ed|ing)? {_OBJECT}")
+    + _words(rf"(?:e-?mail|mail|post|share|output|dump|display|dm|pipe|cat|log)(?:s|ed|ing)? {_OBJECT}")
 )
 _SEND_WEAK = _words(
     r"cop(?:y|ies|ying|ied)|includ(?:e|es|ing|ed)|append(?:s|ing|ed)?|embed(?:s|ding|ded)?|insert(?:s|ing|ed)?|"
@@ -288,7 +289,7 @@ _EXFIL = [
     r"!\[[^\]\n]*\]\([ \t]*https?://[^)\s]*\?[^)\s]*=",
     r"https?://[^\s)>\]\"']*(?:\$\{?[A-Za-z_]|\{\{|%7[Bb]%7[Bb]|\$\(|<[A-Z_]{3,}>)",
     r"https?://[^\s)>\]\"']*[?&][\w-]{1,20}=[^&\s)>\]\"']*(?:token|key|secret|passw|session|cookie|cred|_value)",
-    r"\b(?:curl|wget|fetch|requests\.(?:post|get|put)|http\.post|axios\.post|invoke-webrequest|invoke-restmethod|iwr|irm|nc|netcat|ncat)\b[^\n]{0,120}?(?:-d\b|--data|-F\b|-T\b|--upload-file|-X ?POST|POST|\$\{?[A-Z_]{3,}|\$\(|`[a-z]|@~?/|@\.env|id_rsa|\.ssh|/etc/passwd)",
+    r"\b(?:curl|wget|fetch|requests\.(?:post|get|put)|http\.post|axios\.post|invoke-webrequest|invoke-restmethod|iwr|irm|nc|netcat|ncat)\b[^\n]{0,120}?(?-i:-d\b|--data|-F\b|-T\b|--upload-file|-X ?POST|POST|\$\{?[A-Z_]{3,}|\$\(|`[a-z]|@~?/|@\.env|id_rsa|\.ssh|/etc/passwd)",
     r"\b(?:nslookup|dig|host|ping|curl|wget|nc)\b[^\n]{0,80}\$\((?:cat|printenv|env|echo|base64|head|whoami|hostname)\b",
     _then(
         _SEND_STRONG,
@@ -326,7 +327,7 @@ _WEAKEN_VERB = _words(
     r"skip(?:s|ped|ping)?|disabl(?:e|es|ed|ing)|bypass(?:es|ed|ing)?|turn(?:s|ed|ing)? off|switch(?:es|ed|ing)? off|comment(?:s|ed|ing)? out|"
     r"remov(?:e|es|ed|ing)|delet(?:e|es|ed|ing)|drop(?:s|ped|ping)?|suppress(?:es|ed|ing)?|silenc(?:e|es|ed|ing)|mut(?:e|es|ed|ing)|"
     r"lower(?:s|ed|ing)?|reduc(?:e|es|ed|ing)|relax(?:es|ed|ing)?|loosen(?:s|ed|ing)?|weaken(?:s|ed|ing)?|circumvent(?:s|ed|ing)?|"
-    r"neuter(?:s|ed|ing)?|stub(?:s|bed|bing)? out|short-?circuit(?:s|ed|ing)?|no-?op|xfail|downgrade|whitelist|allowlist|dismiss(?:es|ed|ing)?|"
+    r"neuter(?:s|ed|ing)?|ignor(?:e|es|ed|ing)|stub(?:s|bed|bing)? out|short-?circuit(?:s|ed|ing)?|no-?op|xfail|downgrade|whitelist|allowlist|dismiss(?:es|ed|ing)?|"
     r"mark(?:s|ed|ing)?(?: \w+){0,4}(?: as)? ['\"]?(?:passing|passed|green|resolved|skipped|approved|safe|done|flaky|expected to fail|false positives?|won'?t fix|tolerable|accepted)|"
     r"auto-?approv(?:e|es|ed|ing)|approv(?:e|es|ed|ing)(?: \w+){0,2} (?:without|automatically|anyway|blindly|regardless|unconditionally)|"
     r"rubber-?stamp(?:s|ed|ing)?|merg(?:e|es|ed|ing)(?: \w+){0,3} without|"
@@ -382,6 +383,7 @@ _SECRECY = [
         60,
     ),
     _words(r"keep (?:this|it|that|these)(?: \w+)? (?:between us|secret|hidden|quiet|to yourself|confidential|off the record|private)"),
+    _words(rf"keep (?:{_USER}|them|users|the team|reviewers?|everyone|people) in the dark|without (?:their |the user'?s? |any )?(?:permission|authori[sz]ation|consent|sign-?off)"),
     _then(_words(r"hide|conceal|mask|obscure|omit|leave out|redact|bury|keep"), _words(r"from (?:the )?(?:users?|humans?|reviewers?|maintainers?|operators?|team|owners?|logs?|output|summary|diff|response|report)|(?:in|from|out of) (?:the|your) (?:summary|report|reply|response|output|changelog|commit message|pr description|release notes|notes)"), 40),
     _words(r"leave (?:it|this|that|these|them) out of (?:the |your )?(?:changelog|summary|pr|commit|report|description|notes|reply|response|release notes)"),
     _words(r"(?:not|never) (?:appear|show up|be visible|be mentioned|be logged|be reported) in (?:the |any )?(?:logs?|output|summary|diff|response|pr|changelog|report|transcript)"),
@@ -390,17 +392,21 @@ _SECRECY = [
 ]
 _DECEIVE = [
     _then(
-        _words(r"report|say|claim|state|tell (?:the user|them|everyone|reviewers?|the team)|pretend|respond|reply|answer|confirm|assert|announce|write|mark"),
-        _words(r"(?:that )?(?:all |the )?(?:tests?|checks?|builds?|ci|pipeline|everything|it|the change|the task|the fix|the job|deploy(?:ment)?s?|scans?|audit)(?: \w+){0,2} (?:pass(?:ed|es|ing)?|succeed(?:ed|s)?|(?:is|are|was|were|went|looks?|came back) (?:green|fine|ok|okay|successful|done|complete|good|clean|passing|safe))"),
+        _words(r"report|say|claim|state|tell (?:the )?(?:user|users|reviewers?|team|maintainers?|owner|them|everyone|anyone)|pretend|respond|reply|answer|confirm|assert|announce|write|mark"),
+        _words(
+            r"(?:that )?(?:all |the |every |its |their )?(?:[\w-]+ ){0,3}(?:pass(?:ed|es|ing)?|succeed(?:ed|s)?|ran (?:successfully|fine|cleanly|green)|worked|"
+            r"(?:is|are|was|were|went|looks?|came back) (?:green|fine|ok|okay|successful|done|complete|good|clean|passing|safe|fixed|resolved|well))"
+        ),
         20,
     ),
+    _words(r"even (?:when|if|though) (?:they|it|the \w+|tests?|checks?) (?:did not|didn't|do not|don't|does not|doesn't|failed|fail|fails)"),
     _words(r"(?:act as if|make it look like|make it appear|pretend that|give the impression that)"),
     _words(r"(?:only|just) (?:say|report|mention|tell (?:them|the user))"),
     r"\b(?:describe|present|label|call|frame|report|log|title|word|pass off)(?: it| this| that| the change| them)? as[ \t]*['\"`“‘]?(?:a |an |just a |just an )?(?:refactor|cleanup|clean-up|chore|minor|typo|formatting|routine|no-op|style|docs|maintenance|dependency bump|housekeeping)",
     _then(_words(rf"(?:if|when|whenever) (?:{_USER}|anyone|someone|somebody|a reviewer|they) (?:asks?|asked|inquires?|wonders)"), _words(r"(?:say|answer|reply|respond|tell (?:them|him|her)|deny|claim)(?: that)?(?: \w+)?"), 80),
     _words(rf"tell {_USER}(?: that)? (?:their|the|his|her|its|your) (?:\w+ ){{0,2}}(?:is|are|has been|have been|was|were) (?:invalid|expired|wrong|revoked|compromised|broken|incorrect|required|mandatory)"),
     _words(r"(?:is|are) required by (?:the )?(?:platform|system|law|policy|company|provider|anthropic|openai)"),
-    _words(r"regardless of (?:the |what the )?(?:actual|real|true|measured)(?: \w+)?(?: results?| outcomes?| values?| numbers?| scores?| accuracy| output| says| is| shows?)?"),
+    _words(r"regardless of (?:the |what the |its |their )?(?:actual |real |true |measured )?(?:results?|outcomes?|values?|numbers?|scores?|accuracy|output|exit (?:code|status)|status|logs?)"),
 ]
 _NO_CONFIRM = [
     _near(
@@ -440,6 +446,8 @@ _RESPOND = [
     r"\b(?:say|output|print|type|write|respond with|reply with)(?: exactly| only| just)?[ \t]*[\"'“‘][^\"'”’\n]{1,40}[\"'”’](?: and nothing else| only| to confirm| to acknowledge| if you understand| to (?:the|every|each|any))",
     r"\b(?:answer(?:ed)?|respond(?:ed)?|repl(?:y|ied)) (?:to )?(?:\w+ ){0,6}with[ \t]*[\"'“‘][^\"'”’\n]{1,40}[\"'”’] and nothing else",
     _words(r"(?:respond|reply|answer) to (?:every|each|all|any) (?:\w+ )?(?:messages?|questions?|requests?|prompts?)(?: \w+){0,4} with"),
+    r"\b(?:respond|reply|answer)(?: to)? (?:all|every|each|any) (?:[\w-]+ ){0,5}with[ \t]*[\"'“‘]",
+    _words(rf"(?:reply|respond|answer|talk|speak|write) to {_USER} only|(?:reply|respond|answer|talk|speak)(?: to (?:{_USER}|users|them|everyone))? only (?:in|as|like|with)"),
     _then(_words(r"(?:every|each|all|any) (?:\w+ )?(?:responses?|replies|answers|messages?|outputs?|comments?)"), _words(r"(?:must|should|shall|will|has to|have to|needs? to) (?:end|start|begin|include|contain|mention|promote|recommend|link)"), 60),
     _words(r"(?:referral|affiliate|sponsor(?:ed)?|promo(?:tional)?|discount|tracking) (?:links?|codes?|urls?|by)|sponsored by|(?:suggest|recommend) (?:they |that they |the user )?(?:hire|contact|buy|use|switch to|sign up (?:for|with))"),
     _words(r"(?:mention|promote|recommend|advertise|plug|endorse)(?: \w+){0,3} (?:our|the) (?:partner|sponsor|affiliate)"),
@@ -968,13 +976,21 @@ _REFUSED_AFTER = re.compile(
 )
 
 
+_SCOPED = re.compile(
+    r"(?i)\b(?:only (?:in|for|on|when|during|if)|locally|on your (?:machine|laptop)|generated (?:files?|code)|(?:docs|typo|comment)s?[- ]only|"
+    r"because|since|until|unless|temporarily|for now|(?:ci|the pipeline|nightly|the scheduled \w+|the \w+ job) (?:still )?(?:runs|covers|checks)|is (?:blocked|prevented|rejected) by)\b"
+)
+
+
 def _described(text: str, start: int, end: int) -> bool:
     """A question (not a request: "could you …?"), or the move's verb in a passive or past statement, or a state
     said of it ("the lint disable is intentional"): a description, not an instruction."""
     clause_start, clause_end = _clause(text, start, end)
     if text[max(start, clause_end - 1) : clause_end] == "?":
         return _REQUEST.search(text, clause_start, clause_end) is None
-    return _DESCRIBED.search(text[max(0, start - 40) : start]) is not None or _STATE_AFTER.match(text[end : clause_end]) is not None
+    if _DESCRIBED.search(text[max(0, start - 40) : start]) is not None or _STATE_AFTER.match(text[end:clause_end]) is not None:
+        return True
+    return _SCOPED.search(text, clause_start, clause_end) is not None
 
 
 def _reported(text: str, start: int, end: int) -> bool:
