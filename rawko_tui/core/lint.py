@@ -8,7 +8,6 @@ arbiter will do with the file, not only what the convention wants.
 from __future__ import annotations
 
 import fnmatch
-import functools
 import math
 import os
 import re
@@ -18,11 +17,13 @@ from dataclasses import dataclass
 from .arbiter import js_to_number
 from .arbiters.scoring import IMPORTANCE_ORDER, pattern_strings
 from .commonwords import COMMON_WORD_RANK, is_common_word, words_containing
+from .injection import MOVES, read
 from .jsregex import JsRegexSyntaxError, JsRegexTimeout, annex_b_notes, compile_js, nested_quantifier_risk
 from .jsvalue import UNDEFINED, JsDate, display_value, js_new_date, js_to_string, js_truthy, type_name
+from .markdownhidden import hidden_parts, may_hide
 from .patterns import ALTERNATIVES, REGEX, SUBSTRING, WILDCARD, looks_like_regex, match_pattern
 from .safeio import SESSION_LIMIT, SETTINGS_LIMIT, linked_part, refusal
-from .safetext import character_name, clean_name, invisible_characters, tag_text, without_invisible
+from .safetext import character_name, clean_name, inline, invisible_characters, tag_text
 from .store import MemoryFile, Store, pinned_now
 from .writer import slugify
 from .yamljs import is_refusal
@@ -41,31 +42,6 @@ MAX_ALTERNATIVES = 200
 MAX_FRONTMATTER = 64 * 1024
 LONG_LINE = 10_000
 _CONFLICT_MARKER = re.compile(r"^(?:<{7}|>{7})(?: [^\n]*)?$", re.MULTILINE)
-# Memory poisoning: text that addresses the agent instead of informing it. Each rule
-# names one move an attacker makes. They run on RE2 (``_injection_rules``): one
-# linear pass each, 50 times faster than ``re`` on a 30 MB body.
-_INJECTION_SOURCES = [
-    (
-        r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|all|any|your|system|safety)\b"
-        r"[^.\n]{0,30}?\b(?:instructions?|prompts?|rules|guidelines|directions|guardrails|polic(?:y|ies))\b",
-        "it tells the agent to ignore its instructions",
-    ),
-    (
-        r"\byou are now\b|\bnew (?:system )?instructions\s*:|<\s*/?\s*(?:system|assistant)\s*>|\[/?INST\]",
-        "it speaks as a system prompt or gives the agent a new role",
-    ),
-    (
-        r"\b(?:print|reveal|show|send|post|upload|leak|exfiltrate|paste|e-?mail|output|echo|dump|include|cat|read out)\b[^.\n]{0,60}?"
-        r"(?:\b(?:api[ _-]?keys?|secret[ _-]?keys?|private[ _-]?keys?|access[ _-]?keys?|credentials|passwords|environment variables|ssh keys?)\b"
-        r"|\.env\b|~/\.ssh|\bid_rsa\b|\b[A-Z][A-Z0-9_]*_(?:API_KEY|SECRET(?:_ACCESS_KEY)?|TOKEN)\b)",
-        "it asks for keys or secrets",
-    ),
-    (
-        r"!\[[^\]\n]*\]\(\s*https?://[^)\s]*\?[^)\s]*=|https?://[^\s)>\]\"']*(?:\$\{?[A-Za-z_]|\{\{)|"
-        r"\b(?:curl|wget|fetch|requests\.post)\b[^\n]{0,80}?(?:-d\b|--data|-F\b|POST)[^\n]{0,80}?https?://",
-        "it sends data to an outside address (an exfiltration URL)",
-    ),
-]
 _LOCAL_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$")
 
 
@@ -177,6 +153,7 @@ def _profile_findings(store: Store, arbiter: str | None) -> list[Finding]:
 LINT_MODULES = (
     "lint.py", "arbiter.py", "arbiters/scoring.py", "commonwords.py", "data/english_words.txt", "jsregex.py",
     "jsvalue.py", "patterns.py", "safeio.py", "safetext.py", "store.py", "writer.py", "yamljs.py", "cache.py",
+    "injection.py", "markdownhidden.py", "data/injection_model.json", "data/lookalikes.txt",
 )  # fmt: skip
 
 
@@ -503,53 +480,64 @@ def text_findings(memory: MemoryFile) -> list[tuple[str, str, str, int | None]]:
             found.append((ERROR, "conflict-markers", f"a merge-conflict marker ({marker.group()[:7]}): a merge was saved unresolved; keep both sides' entries, in order, and remove the markers before committing", line))
     found.extend(injection_findings(text))
     found.extend(invisible_findings(memory))
+    found.extend(hidden_findings(memory))
     return found
 
 
 def injection_findings(text: str) -> list[tuple[str, str, str, int | None]]:
-    """``prompt-injection``: each rule on the text as a model reads it (``_injection_views``), one finding per rule."""
+    """``prompt-injection``: each move of a passage the detector flags (``injection.read``: the text as written,
+    decoded and as a model reads it; each move's context; a fitted score), one finding per move, on its first line."""
     found: list[tuple[str, str, str, int | None]] = []
-    any_rule, rules = _injection_rules()
-    for view, disguised in _injection_views(text):
-        for pattern, what in rules if any_rule.search(view) is not None else ():  # one pass for the usual, clean file
-            match = pattern.search(view)
-            if match is None or any(code == "prompt-injection" and message.startswith(what) for _, code, message, _ in found):
+    said: set[str] = set()
+    for verdict in read(text):
+        if not verdict.flagged:
+            continue
+        moves = [hit for hit in verdict.hits if not hit.context] or list(verdict.hits)  # only mentions: say them
+        named = {hit.move for hit in moves}
+        for hit in moves:
+            if hit.move in said or _STRONGER.get(hit.move) in named:
                 continue
-            line = view.count("\n", 0, match.start()) + 1  # the views keep every newline where it was
-            excerpt = " ".join(match.group().split())[:80]
-            how = " (read with its invisible characters dropped and look-alike letters as Latin, as a model reads it)" if disguised else ""
-            found.append((WARNING, "prompt-injection", f"{what}: {excerpt!r}{how}. The arbiter injects this text into agents' prompts as it is; check who wrote it", line))
+            said.add(hit.move)
+            how = f" (read as a model reads it: {hit.how})" if hit.view else ""
+            hidden = " in text a Markdown view hides" if hit.hidden else ""
+            found.append((WARNING, "prompt-injection", f"{_MOVE_WORDS[hit.move]}{hidden}: '{inline(hit.excerpt, 100)}'{how}. The arbiter injects this text into agents' prompts as it is; check who wrote it", hit.line))
+        if not verdict.hits and "hidden-addressed" not in said:
+            said.add("hidden-addressed")
+            found.append((WARNING, "prompt-injection", f"text a Markdown view hides speaks to the agent (lines {verdict.first_line}-{verdict.last_line}). The arbiter injects this text into agents' prompts as it is; check who wrote it", verdict.first_line))
     return found
 
 
-# Letters of other scripts drawn like Latin ones (Cyrillic, Greek): "іgnore" with a Cyrillic і reads as "ignore".
-_LOOKALIKES = str.maketrans(
-    "аеорсухіјѕԁһӏԛԝвкмнтАВЕЗІЈКМНОРСТХУѴԜαβεικνορτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
-    "aeopcyxijsdhlqwbkmhtABE3IJKMHOPCTXYVWabeikvoptuxABEZHIKMNOPTYX",
-)
-_TAG_CHARACTERS = re.compile("[\U000e0020-\U000e007e]")
-_COMBINING_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_MOVE_WORDS = {move.name: move.what for move in MOVES}
+_STRONGER = {"override-weak": "override", "secrets-weak": "secrets"}  # said once: the stronger reading of the same words
+MAX_HIDDEN_FINDINGS = 10  # parts named per file
 
 
-def _injection_views(text: str):
-    """The text as the injection rules read it: as written, then -- when it holds anything beyond ASCII --
-    as a model reads it: tag characters as the ASCII they mirror (a model reads them; a person sees
-    nothing), other invisible characters dropped (``Ig<ZWSP>nore``) or read as a space (words joined
-    by them), compatibility forms folded (full-width, mathematical letters: NFKD), accents dropped and
-    Cyrillic or Greek look-alikes read as Latin letters. Each view keeps every newline where it was."""
-    yield text, False
-    if text.isascii():
-        return
-    import unicodedata
-
-    seen = {text}
-    decoded = _TAG_CHARACTERS.sub(lambda m: chr(ord(m.group()) - 0xE0000), text)
-    for joiner in ("", " "):
-        view = without_invisible(decoded, joiner)
-        view = _COMBINING_MARKS.sub("", unicodedata.normalize("NFKD", view)).translate(_LOOKALIKES)
-        if view not in seen:
-            seen.add(view)
-            yield view, True
+def hidden_findings(memory: MemoryFile) -> list[tuple[str, str, str, int | None]]:
+    """``hidden-text``: each part of a field or the body a Markdown renderer does not show but the arbiter injects
+    (HTML comments, link reference definitions nothing links to, elements a browser hides), quoted visibly. A
+    warning, as ``invisible-characters`` is: whatever it says, a reviewer reading the rendered memory never sees it."""
+    text = memory.text
+    if text is None or not may_hide(text):
+        return []
+    parts = hidden_parts(text)
+    if not parts:
+        return []
+    where = _places(memory, text)
+    found = []
+    for part in parts[:MAX_HIDDEN_FINDINGS]:
+        lines = f" (to line {part.end_line})" if part.end_line > part.line else ""
+        found.append(
+            (
+                WARNING,
+                "hidden-text",
+                f"{where(part.line)}{lines} holds {part.kind}, which a Markdown view does not show but the arbiter injects into agents' prompts: "
+                f"'{inline(part.text, 200)}'",
+                part.line,
+            )
+        )
+    if len(parts) > MAX_HIDDEN_FINDINGS:
+        found.append((WARNING, "hidden-text", f"{len(parts) - MAX_HIDDEN_FINDINGS} more hidden parts after line {parts[MAX_HIDDEN_FINDINGS - 1].line} (only the first {MAX_HIDDEN_FINDINGS} are named)", parts[MAX_HIDDEN_FINDINGS].line))
+    return found
 
 
 MAX_INVISIBLE_FINDINGS = 10  # lines named per file; a file of hidden text needs no thousand findings
@@ -640,15 +628,6 @@ def _places(memory: MemoryFile, text: str):
         return f"line {number} (the body{'' if owner[-1] == 0 else f' of entry {owner[-1] + 1}'})"
 
     return where
-
-
-@functools.cache
-def _injection_rules() -> tuple:
-    """(all the rules in one pattern, each rule with what it means)."""
-    import re2
-
-    rules = [(re2.compile("(?im)" + source), what) for source, what in _INJECTION_SOURCES]
-    return re2.compile("(?im)" + "|".join(f"(?:{source})" for source, _ in _INJECTION_SOURCES)), rules
 
 
 def lint_text(root, name: str, data: bytes) -> list[Finding]:

@@ -14,6 +14,8 @@ from ....core.curation import entry_stamp, related_of
 from ....core.history import FileHistory
 from ....core.jsvalue import display_value
 from ....core.lint import Finding
+from ....core.markdownhidden import hidden_parts
+from ....core.safetext import inline
 from ....core.store import MemoryFile
 from ...safe import cell, clean, literal
 
@@ -22,6 +24,30 @@ MARKDOWN_LIMIT = 50_000
 PLAIN_LIMIT = 20_000
 LINE_LIMIT = 2_000
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+MAX_HIDDEN_SHOWN = 20
+
+
+def visible_markdown():
+    """Textual's Markdown widget drops raw HTML (every HTML block and inline tag: comments, ``<div hidden>``,
+    ``<details>``) and link reference definitions, all of which the arbiter injects into agents' prompts. This
+    parser keeps every byte on screen: an HTML block is shown as an ``html`` code block, inline HTML as inline
+    code, a link reference definition as the text it is."""
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt("gfm-like")
+    parser.disable("reference")
+
+    def show_html(state) -> None:
+        for token in state.tokens:
+            if token.type == "html_block":
+                token.type, token.info, token.markup = "fence", "html", "```"
+            elif token.type == "inline" and token.children:
+                for child in token.children:
+                    if child.type == "html_inline":
+                        child.type = "code_inline"
+
+    parser.core.ruler.push("show_html", show_html)
+    return parser
 
 
 class MemoryView(VerticalScroll):
@@ -56,7 +82,8 @@ class MemoryView(VerticalScroll):
         commits.display = False
         yield commits
         yield Static(id="memory-findings")
-        yield Markdown(id="memory-body", open_links=False)
+        yield Static(id="memory-hidden")
+        yield Markdown(id="memory-body", open_links=False, parser_factory=visible_markdown)
         yield Static(id="memory-body-plain")
 
     memory: MemoryFile | None = None
@@ -88,6 +115,7 @@ class MemoryView(VerticalScroll):
         self._show_related(memory)
         self._show_timeline(memory, self.history)  # drawn again (new findings): the record it had stays
         self._show_findings(memory, findings)
+        self._show_hidden(memory)
         self._show_body(memory)
         self.scroll_home(animate=False)
 
@@ -204,6 +232,22 @@ class MemoryView(VerticalScroll):
                 text.append_text(literal(finding.message, limit=1000))
                 text.append(f" [{finding.code}]\n", "dim")
         self._set(self.query_one("#memory-findings", Static), text)
+
+    def _show_hidden(self, memory: MemoryFile) -> None:
+        """What a rendered Markdown view hides and the agent reads, marked above the body (which shows it in place)."""
+        parts = hidden_parts(memory.text) if memory.text is not None else []
+        text = Text()
+        if parts:
+            text.append("⚠ Hidden in a rendered Markdown view, read by agents", "bold yellow")
+            text.append(" (shown in the body below as code)\n", "dim")
+            for part in parts[:MAX_HIDDEN_SHOWN]:
+                text.append(f"  line {part.line}: ", "yellow")
+                text.append(f"{part.kind}: ", "dim")
+                text.append_text(literal(inline(part.text, 300)))
+                text.append("\n")
+            if len(parts) > MAX_HIDDEN_SHOWN:
+                text.append(f"  and {len(parts) - MAX_HIDDEN_SHOWN} more\n", "dim")
+        self._set(self.query_one("#memory-hidden", Static), text)
 
     @staticmethod
     def _set(widget: Static, text: Text) -> None:
