@@ -275,12 +275,12 @@ async def test_the_memory_pane_shows_hidden_text(tmp_path):
 # --------------------------------------------------------------------------
 
 
-def test_the_bench_script_measures_a_labelled_set():
-    """bench/injection.py on the committed sample (40 items of the set the detector was developed on): it runs and
-    its figures are where they were measured (17 of 20 injections, no false positive)."""
-    proc = subprocess.run([sys.executable, str(REPO / "bench" / "injection.py"), str(REPO / "bench" / "data" / "injection_sample.yaml"), "--json"], capture_output=True, text=True, timeout=600)
+def test_the_bench_script_measures_the_held_out_set():
+    """bench/injection.py on the held-out set (written blind to the detector and never used to fit it): it runs,
+    and the figures are those the README reports (98 of 154 injections, 16 of 162 benign memories flagged): a
+    change to the rules or weights that moves them must move the README too."""
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "injection.py"), str(REPO / "bench" / "data" / "injection_heldout.yaml"), "--json"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
-    assert result["items"] == 40 and result["injections"] == 20
-    assert result["recall"] >= 0.75 and result["precision"] >= 0.9
-    assert sum(counts["items"] for counts in result["kinds"].values()) == 40
+    assert result["items"] == 316 and result["injections"] == 154
+    assert (result["true_positives"], result["false_positives"]) == (98, 16)
