@@ -356,15 +356,21 @@ def git_dir(top: Path) -> Path:
     return Path(git(top, "rev-parse", "--absolute-git-dir").decode().strip())
 
 
-def files_at(root: Path, rev: str) -> list[tuple[str, str, bytes | BlobTooLarge]]:
-    """(path inside .rawko/, mode, content) of every file under .rawko/ at ``rev``; a blob over the limit is its ``BlobTooLarge``."""
+def store_at(root: Path, rev: str) -> tuple[Path, str, str]:
+    """(repository top, commit, the store's ``.rawko`` path in the repository) for reading a store at ``rev``;
+    GitError naming what is missing."""
     top = repo_root(root)
     if top is None:
         raise GitError(f"{root} is not in a git repository: --at needs history")
     sha = rev_sha(top, rev)
     if sha is None:
         raise GitError(f"{rev!r} is not a commit in this repository")
-    prefix = store_prefix(root, top)[: -len("/memories")]
+    return top, sha, store_prefix(root, top)[: -len("/memories")]
+
+
+def files_at(root: Path, rev: str) -> list[tuple[str, str, bytes | BlobTooLarge]]:
+    """(path inside .rawko/, mode, content) of every file under .rawko/ at ``rev``; a blob over the limit is its ``BlobTooLarge``."""
+    top, sha, prefix = store_at(root, rev)
     found = []
     with BlobReader(top) as blobs:
         for name, (mode, blob) in tree_blobs(top, sha, prefix).items():

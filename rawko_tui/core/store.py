@@ -1023,15 +1023,9 @@ def _blobs_at(root: Path, rev: str):
     As ``gitrepo.files_at``, but reading only those files, and at most ``STORE_LIMIT`` bytes of memories and
     agents: 25 blobs of 55 MB (a repository of 452 KB) would otherwise all be held at once.
     """
-    from .gitrepo import BlobReader, BlobTooLarge, GitError, repo_root, rev_sha, store_prefix, tree_blobs
+    from .gitrepo import BlobReader, BlobTooLarge, store_at, tree_blobs
 
-    top = repo_root(root)
-    if top is None:
-        raise GitError(f"{root} is not in a git repository: --at needs history")
-    sha = rev_sha(top, rev)
-    if sha is None:
-        raise GitError(f"{rev!r} is not a commit in this repository")
-    prefix = store_prefix(root, top)[: -len("/memories")]
+    top, sha, prefix = store_at(root, rev)
     read: list[tuple[str, str, str]] = []  # (path inside .rawko/, mode, blob)
     for name, (mode, blob) in tree_blobs(top, sha, prefix).items():
         path = name[len(prefix) + 1 :]
