@@ -44,6 +44,7 @@ from .core.store import StoreNotFound, find_store_root, load_store, load_store_a
 
 COMMANDS = ("init", "preview", "compare", "arbiters", "explain", "lint", "verify", "hook", "new", "append", "retire", "link", "confirm", "torn", "candidates", "opinion", "extract", "sessions", "promote", "check", "impact", "matrix")
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_NOT_COMMITTED, EXIT_UNDECIDED = 0, 1, 2, 3, 4
+EXIT_PIPE_CLOSED = 141  # as a shell reports a command killed by SIGPIPE
 DEFAULT_AGENT = "developer"  # the app's default too
 
 
@@ -119,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"rawko-tui {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", prog="rawko-tui")  # "rawko-tui append [-h] …", not the top usage
     init = sub.add_parser("init", help="start a memory store: .rawko/memories/ and a commented .rawko/rawko-tui.yaml")
     _add_store_path(init)
 
@@ -411,12 +412,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "matrix": cmd_matrix,
             }
             return handlers[args.command](args)
-        return cmd_app(build_app_parser().parse_args(argv))
+        app_parser = build_app_parser()
+        known, extra = app_parser.parse_known_args(argv)
+        if extra and known.path is not None and not os.path.exists(known.path):  # "apend x": a mistyped command first
+            return cmd_app(known)
+        return cmd_app(app_parser.parse_args(argv))
     except ProfileError as exc:
         _error(str(exc))
         return EXIT_USAGE
-    except BrokenPipeError:
-        return EXIT_OK
+    except BrokenPipeError:  # a write outside _write: the verdict was never reached
+        _reader_gone()
+        return EXIT_PIPE_CLOSED
     except Exception as exc:
         known = _known_failure(exc)
         if known is None:
@@ -488,8 +494,19 @@ def _write(text: str, exact: bool = False) -> None:
     """Print a report. Control characters in it (a memory's escape sequences, a file
     name's newline) are shown as visible stand-ins, never sent to the terminal;
     ``exact`` keeps every character (the prompt text, piped to another program)."""
-    sys.stdout.write(replace_lone_surrogates(text) if exact else clean(text))
-    sys.stdout.flush()
+    try:
+        sys.stdout.write(replace_lone_surrogates(text) if exact else clean(text))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _reader_gone()
+
+
+def _reader_gone() -> None:
+    """The reader of standard output left (``… | head``): the rest of the report goes nowhere, and the command
+    still ends with its own verdict's exit code (a ``verify | head`` that found a violation exits 1, not 0)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # the buffered bytes, and every later write, are dropped
+    os.close(devnull)
 
 
 def _error(message: str) -> None:

@@ -534,7 +534,10 @@ async def test_create_append_and_retire_in_the_app(tmp_path, monkeypatch):
         editor = app.screen
         assert "Appends" in str(editor.query_one("#merge-lint").render())
         area = editor.query_one("#merge-text", TextArea)
-        area.text = area.text + "Tokens now expire after 12 hours."
+        signed = area.text
+        # typed at once, where the cursor is: in the entry's body, after its frontmatter
+        await pilot.press(*[{" ": "space", ".": "full_stop"}.get(c, c) for c in "Tokens now expire after 12 hours."])
+        assert area.text == signed + "Tokens now expire after 12 hours."
         await pilot.press("ctrl+s")
         await confirm(pilot, "to .rawko/memories/jwt-tokens.md")
         app.action_append("retire")

@@ -117,6 +117,11 @@ def test_a_mistyped_command_is_a_usage_error_with_the_closest_commands(tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.strip() == "rawko-tui: 'chek' is neither a command nor a folder: did you mean check? (`rawko-tui --help` lists the commands)"
     assert proc.stdout == ""
+    for argv, command in ((("apend", "x"), "append"), (("lnt", "--foo"), "lint")):  # with arguments after it too
+        typo = _rawko(*argv, cwd=REPO_ROOT, stdin=subprocess.DEVNULL)
+        assert typo.returncode == 2 and f"did you mean {command}?" in typo.stderr, typo.stderr
+    helped = _rawko("append", "--help", cwd=REPO_ROOT)
+    assert helped.stdout.startswith("usage: rawko-tui append [-h]")
     nothing_close = _rawko("xyzzy", cwd=REPO_ROOT, stdin=subprocess.DEVNULL)
     assert nothing_close.returncode == 2 and "did you mean" not in nothing_close.stderr
     # an existing folder is a store's path, whatever its name
@@ -147,3 +152,28 @@ def test_without_a_terminal_the_app_says_so_and_exits(argv):
     assert proc.returncode == 2
     assert "the app needs a terminal" in proc.stderr
     assert proc.stdout == ""
+
+
+def test_a_reader_that_leaves_early_does_not_turn_a_verdict_into_success(tmp_path):
+    """``rawko-tui lint | head -0``: the report goes nowhere, and the exit code is still the verdict's (1 for an
+    error found), as it is unpiped; a clean store still exits 0."""
+    memories = tmp_path / ".rawko" / "memories"
+    memories.mkdir(parents=True)
+    (memories / "broken.md").write_text("no frontmatter here\n")
+
+    def piped_to_nobody(*argv):
+        read_end, write_end = os.pipe()
+        os.close(read_end)  # the reader is gone before the first byte: every write meets a closed pipe
+        try:
+            return subprocess.run([sys.executable, "-m", "rawko_tui", *argv], cwd=tmp_path, stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+        finally:
+            os.close(write_end)
+
+    unpiped = _rawko("lint", cwd=tmp_path)
+    assert unpiped.returncode == 1
+    piped = piped_to_nobody("lint")
+    assert piped.returncode == 1, piped.stderr
+    assert "Traceback" not in piped.stderr
+    (memories / "broken.md").unlink()
+    (memories / "fine.md").write_text("---\ntitle: Fine\nwhenToUse: [deploy]\nimportance: low\ndiscoveredAt: 2026-01-01T00:00:00Z\n---\nBody.\n")
+    assert piped_to_nobody("lint").returncode == _rawko("lint", cwd=tmp_path).returncode

@@ -31,7 +31,7 @@ from rawko_tui.cli import main
 from rawko_tui.core.lint import lint_store
 from rawko_tui.core.store import load_store
 from test_history import TESTER, commit_all, git
-from test_record import CI, _identity, committed, head, make_repo, mem, repo  # noqa: F401 - fixtures
+from test_record import CI, _identity, append, committed, head, make_repo, mem, repo  # noqa: F401 - fixtures
 
 FILES = {"m.md": memory(title="M", body="Body of m. " * 20), "n.md": memory(title="N", body="Body of n. " * 20)}
 
@@ -277,3 +277,52 @@ def test_an_interrupted_write_after_another_writers_bytes_commits_them_only_when
     from rawko_tui.core.history import file_history
 
     assert file_history(root, ".rawko/memories/m.md", offsets).entry_not_written_by_committer == [False, True, False]
+
+
+# -- another writer's entry left unfinished: its frontmatter never closed ---------------------------------------
+
+UNFINISHED = "\n---\nimportance: low\nupdatedBy: tes"  # an agent's `cat >>` killed inside the frontmatter
+
+
+def test_an_append_after_another_writers_unfinished_entry_is_refused_not_swallowed(repo, capsys):  # noqa: F811
+    """The opening ``---`` of rawko-tui's entry would close the other writer's block, and the person's entry would
+    be read as that block's body, signed by it: refused (with or without taking the other writer's bytes),
+    naming the line, and nothing is written."""
+    path = mem(repo)
+    with path.open("a") as out:
+        out.write(UNFINISHED)
+    before, tip = path.read_bytes(), head(repo)
+    for extra in ((), ("--include-uncommitted",)):
+        assert append(repo, *extra) == 1
+        assert "is unfinished: its frontmatter is never closed" in capsys.readouterr().err
+        assert path.read_bytes() == before and head(repo) == tip
+
+
+def test_a_committed_unfinished_entry_is_lints_error_not_a_verify_failure_for_ever(repo, capsys):  # noqa: F811
+    """Committed, it is history (verify passes: nothing was lost) and lint's error; an append is refused until a
+    person closes it, then works."""
+    path = mem(repo)
+    with path.open("a") as out:
+        out.write(UNFINISHED)
+    commit_all(repo, "an agent's interrupted note")
+    assert main(["verify", str(repo)]) == 0
+    capsys.readouterr()
+    assert main(["lint", str(repo)]) == 1
+    assert "torn-entry" in capsys.readouterr().out
+    assert append(repo) == 1
+    line = path.read_text().count("\n") - 1  # the block's '---' line, 1-based
+    assert f"the entry at line {line} is unfinished" in capsys.readouterr().err
+    # an uncommitted unfinished block after the committed text is still a pending write for verify
+    with path.open("a") as out:
+        out.write("\n---\n")  # the person closes it
+    assert main(["verify", str(repo)]) == 0
+    assert append(repo, "--include-uncommitted") == 0
+    text = path.read_text()
+    assert text.endswith("a note\n") and "\n---\nimportance: low\nupdatedBy: tes\n---\n" in text
+
+
+def test_verify_still_reports_an_unfinished_entry_that_is_not_committed(repo, capsys):  # noqa: F811
+    with mem(repo).open("a") as out:
+        out.write(UNFINISHED)
+    assert main(["verify", str(repo)]) == 1
+    assert "working tree: .rawko/memories/ci-workflow-yaml-layout.md: an appended entry's frontmatter is never closed" in capsys.readouterr().out

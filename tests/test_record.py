@@ -93,7 +93,10 @@ def test_a_staged_rewrite_is_refused_and_so_is_one_the_pre_commit_hook_would_cat
     path.write_bytes(committed(repo, ".rawko/memories/ci-workflow-yaml-layout.md"))  # the working copy as committed, the index not
     capsys.readouterr()
     assert append(repo) == 1
-    assert "its staged version (the index) differs from the last commit" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "its staged version (the index) is not an append of the last commit" in err
+    assert "'The CI pipeline is one workflow file with three jobs.' became 'The CI pipeline is one workflow file with four jobs.'" in err
+    assert "never commit it" in err and "until it is unstaged (git restore --staged" in err
     assert path.read_bytes() == committed(repo, ".rawko/memories/ci-workflow-yaml-layout.md") and git(repo, "diff", "--cached") == staged
     # the hook's own case: the rewrite in the working copy, the hook installed: nothing written, nothing staged
     git(repo, "reset", "-q")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -837,16 +838,44 @@ def _check_torn_entries(root: Path, top: Path, report: VerifyReport) -> None:
         if is_memory_path(path):
             folder = path[: path.index(_MEMORY_DIR)] if path.startswith(_MEMORY_DIR) else path[: path.index(f"/{_MEMORY_DIR}") + 1]
             stores.add((top / folder).resolve())
+    changed = _uncommitted_memory_paths(top)
     for store in sorted(stores):
         if not (store / ".rawko").is_dir():
             continue
         where = Path(os.path.relpath(store, top.resolve())).as_posix()
         prefix = "" if where == "." else f"{where}/"
         for memory in load_store(store).files:
-            for suspect in memory.suspect_blocks:
-                report.violations.append(Violation("torn-entry", prefix + memory.rel_path, "working tree", suspect.reason, line=suspect.line))
+            suspects = memory.suspect_blocks
+            if suspects:
+                committed_lines = _committed_line_count(top, prefix + memory.rel_path, changed)
+                for suspect in suspects:
+                    if suspect.line > committed_lines:  # a committed one is history's, and lint's error: not a pending write
+                        report.violations.append(Violation("torn-entry", prefix + memory.rel_path, "working tree", suspect.reason, line=suspect.line))
         for name, what in interrupted_writes(store):
             report.violations.append(Violation("torn-entry", f"{prefix}{MEMORIES}/{name}", "working tree", what))
+
+
+def _uncommitted_memory_paths(top: Path) -> set[str] | None:
+    """Memory files (paths from the top) whose working copy is not HEAD's: changed, or not tracked; None when
+    there is no commit yet (every file is uncommitted)."""
+    if not git(top, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).strip():
+        return None
+    out = git(top, "diff", "--name-only", "-z", "HEAD", "--", MEMORY_PATHSPEC, check=False)
+    out += b"\x00" + git(top, "ls-files", "-z", "--others", "--exclude-standard", "--", MEMORY_PATHSPEC, check=False)
+    return {name.decode("utf-8", "surrogateescape") for name in out.split(b"\x00") if name}
+
+
+def _committed_line_count(top: Path, path: str, changed: set[str] | None) -> int:
+    """How many lines of ``path`` HEAD holds (all of them when unchanged; 0 when HEAD has no such file)."""
+    if changed is None:
+        return 0
+    if path not in changed:
+        return sys.maxsize
+    try:
+        committed = git(top, "cat-file", "blob", f"HEAD:{path}")
+    except GitError:
+        return 0
+    return committed.count(b"\n") + (not committed.endswith(b"\n") and bool(committed))
 
 
 # --------------------------------------------------------------------------

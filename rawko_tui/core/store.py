@@ -604,6 +604,9 @@ def _after_blank_or_delimiter(text: str, at: int) -> bool:
     return not before.strip() or _DELIMITER_RE.match(before) is not None
 
 
+NEVER_CLOSED = "an appended entry's frontmatter is never closed with '---' (a torn write?)"
+
+
 def _entry_block_at(text: str, at: int, end: int, room: int):
     """What the ``---`` line spanning ``text[at:end]`` starts: None (body text, nothing read), or (kind, value,
     characters of YAML read): ("entry", (its fields, where its closing line ends)), ("suspect", why: a torn
@@ -639,7 +642,7 @@ def _entry_block_at(text: str, at: int, end: int, room: int):
             head_end = len(text)
             break
     if _FIELD_LINE_RE.search(text, first, head_end):
-        return ("suspect", "an appended entry's frontmatter is never closed with '---' (a torn write?)", 0)
+        return ("suspect", NEVER_CLOSED, 0)
     return None
 
 

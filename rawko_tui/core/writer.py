@@ -63,7 +63,7 @@ from pathlib import Path
 from .gitrepo import GitError, clean_conversions, first_difference, git, locate_repository, repo_root, repository_state_in, rev_sha, rewrite_of
 from .jsregex import JS_WHITESPACE
 from .safetext import clean, clean_name
-from .store import MEMORIES_DIR, RAWKO_DIR
+from .store import MEMORIES_DIR, NEVER_CLOSED, RAWKO_DIR, MemoryFile
 
 CHUNK = 1 << 16
 LOCK_WAIT_SECONDS = 30.0  # how long a write waits for another rawko-tui write to finish
@@ -477,6 +477,12 @@ def _committed(repo: _Repo, head: str | None, path: str) -> _Committed:
         staged = "it has unresolved merge conflicts in the index"
     elif entries and entries[0][1] != blob:
         staged = "its staged version (the index) differs from the last commit"
+        data = git(repo.top, "cat-file", "blob", blob) if blob else b""
+        rewrite = rewrite_of(data, git(repo.top, "cat-file", "blob", entries[0][1])) if blob else None
+        if rewrite is not None:  # name the lines, as for a working copy; committing it would commit the rewrite
+            lost = "; ".join(repr(line) for line in rewrite.lost[:2])
+            now = "; ".join(repr(line) for line in rewrite.now[:2]) or "nothing"
+            staged = f"its staged version (the index) is not an append of the last commit ({rewrite.message}: {lost} became {now}); never commit it"
     elif not entries and blob is not None:
         staged = "it is staged for deletion"
     data = git(repo.top, "cat-file", "blob", blob) if blob else b""
@@ -639,7 +645,34 @@ def plan_append(root: Path, name: str, entry: str) -> PlannedWrite:
     if torn:
         raise WriteError(f"{torn[0].rel_path} holds {torn[0].describe()}; nothing was written. {torn_hint(torn[0])}")
     entry = ends_with_newline(entry)
-    return _plan(Path(root), rel_path, "append", lambda current: _utf8("\n\n" + entry if current else entry, "the entry"))
+
+    def appended(current: bytes | None) -> bytes:
+        unfinished = _unfinished_entry(rel_path, current) if current else None
+        if unfinished is not None:
+            raise WriteError(
+                f"{clean_name(rel_path)}: the entry at line {unfinished} is unfinished: its frontmatter is never closed with '---' "
+                "(another writer's interrupted write?), and an entry appended after it would be read as part of it; "
+                "nothing was written. Look at those lines (lint names them: torn-entry); remove them if they are not "
+                "committed (git restore), or close them with a '---' line yourself if they are"
+            )
+        return _utf8("\n\n" + entry if current else entry, "the entry")
+
+    return _plan(Path(root), rel_path, "append", appended)
+
+
+def _unfinished_entry(rel_path: str, current: bytes) -> int | None:
+    """The line of an appended entry whose frontmatter is never closed at the end of ``current`` (None: none is).
+
+    Such a block reads to the end of the file: the next ``---`` line, the one an append starts with, would close
+    it, and the appended entry would become its body.
+    """
+    from .store import parse_memory_bytes
+
+    name = rel_path[len(_MEMORIES_PREFIX) :]
+    memory = MemoryFile(location=rel_path, rel_path=rel_path, name=name, top_level="/" not in name, size=len(current))
+    parse_memory_bytes(memory, current)
+    unclosed = [block for block in memory.suspect_blocks if block.reason == NEVER_CLOSED]
+    return unclosed[-1].line if unclosed else None
 
 
 def plan_create(root: Path, title: str, text: str, taken: set[str] | None = None) -> PlannedWrite:
@@ -712,9 +745,10 @@ def _plan_against_git(root: Path, rel_path: str, kind: str, make_data, may_creat
             )
         return PlannedWrite(rel_path, kind, data, seen, in_git=True)
     if committed.staged:
+        until = "it is unstaged" if "not an append" in committed.staged else "that is committed or unstaged"
         raise WriteError(
-            f"{shown}: {committed.staged}; rawko-tui commits exactly what it shows, so it writes nothing until that is "
-            f"committed or unstaged (git restore --staged {clean_name(path)})"
+            f"{shown}: {committed.staged}; rawko-tui commits exactly what it shows, so it writes nothing until {until} "
+            f"(git restore --staged {clean_name(path)})"
         )
     conversion = clean_conversions(repo.top, [path])[path]
     if conversion.unsupported:

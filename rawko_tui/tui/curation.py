@@ -107,6 +107,9 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
 
     def on_mount(self) -> None:
         self._lint(self.draft)
+        if self.prefix:  # an entry: typing starts in its body, after the signed frontmatter, never before its '---'
+            area = self.query_one("#merge-text", TextArea)
+            area.move_cursor(area.document.end)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "append_instead":
