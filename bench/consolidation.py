@@ -1,6 +1,7 @@
 """The consolidation queue measured: precision and recall per kind on a labelled store, and its speed.
 
     python bench/consolidation.py [--memories 10000] [--json]
+    python bench/consolidation.py --store DIR [DIR ...]   # labelled stores: DIR/memories/ and DIR/labels.yaml
 
 The labelled store (``bench/data/consolidation.yaml``) holds paraphrased
 duplicates, contradictions, related-but-distinct pairs and distractors, each
@@ -105,6 +106,59 @@ def measure_quality() -> dict:
     return result
 
 
+STORE_KINDS = {"duplicate": "near-duplicate", "contradiction": "contradiction", "related": "related"}
+STORE_NOW_MS = 1_793_577_600_000  # 2026-11-01: after every labelled store's last memory
+
+
+def measure_labelled_store(folder: Path) -> dict:
+    """The queue on a labelled store written as files (``memories/``, ``labels.yaml``: pairs {a, b, kind}); a
+    group of more than two memories proposes each of its pairs. A ``trap`` pair is unrelated: proposing it is
+    a false positive, counted apart so it can be read."""
+    import shutil
+
+    import yaml
+
+    from rawko_tui.core.consolidation.queue import consolidation_candidates
+    from rawko_tui.core.store import load_store
+
+    labels_data = yaml.safe_load((folder / "labels.yaml").read_text(encoding="utf-8"))
+    labels: dict[frozenset[str], str] = {}
+    traps: set[frozenset[str]] = set()
+    for pair in labels_data["pairs"]:
+        key = frozenset((f".rawko/memories/{pair['a']}", f".rawko/memories/{pair['b']}"))
+        if pair["kind"] == "trap":
+            traps.add(key)
+        else:
+            labels[key] = STORE_KINDS[pair["kind"]]
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        shutil.copytree(folder / "memories", root / ".rawko" / "memories")
+        store = load_store(root)
+        groups = consolidation_candidates(store, STORE_NOW_MS)
+        count = len(store.files)
+    proposed: dict[frozenset[str], str] = {}
+    for group in groups:
+        paths = list(group.paths)
+        for i in range(len(paths)):
+            for j in range(i + 1, len(paths)):
+                proposed.setdefault(frozenset((paths[i], paths[j])), group.kind)
+    result: dict = {"store": folder.name, "memories": count, "kinds": {}}
+    for kind in STORE_KINDS.values():
+        labelled = {pair for pair, k in labels.items() if k == kind}
+        mine = {pair for pair, k in proposed.items() if k == kind}
+        right = mine & labelled
+        result["kinds"][kind] = {
+            "labelled": len(labelled),
+            "proposed": len(mine),
+            "right": len(right),
+            "precision": round(len(right) / len(mine), 3) if mine else None,
+            "recall": round(len(right) / len(labelled), 3) if labelled else None,
+            "traps": len(mine & traps),
+            "relatedAsThis": len({p for p in mine if labels.get(p) == "related"}) if kind != "related" else 0,
+        }
+    return result
+
+
 def similarity_margins(store, labels: dict, also: set) -> dict:
     """Where the duplicate threshold sits: the similarities of the labelled duplicates and the strongest other pairs."""
     from rawko_tui.core.consolidation.pairs import DUPLICATE
@@ -183,7 +237,20 @@ def main() -> None:
         "--memories", type=int, default=10_000, help="size of the generated store for the speed figure (0: no speed figure)"
     )
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--store", type=Path, nargs="+", help="labelled store folders (memories/ and labels.yaml) to measure instead")
     args = parser.parse_args()
+    if args.store:
+        results = [measure_labelled_store(folder) for folder in args.store]
+        if args.json:
+            print(json.dumps(results, indent=2))
+            return
+        for result in results:
+            print(f"{result['store']} ({result['memories']} memories)")
+            for kind, row in result["kinds"].items():
+                percent = lambda v: "    -" if v is None else f"{v * 100:5.1f} %"  # noqa: E731
+                print(f"  {kind:<15} labelled {row['labelled']:>3}  proposed {row['proposed']:>3}  right {row['right']:>3}  "
+                      f"precision {percent(row['precision'])}  recall {percent(row['recall'])}  traps {row['traps']}  related as this {row['relatedAsThis']}")
+        return
     result = {"quality": measure_quality()}
     if args.memories:
         result["speed"] = measure_speed(args.memories)

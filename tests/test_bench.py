@@ -60,3 +60,22 @@ def test_the_speed_targets_are_reported_in_one_run_beside_baselines_and_targets(
     text = table(result)
     assert text.count("| spec-0007,") == 3 and "warm load, 40 memories" in text and "app: peak memory" in text
     assert "| 0.165 s |" not in text  # the recorded "before" figures belong to 10,000 and 100,000 memories only
+
+
+def test_the_consolidation_bench_reads_every_labelled_store():
+    """Each labelled store loads whole and its labels name its files: the figures are the queue's, not asserted."""
+    import yaml
+
+    stores = sorted(p for p in (REPO_ROOT / "bench" / "data" / "stores").iterdir() if p.is_dir())
+    assert len(stores) >= 3
+    proc = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "bench" / "consolidation.py"), "--store", *map(str, stores), "--json"], capture_output=True, text=True, timeout=900, cwd=REPO_ROOT
+    )
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads(proc.stdout)
+    for store, result in zip(stores, results, strict=True):
+        pairs = yaml.safe_load((store / "labels.yaml").read_text(encoding="utf-8"))["pairs"]
+        for pair in pairs:
+            assert (store / "memories" / pair["a"]).is_file() and (store / "memories" / pair["b"]).is_file(), pair
+        assert result["memories"] == len(list((store / "memories").rglob("*.md")))
+        assert result["kinds"]["near-duplicate"]["labelled"] == sum(p["kind"] == "duplicate" for p in pairs)
