@@ -63,7 +63,7 @@ from pathlib import Path
 from .gitrepo import GitError, clean_conversions, first_difference, git, locate_repository, repo_root, repository_state_in, rev_sha, rewrite_of
 from .jsregex import JS_WHITESPACE
 from .safetext import clean, clean_name
-from .store import MEMORIES_DIR, NEVER_CLOSED, RAWKO_DIR, MemoryFile
+from .store import MEMORIES_DIR, NEVER_CLOSED, RAWKO_DIR, MemoryFile, parse_memory_bytes
 
 CHUNK = 1 << 16
 LOCK_WAIT_SECONDS = 30.0  # how long a write waits for another rawko-tui write to finish
@@ -473,11 +473,11 @@ def _committed(repo: _Repo, head: str | None, path: str) -> _Committed:
         if name.decode("utf-8", "surrogateescape") == path:
             entries.append(meta.decode().split(" "))  # mode, sha, stage
     staged = None
+    data = git(repo.top, "cat-file", "blob", blob) if blob else b""
     if any(stage != "0" for _mode, _sha, stage in entries):
         staged = "it has unresolved merge conflicts in the index"
     elif entries and entries[0][1] != blob:
         staged = "its staged version (the index) differs from the last commit"
-        data = git(repo.top, "cat-file", "blob", blob) if blob else b""
         rewrite = rewrite_of(data, git(repo.top, "cat-file", "blob", entries[0][1])) if blob else None
         if rewrite is not None:  # name the lines, as for a working copy; committing it would commit the rewrite
             lost = "; ".join(repr(line) for line in rewrite.lost[:2])
@@ -485,7 +485,6 @@ def _committed(repo: _Repo, head: str | None, path: str) -> _Committed:
             staged = f"its staged version (the index) is not an append of the last commit ({rewrite.message}: {lost} became {now}); never commit it"
     elif not entries and blob is not None:
         staged = "it is staged for deletion"
-    data = git(repo.top, "cat-file", "blob", blob) if blob else b""
     return _Committed(blob, mode, data, staged)
 
 
@@ -666,8 +665,6 @@ def _unfinished_entry(rel_path: str, current: bytes) -> int | None:
     Such a block reads to the end of the file: the next ``---`` line, the one an append starts with, would close
     it, and the appended entry would become its body.
     """
-    from .store import parse_memory_bytes
-
     name = rel_path[len(_MEMORIES_PREFIX) :]
     memory = MemoryFile(location=rel_path, rel_path=rel_path, name=name, top_level="/" not in name, size=len(current))
     parse_memory_bytes(memory, current)
