@@ -553,11 +553,14 @@ def rewrite_of(old: bytes, new: bytes) -> Rewrite | None:
 
 
 def first_difference(old: bytes, new: bytes) -> int:
-    """The index of the first byte where the two differ (the shorter one's length when one is a prefix of the other)."""
-    limit = min(len(old), len(new))
-    step = 1 << 16
-    start = 0
-    while start < limit and old[start : start + step] == new[start : start + step]:  # compared in C, a block at a time
-        start += step
-    end = min(limit, start + step)
-    return next((i for i in range(start, end) if old[i] != new[i]), end)
+    """The index of the first byte where the two differ (the shorter one's length when one is a prefix of the other).
+
+    Halves compared in C (memcmp), not a Python step per byte."""
+    low, high = 0, min(len(old), len(new))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if old[low:middle] == new[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
