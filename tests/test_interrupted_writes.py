@@ -326,3 +326,12 @@ def test_verify_still_reports_an_unfinished_entry_that_is_not_committed(repo, ca
         out.write(UNFINISHED)
     assert main(["verify", str(repo)]) == 1
     assert "working tree: .rawko/memories/ci-workflow-yaml-layout.md: an appended entry's frontmatter is never closed" in capsys.readouterr().out
+
+
+def test_an_unfinished_entry_in_a_file_git_is_told_not_to_look_at_is_still_pending(repo, capsys):  # noqa: F811
+    """``assume-unchanged`` hides the file from ``git diff``: its uncommitted unfinished block is still reported."""
+    git(repo, "update-index", "--assume-unchanged", ".rawko/memories/ci-workflow-yaml-layout.md")
+    with mem(repo).open("a") as out:
+        out.write(UNFINISHED)
+    assert main(["verify", str(repo)]) == 1
+    assert "an appended entry's frontmatter is never closed" in capsys.readouterr().out

@@ -30,6 +30,7 @@ from .gitrepo import (  # noqa: F401 - GitError, repository_state and files_at a
     BlobTooLarge,
     GitError,
     clean_conversions,
+    first_difference,
     RepositoryState,
     files_at,
     git,
@@ -161,22 +162,10 @@ def check_append(old: bytes, new: bytes, path: str, commit: str) -> Violation | 
     return Violation("rewritten", path, commit, rewrite.message, line=rewrite.line, lost=rewrite.lost, added=rewrite.now)
 
 
-def _common_prefix_length(first: bytes, second: bytes) -> int:
-    """How many bytes two byte strings share at their start (compared in halves: memcmp, not a loop per byte)."""
-    low, high = 0, min(len(first), len(second))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if first[low:middle] == second[low:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
 def _common_prefix(versions: list[bytes]) -> bytes:
     length = min(len(version) for version in versions)
     for version in versions[1:]:
-        length = min(length, _common_prefix_length(versions[0][:length], version))
+        length = min(length, first_difference(versions[0][:length], version))
     return versions[0][:length]
 
 
@@ -274,7 +263,7 @@ def _fit_additions(rest: bytes, additions: list[bytes]) -> bool | None:
     # for each addition, the openings it may leave out: (length, which addition they repeat)
     skips = [
         [(0, None)]
-        + [(j, k) for k, other in enumerate(additions) if k != i for j in starts if 0 < j <= _common_prefix_length(addition, other)]
+        + [(j, k) for k, other in enumerate(additions) if k != i for j in starts if 0 < j <= first_difference(addition, other)]
         for i, (addition, starts) in enumerate(zip(additions, map(_entry_starts, additions)))
     ]
 
@@ -838,7 +827,7 @@ def _check_torn_entries(root: Path, top: Path, report: VerifyReport) -> None:
         if is_memory_path(path):
             folder = path[: path.index(_MEMORY_DIR)] if path.startswith(_MEMORY_DIR) else path[: path.index(f"/{_MEMORY_DIR}") + 1]
             stores.add((top / folder).resolve())
-    changed = _uncommitted_memory_paths(top)
+    changed: list[set[str] | None] = []  # asked of git once, and only if some file holds a suspect block
     for store in sorted(stores):
         if not (store / ".rawko").is_dir():
             continue
@@ -847,7 +836,9 @@ def _check_torn_entries(root: Path, top: Path, report: VerifyReport) -> None:
         for memory in load_store(store).files:
             suspects = memory.suspect_blocks
             if suspects:
-                committed_lines = _committed_line_count(top, prefix + memory.rel_path, changed)
+                if not changed:
+                    changed.append(_uncommitted_memory_paths(top))
+                committed_lines = _committed_line_count(top, prefix + memory.rel_path, changed[0])
                 for suspect in suspects:
                     if suspect.line > committed_lines:  # a committed one is history's, and lint's error: not a pending write
                         report.violations.append(Violation("torn-entry", prefix + memory.rel_path, "working tree", suspect.reason, line=suspect.line))
@@ -855,14 +846,22 @@ def _check_torn_entries(root: Path, top: Path, report: VerifyReport) -> None:
             report.violations.append(Violation("torn-entry", f"{prefix}{MEMORIES}/{name}", "working tree", what))
 
 
+def changed_since_head(top: Path, pathspec: str, untracked: bool = False) -> list[str]:
+    """Files under ``pathspec`` (paths from the top) whose working copy may not be HEAD's: those ``git diff HEAD``
+    names, those the index hides from it (``flagged_unseen``), and with ``untracked`` those git does not track."""
+    out = git(top, "diff", "HEAD", "--name-only", "--no-renames", "-z", "--", pathspec, check=False)
+    if untracked:
+        out += b"\x00" + git(top, "ls-files", "-z", "--others", "--exclude-standard", "--", pathspec, check=False)
+    names = list(dict.fromkeys(n for n in out.decode("utf-8", "surrogateescape").split("\0") if n))
+    return names + [n for n in flagged_unseen(top, pathspec) if n not in names]  # hidden from git diff, not from rawko-tui
+
+
 def _uncommitted_memory_paths(top: Path) -> set[str] | None:
-    """Memory files (paths from the top) whose working copy is not HEAD's: changed, or not tracked; None when
-    there is no commit yet (every file is uncommitted)."""
+    """Memory files (paths from the top) whose working copy is not HEAD's; None when there is no commit yet
+    (every file is uncommitted)."""
     if not git(top, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).strip():
         return None
-    out = git(top, "diff", "--name-only", "-z", "HEAD", "--", MEMORY_PATHSPEC, check=False)
-    out += b"\x00" + git(top, "ls-files", "-z", "--others", "--exclude-standard", "--", MEMORY_PATHSPEC, check=False)
-    return {name.decode("utf-8", "surrogateescape") for name in out.split(b"\x00") if name}
+    return set(changed_since_head(top, MEMORY_PATHSPEC, untracked=True))
 
 
 def _committed_line_count(top: Path, path: str, changed: set[str] | None) -> int:
@@ -989,9 +988,7 @@ def uncommitted_rewrites(root: Path) -> set[str]:
     if top is None:
         return set()
     prefix = store_prefix(root, top)
-    changed = git(top, "diff", "HEAD", "--name-only", "--no-renames", "-z", "--", prefix, check=False)
-    names = [n for n in changed.decode("utf-8", "surrogateescape").split("\0") if n]
-    names += [n for n in flagged_unseen(top, prefix) if n not in names]  # hidden from git diff, not from the badge
+    names = changed_since_head(top, prefix)
     found: set[str] = set()
     if not names:
         return found
