@@ -480,9 +480,7 @@ def _committed(repo: _Repo, head: str | None, path: str) -> _Committed:
         staged = "its staged version (the index) differs from the last commit"
         rewrite = rewrite_of(data, git(repo.top, "cat-file", "blob", entries[0][1])) if blob else None
         if rewrite is not None:  # name the lines, as for a working copy; committing it would commit the rewrite
-            lost = "; ".join(repr(line) for line in rewrite.lost[:2])
-            now = "; ".join(repr(line) for line in rewrite.now[:2]) or "nothing"
-            staged = f"its staged version (the index) is not an append of the last commit ({rewrite.message}: {lost} became {now}); never commit it"
+            staged = f"its staged version (the index) is not an append of the last commit ({_named_lines(rewrite)}); never commit it"
     elif not entries and blob is not None:
         staged = "it is staged for deletion"
     return _Committed(blob, mode, data, staged)
@@ -778,12 +776,17 @@ def _refuse_rewrite(shown: str, path: str, committed: bytes, converted: bytes, d
     """A working copy (in committed form) that does not start with every committed byte is never committed: the lines are named."""
     rewrite = rewrite_of(committed, converted)
     if rewrite is not None:
-        lost = "; ".join(repr(line) for line in rewrite.lost[:2])
-        now = "; ".join(repr(line) for line in rewrite.now[:2]) or "nothing"
         raise WriteError(
-            f"{shown}: the working copy is not an append of the last commit ({rewrite.message}: {lost} became {now}); "
+            f"{shown}: the working copy is not an append of the last commit ({_named_lines(rewrite)}); "
             f"{doing} would commit that rewrite too, so nothing was written. Restore the committed lines (git restore {clean_name(path)}) first"
         )
+
+
+def _named_lines(rewrite) -> str:
+    """A rewrite in words: where, and the first lines lost and what replaced them."""
+    lost = "; ".join(repr(line) for line in rewrite.lost[:2])
+    now = "; ".join(repr(line) for line in rewrite.now[:2]) or "nothing"
+    return f"{rewrite.message}: {lost} became {now}"
 
 
 def replan(root: Path, writes: list[PlannedWrite]) -> list[PlannedWrite]:
