@@ -413,10 +413,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             }
             return handlers[args.command](args)
         app_parser = build_app_parser()
-        known, extra = app_parser.parse_known_args(argv)
-        if extra and known.path is not None and not os.path.exists(known.path):  # "apend x": a mistyped command first
-            return cmd_app(known)
-        return cmd_app(app_parser.parse_args(argv))
+        known, extra = app_parser.parse_known_args(argv)  # parse_args itself, with the leftovers seen first
+        if extra and (known.path is None or os.path.exists(known.path)):
+            app_parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        return cmd_app(known)  # "apend x": a mistyped command is said as such before its arguments are
     except ProfileError as exc:
         _error(str(exc))
         return EXIT_USAGE
