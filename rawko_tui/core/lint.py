@@ -26,7 +26,6 @@ from .safeio import SESSION_LIMIT, SETTINGS_LIMIT, linked_part, refusal
 from .safetext import character_name, clean_name, inline, invisible_characters, tag_text
 from .store import MemoryFile, Store, pinned_now
 from .writer import slugify
-from .yamljs import is_refusal
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
@@ -196,7 +195,7 @@ def _lint_file_at_any_time(memory: MemoryFile) -> FileFindings:
         out.extend(Finding(path, sev, code, msg, line) for sev, code, msg, line in text_findings(memory))
     if memory.error is not None:
         consequence = " A SPEC-0007 arbiter that loads it throws and injects nothing at all." if memory.spec_loadable else ""
-        if memory.error.stage == "yaml" and is_refusal(memory.error.reason):  # js-yaml reads it; rawko-tui will not
+        if memory.refused_by_limit:  # js-yaml reads it; rawko-tui will not
             consequence = " A real arbiter reads it: what it makes of this file is not modelled." if memory.spec_loadable else ""
         add(ERROR, "parse", memory.error.reason + "." + consequence, memory.error.line)
         return FileFindings(tuple(out))

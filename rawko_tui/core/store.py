@@ -315,6 +315,12 @@ class MemoryFile:
         return self._suspects[-1] if self._suspects and self._suspects[-1].cut else None
 
     @property
+    def refused_by_limit(self) -> bool:
+        """Its frontmatter is one rawko-tui declines to expand (an alias bomb, nesting deeper than 100 levels, a
+        million values) though js-yaml would read it: what a real arbiter makes of it is not modelled."""
+        return self.error is not None and self.error.stage == "yaml" and is_refusal(self.error.reason)
+
+    @property
     def attrs(self) -> dict:
         """The spec's frontmatter when it is a mapping, else empty."""
         return self.spec.attrs if self.spec is not None and isinstance(self.spec.attrs, dict) else {}

@@ -82,7 +82,7 @@ def _build_view(store: Store, profile: Profile, recursive: bool) -> LoadedView:
         for memory in candidates:
             if stopped_at is not None:
                 gated.append((memory, REASON_NOT_READ, f"never read: {profile.name} stopped loading at {stopped_at.name}, which comes before it in {loader.order} order"))
-            elif refused(memory):  # the real arbiter reads on; rawko-tui cannot say what it makes of this file
+            elif memory.refused_by_limit:  # the real arbiter reads on; rawko-tui cannot say what it makes of this file
                 gated.append((memory, REASON_ERROR, f"not modelled: {memory.error.reason} by rawko-tui; {profile.name} reads it and goes on loading"))
             elif has_load_error(memory):
                 stopped_at = memory
@@ -105,16 +105,11 @@ def _build_view(store: Store, profile: Profile, recursive: bool) -> LoadedView:
             kept.save()
     else:
         for memory in candidates:  # the real arbiter reads a refused file: rawko-tui cannot say what it makes of it
-            if refused(memory):
+            if memory.refused_by_limit:
                 gated.append((memory, REASON_ERROR, f"not modelled: {memory.error.reason} by rawko-tui; {profile.name} reads it"))
             else:
                 loaded.append(memory)
     return LoadedView(loader, gated, loaded, order_note)
-
-
-def refused(memory: MemoryFile) -> bool:
-    """A file rawko-tui declines to expand (an alias bomb, nesting deeper than 100 levels, a million values), which js-yaml would read."""
-    return memory.error is not None and memory.error.stage == "yaml" and is_refusal(memory.error.reason)
 
 
 def _ordered(store: Store, order: str) -> tuple[list[MemoryFile], str]:
