@@ -39,7 +39,8 @@ from .core.checks import budget_for, impact, load_checks, matrix, prompt_shares,
 from .core.settings import person_model
 from .core.tokens import DEFAULT_MODEL
 from .core.curation import confirm_entry, effective_store, link_writes, now_iso, parse_assignments, read_body, retire_entry, status_of, supersede_writes
-from .core.jsvalue import display_value, parse_js_date_string
+from .core.jsdate import parse_iso_date
+from .core.jsvalue import display_value
 from .core.store import StoreNotFound, find_store_root, load_store, load_store_at, pinned_now, spec_extract
 
 COMMANDS = ("init", "preview", "compare", "arbiters", "explain", "lint", "verify", "hook", "new", "append", "retire", "link", "confirm", "torn", "candidates", "opinion", "extract", "sessions", "promote", "check", "impact", "matrix")
@@ -1084,7 +1085,7 @@ def cmd_new(args) -> int:
         "discoveredAt": args.discovered_at or now_iso(),
         "discoveredBy": args.by,
     }
-    if args.discovered_at and math.isnan(parse_js_date_string(args.discovered_at)):
+    if args.discovered_at and math.isnan(parse_iso_date(args.discovered_at)):
         raise UsageError(f"--discovered-at: {args.discovered_at!r} is not an ISO 8601 date")
     if args.discovered_in:
         fields["discoveredIn"] = args.discovered_in

@@ -92,7 +92,7 @@ CASES: list[Case] = [
             ("field-type", "whenToUse item '[object Object]' is a mapping"),
             ("field-type", "tags is a string, not a list"),
             ("field-type", "importance is a list"),
-            ("date", "'yes' is not an ISO 8601 date"),
+            ("date", "'yes' is not a date JavaScript can read"),
             ("field-type", "discoveredBy is a list"),
         ],
         group="yaml",

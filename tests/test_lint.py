@@ -15,9 +15,9 @@ NOW = parse_now(FIXED_NOW)
 LONG_BODY = "word " * 80
 
 
-def findings_for(tmp_path, files, **kwargs):
+def findings_for(tmp_path, files, now_ms=None, **kwargs):
     write_store(tmp_path, files)
-    return lint_store(load_store(tmp_path), NOW, **kwargs)
+    return lint_store(load_store(tmp_path), NOW if now_ms is None else now_ms, **kwargs)
 
 
 def codes(findings, path=None):
@@ -61,7 +61,7 @@ def test_parse_errors_are_errors_with_lines(tmp_path):
         ({"when": '\n  - pattern: "auth"'}, "pattern-map", "error", "throws on a map"),
         ({"importance": "High"}, "importance", "error", "did you mean 'high'"),
         ({"importance": "urgent"}, "importance", "error", "never injected"),
-        ({"at": '"last week"'}, "date", "warning", "not an ISO 8601 date"),
+        ({"at": '"last week"'}, "date", "warning", "not a date JavaScript can read"),
         ({"at": "2027-01-01T00:00:00Z"}, "date", "warning", "in the future"),
         ({"at": '"2026-01-01T10:00:00"'}, "date", "info", "local time zone"),
         ({"at": "1700000000000"}, "date", "warning", "discoveredAt is a number"),
@@ -188,3 +188,31 @@ def test_the_common_word_rule_meets_its_measured_precision_and_recall():
     measured = bench.measure()
     assert measured["labelled"] >= 300 and measured["false_positives"] == []
     assert measured["precision"] == 1.0 and measured["recall"] >= 0.73
+
+
+@pytest.mark.parametrize(
+    ("written", "says", "reads"),
+    [
+        ("2025-13-45T10:00:00Z", "month 13 does not exist, so js-yaml rolls it over", "2026-02-14T10:00:00.000Z"),
+        ("2026-02-30 10:00:00", "February 30 does not exist in 2026, so js-yaml rolls it over", "2026-03-02T10:00:00.000Z"),
+        ("0026-01-01", "js-yaml reads year 0026 as 1926", "1926-01-01T00:00:00.000Z"),
+        ('"2026-02-30T10:00:00Z"', "February 30 does not exist in 2026, so it rolls over", "2026-03-02T10:00:00.000Z"),
+        ('"Nov 21"', "it has no year, and V8 supplies 2001", "2001-11-21T00:00:00.000Z"),
+        ("05/11/2026", "V8 reads the month first: May 11, not November 5", "2026-05-11T00:00:00.000Z"),
+        ("11/21/69", "V8 reads its two-digit year as 1969", "1969-11-21T00:00:00.000Z"),
+        ("2026-11-21 24:00:00 +0100", "24:00 is the next day's midnight, so it rolls over", "2026-11-21T23:00:00.000Z"),
+    ],
+)
+def test_a_date_that_is_not_the_date_it_looks_like_is_named_with_how_javascript_reads_it(tmp_path, written, says, reads):
+    found = findings_for(tmp_path, {"a-memory.md": memory(at=written)}, parse_now("1900-01-01T00:00:00Z"))
+    shown = written.strip('"')
+    dates = [f.message for f in found if f.code == "date"]
+    assert f"discoveredAt {shown!r} is not the date it looks like: {says}. JavaScript reads it as {reads}" in dates
+    # and a date read into the future names the text that is in the file, not only the date it became
+    assert f"discoveredAt {shown!r} (read as {reads}) is in the future: it always counts as recent (+10)" in dates
+
+
+@pytest.mark.parametrize("written", ["2026-11-21 10:00:00 +0100", '"Sat, 21 Nov 2026 10:00:00 GMT"', "2026-01-23T10:30:00Z", "2026-01-23"])
+def test_a_date_that_reads_as_it_looks_gets_no_date_warning(tmp_path, written):
+    found = findings_for(tmp_path, {"a-memory.md": memory(at=written)}, parse_now("2030-01-01T00:00:00Z"))
+    assert [f.message for f in found if f.code == "date"] == []

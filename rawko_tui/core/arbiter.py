@@ -70,7 +70,8 @@ from .arbiters.scoring import (  # noqa: F401 - re-exported: the arbiter's publi
 )
 from .explain import GATE, INFO, PATTERN, SCORE, Explanation
 from .jsregex import DEFAULT_REGEX_BUDGET_SECONDS, JsRegexUndecided
-from .jsvalue import UNDEFINED, JsDate, js_to_integer_or_infinity, js_to_number, js_to_string, parse_js_date_string  # noqa: F401 - js_to_number: lint's import
+from .jsdate import parse_iso_date
+from .jsvalue import UNDEFINED, JsDate, js_to_integer_or_infinity, js_to_number, js_to_string  # noqa: F401 - js_to_number: lint's import
 from .patterns import PatternResult, Undecided, build_search_text, near_miss
 from .store import MemoryFile, Store
 
@@ -843,7 +844,7 @@ def _option_notes(options: ArbiterOptions, max_memories, min_importance, agent: 
 
 def parse_now(text: str) -> float:
     """A ``--now`` value: an ISO 8601 date or date-time (offset optional, local time without one)."""
-    ms = parse_js_date_string(text)
+    ms = parse_iso_date(text)
     if math.isnan(ms):
         raise ValueError(f"{text!r} is not an ISO 8601 date or date-time (e.g. 2026-01-24T12:00:00Z)")
     return ms

@@ -10,13 +10,14 @@ thousands (tests/test_jsvalue.py).
 
 from __future__ import annotations
 
-import calendar
 import math
 import re
 import time
 from dataclasses import dataclass
 from datetime import datetime
 
+from .jsdate import parse_date
+from .jsdate import time_clip
 from .jsregex import JS_WHITESPACE
 
 
@@ -273,76 +274,7 @@ def js_truthy(value: object) -> bool:
 # Dates
 # --------------------------------------------------------------------------
 
-_ISO_DATE = re.compile(r"^([+-]\d{6}|\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
-_ISO_DATETIME = re.compile(
-    r"^([+-]\d{6}|\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?"
-    r"(Z|[+-]\d{2}:?\d{2})?$",
-    re.IGNORECASE,
-)
-
-
-def _utc_ms(year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0, ms: int = 0) -> float:
-    """``Date.UTC`` with JavaScript's overflow (month 13 rolls into the next year)."""
-    year += (month - 1) // 12
-    month = (month - 1) % 12 + 1
-    days = _days_from_civil(year, month, 1) + (day - 1)
-    return float(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + ms)
-
-
-def _days_from_civil(y: int, m: int, d: int) -> int:
-    y -= m <= 2
-    era = (y if y >= 0 else y - 399) // 400
-    yoe = y - era * 400
-    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe - 719468
-
-
-def _local_offset_ms(year: int, month: int, day: int, hour: int, minute: int, second: int) -> float:
-    """Milliseconds to subtract from a local wall-clock time to get UTC (as V8 does via the host zone)."""
-    try:
-        stamp = time.mktime((year, month, day, hour, minute, second, 0, 0, -1))
-    except (OverflowError, ValueError):
-        return 0.0
-    return (calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0)) - stamp) * 1000.0
-
-
-def parse_js_date_string(text: str) -> float:
-    """``Date.parse(text)`` for ISO 8601 forms (date-only is UTC, date-time without offset is local).
-
-    Other forms, which V8 parses with implementation-specific rules, give NaN.
-    """
-    text = text.strip()
-    m = _ISO_DATE.match(text)
-    if m:
-        year, month, day = int(m.group(1)), int(m.group(2) or 1), int(m.group(3) or 1)
-        if not (1 <= month <= 12 and 1 <= day <= 31) or m.group(1) == "-000000":
-            return math.nan
-        return _time_clip(_utc_ms(year, month, day))
-    m = _ISO_DATETIME.match(text)
-    if not m:
-        return math.nan
-    year, month, day, hour, minute = (int(m.group(i)) for i in range(1, 6))
-    second = int(m.group(6) or 0)
-    fraction = (m.group(7) or "")[:3].ljust(3, "0")
-    millis = int(fraction)
-    if not (1 <= month <= 12 and 1 <= day <= 31 and hour <= 24 and minute <= 59 and second <= 59):
-        return math.nan
-    if hour == 24 and (minute or second or millis):
-        return math.nan
-    value = _utc_ms(year, month, day, hour, minute, second, millis)
-    zone = m.group(8)
-    if zone is None:
-        value -= _local_offset_ms(year, month, day, min(hour, 23), minute, second)
-    elif zone.upper() != "Z":
-        sign = 1 if zone[0] == "+" else -1
-        digits = zone[1:].replace(":", "")
-        value -= sign * (int(digits[:2]) * 60 + int(digits[2:])) * 60_000
-    return _time_clip(value)
-
-
-def _time_clip(ms: float) -> float:
-    return ms if abs(ms) <= 8.64e15 else math.nan
+# Date.parse is V8's, legacy parser included (jsdate.py).
 
 
 def js_new_date(value: object) -> JsDate:
@@ -359,11 +291,11 @@ def js_new_date(value: object) -> JsDate:
         number = float(value)
         if math.isnan(number) or math.isinf(number):
             return JsDate(math.nan)
-        return JsDate(_time_clip(float(math.trunc(number))))
+        return JsDate(time_clip(float(math.trunc(number))))
     if isinstance(value, str):
-        return JsDate(parse_js_date_string(value))
+        return JsDate(parse_date(value))
     if isinstance(value, list):
-        return JsDate(parse_js_date_string(js_to_string(value)))
+        return JsDate(parse_date(js_to_string(value)))
     return JsDate(math.nan)
 
 

@@ -18,6 +18,7 @@ from .arbiter import js_to_number
 from .arbiters.scoring import IMPORTANCE_ORDER, pattern_strings
 from .commonwords import COMMON_WORD_RANK, is_common_word, words_containing
 from .injection import MOVES, read
+from .jsdate import reading_notes
 from .jsregex import JsRegexSyntaxError, JsRegexTimeout, annex_b_notes, compile_js, nested_quantifier_risk
 from .jsvalue import UNDEFINED, JsDate, display_value, js_new_date, js_to_string, js_truthy, type_name
 from .markdownhidden import hidden_parts, may_hide
@@ -26,6 +27,7 @@ from .safeio import SESSION_LIMIT, SETTINGS_LIMIT, linked_part, refusal
 from .safetext import character_name, clean_name, inline, invisible_characters, tag_text
 from .store import MemoryFile, Store, pinned_now
 from .writer import slugify
+from .yamljs import timestamp_notes
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
@@ -41,6 +43,7 @@ MAX_ALTERNATIVES = 200
 MAX_FRONTMATTER = 64 * 1024
 LONG_LINE = 10_000
 _CONFLICT_MARKER = re.compile(r"^(?:<{7}|>{7})(?: [^\n]*)?$", re.MULTILINE)
+_ISO_LIKE = re.compile(r"^[+-]?\d{4,6}-\d{2}-\d{2}(?:[Tt]\d|$)")
 _LOCAL_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$")
 
 
@@ -150,7 +153,7 @@ def _profile_findings(store: Store, arbiter: str | None) -> list[Finding]:
 
 # The source a file's findings come from: a change to any of them makes the kept findings stale.
 LINT_MODULES = (
-    "lint.py", "arbiter.py", "arbiters/scoring.py", "commonwords.py", "data/english_words.txt", "jsregex.py",
+    "lint.py", "arbiter.py", "jsdate.py", "arbiters/scoring.py", "commonwords.py", "data/english_words.txt", "jsregex.py",
     "jsvalue.py", "patterns.py", "safeio.py", "safetext.py", "store.py", "writer.py", "yamljs.py", "cache.py",
     "injection.py", "markdownhidden.py", "data/injection_model.json", "data/lookalikes.txt",
 )  # fmt: skip
@@ -254,15 +257,27 @@ def _lint_file_at_any_time(memory: MemoryFile) -> FileFindings:
         add(WARNING, "missing-field", "no discoveredAt: it never gets a recency bonus", line_of("discoveredAt"))
     else:
         date = js_new_date(discovered)
+        written = discovered if isinstance(discovered, str) else _plain_text(memory, "discoveredAt") if isinstance(discovered, JsDate) else None
         if not date.valid:
-            add(WARNING, "date", f"discoveredAt {js_to_string(discovered)!r} is not an ISO 8601 date: no recency bonus", line_of("discoveredAt"))
+            add(WARNING, "date", f"discoveredAt {js_to_string(discovered)!r} is not a date JavaScript can read: no recency bonus", line_of("discoveredAt"))
         elif not isinstance(discovered, (JsDate, str)):
             add(WARNING, "date", f"discoveredAt is a {type_name(discovered)}; JavaScript reads it as {date.iso()}", line_of("discoveredAt"))
         else:
+            if isinstance(discovered, str):
+                notes = reading_notes(discovered)
+            else:  # a timestamp js-yaml made into a date itself
+                notes = [(True, note) for note in timestamp_notes(written or "")]
+            moved = [note for moves, note in notes if moves]
+            if moved:
+                add(WARNING, "date", f"discoveredAt {written!r} is not the date it looks like: {'; '.join(moved)}. JavaScript reads it as {date.iso()}", line_of("discoveredAt"))
             # in the future or not depends on when lint runs: kept aside, so the rest can be kept between runs
-            future = (len(out), date.ms, Finding(path, WARNING, "date", f"discoveredAt {date.iso()} is in the future: it always counts as recent (+10)", line_of("discoveredAt")))
+            spelled_otherwise = written is not None and not _ISO_LIKE.match(written)  # "Nov 21, 2026": say what it became
+            shown = f"{written!r} (read as {date.iso()})" if moved or spelled_otherwise else date.iso()
+            future = (len(out), date.ms, Finding(path, WARNING, "date", f"discoveredAt {shown} is in the future: it always counts as recent (+10)", line_of("discoveredAt")))
             if isinstance(discovered, str) and _LOCAL_DATETIME.match(discovered.strip()):
                 add(INFO, "date", "discoveredAt has a time but no offset: JavaScript reads it in the arbiter machine's local time zone; add 'Z'", line_of("discoveredAt"))
+            elif any(not moves for moves, _ in notes):
+                add(INFO, "date", f"discoveredAt {written!r} names no time zone: JavaScript reads it in the arbiter machine's local time zone (an ISO date such as 2026-11-21 is UTC); add 'Z' or an offset", line_of("discoveredAt"))
 
     # discoveredBy
     by = attrs.get("discoveredBy", UNDEFINED)
@@ -762,6 +777,17 @@ def _matches_everything(compiled) -> bool:
         return all(compiled.test(probe) for probe in _PROBES)
     except JsRegexTimeout:
         return False
+
+
+def _plain_text(memory: MemoryFile, name: str) -> str | None:
+    """A top-level field's value as written on its line (quotes and a trailing comment removed), or None."""
+    if memory.spec is None:
+        return None
+    for text in memory.spec.frontmatter_text.split("\n"):
+        match = re.match(rf"^{re.escape(name)}\s*:[ \t]*(.*?)(?:[ \t]+#.*)?[ \t\r]*$", text)
+        if match:
+            return match.group(1).strip("'\"") or None
+    return None
 
 
 def _field_lines(memory: MemoryFile):

@@ -23,10 +23,13 @@ from dataclasses import dataclass
 
 import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.composer import Composer as _PyComposer
+from yaml.events import AliasEvent
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from yaml.resolver import BaseResolver
 
-from .jsvalue import UNDEFINED, JsDate, _utc_ms, js_to_string
+from .jsdate import rollover_note, utc_ms
+from .jsvalue import UNDEFINED, JsDate, js_to_string
 
 try:  # libyaml's parser is ~10x faster; fall back to the pure-Python one
     from yaml.cyaml import CParser as _Parser
@@ -143,7 +146,7 @@ def _date_utc(year: int, month0: int, day: int, hour: int = 0, minute: int = 0, 
     """``Date.UTC``: years 0-99 mean 1900-1999, and fields overflow into the next unit."""
     if 0 <= year <= 99:
         year += 1900
-    return _utc_ms(year, month0 + 1, day, hour, minute, second, ms)
+    return utc_ms(year, month0 + 1, day, hour, minute, second, ms)
 
 
 def _parse_timestamp(data: str) -> JsDate | None:
@@ -159,6 +162,23 @@ def _parse_timestamp(data: str) -> JsDate | None:
         delta = (int(m[10]) * 60 + int(m[11] or 0)) * 60_000
         ms -= -delta if m[9] == "-" else delta
     return JsDate(ms)
+
+
+def timestamp_notes(data: str) -> list[str]:
+    """Where js-yaml's reading of a plain timestamp differs from how it looks (it rolls over, years 0-99)."""
+    m = _DATE_RE.match(data) or _TIMESTAMP_RE.match(data)
+    if not m:
+        return []
+    numbers = [int(m[i]) if m.re is _TIMESTAMP_RE else 0 for i in (4, 5, 6)]
+    year, month, day = int(m[1]), int(m[2]), int(m[3])
+    notes = []
+    if year <= 99:
+        notes.append(f"js-yaml reads year {m[1]} as {1900 + year}")
+        year += 1900
+    rolled = rollover_note(year, month, day, *numbers)
+    if rolled:
+        notes.append(f"{rolled}, so js-yaml rolls it over")
+    return notes
 
 
 def resolve_plain_scalar(data: str) -> object:
@@ -314,8 +334,55 @@ _Constructor.add_constructor("!", SafeConstructor.construct_yaml_str)
 _Constructor.add_constructor(None, _Constructor.construct_undefined)
 
 
+class _JsComposer(_PyComposer):
+    """PyYAML's composer with the two rules both JavaScript libraries follow and libyaml's composer does not:
+    an anchor defined again replaces the earlier one (YAML 1.2), and a scalar tagged with the non-specific
+    ``!`` is text (``! 12`` is "12"; libyaml resolves it as if untagged)."""
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None and not isinstance(event, AliasEvent):
+            self.anchors.pop(anchor, None)
+        return super().compose_node(parent, index)
+
+    def compose_scalar_node(self, anchor):
+        event = self.peek_event()
+        if event.tag == "!":
+            self.get_event()
+            node = ScalarNode(_TAG + "str", event.value, event.start_mark, event.end_mark, style=event.style)
+            if anchor is not None:
+                self.anchors[anchor] = node
+            return node
+        return super().compose_scalar_node(anchor)
+
+
 def make_loader(constructor: type, resolver: type) -> type:
-    """A loader class: libyaml's parser (PyYAML's own when libyaml is missing) with this resolution and construction."""
+    """A loader class: libyaml's parser (PyYAML's own when libyaml is missing) with this resolution and construction.
+
+    Its ``js_composer`` attribute is the same loader with ``_JsComposer``, for the documents that need it
+    (``needs_js_composer``): libyaml's own composer is faster, and right for every other document.
+    """
+    loader = _make_loader(constructor, resolver)
+
+    class JsComposerLoader(_JsComposer, loader):  # type: ignore[misc,valid-type]
+        def __init__(self, stream):
+            loader.__init__(self, stream)
+            _JsComposer.__init__(self)
+
+    loader.js_composer = JsComposerLoader
+    return loader
+
+
+_NON_SPECIFIC_TAG = re.compile(r"(?<![^\s\[\]{},:?-])!(?=[\s,\]}]|\Z)")
+
+
+def needs_js_composer(text: str) -> bool:
+    """Whether a document holds a non-specific ``!`` tag (a cheap test; an anchor defined twice shows up as an error)."""
+    return "!" in text and _NON_SPECIFIC_TAG.search(text) is not None
+
+
+def _make_loader(constructor: type, resolver: type) -> type:
     if _Reader is None:
 
         class Loader(_Parser, constructor, resolver):  # type: ignore[misc,valid-type]
@@ -747,10 +814,20 @@ def parse_document(loader_class, text: str, empty: object, check_aliases=None) -
     text, hidden = _hide_yaml11_breaks(text)
     if len(text) > MAX_NODES or sum(map(text.count, _NESTING_CHARS)) > MAX_DEPTH:  # every value takes a character, every level one of these
         _refuse_deep_nesting(text)
+    if needs_js_composer(text):
+        loader_class = loader_class.js_composer
     loader = loader_class(text)
     loader.restore_breaks = hidden
     try:
-        node = loader.get_single_node()
+        try:
+            node = loader.get_single_node()
+        except yaml.composer.ComposerError as exc:
+            if "duplicate anchor" not in str(exc) or not hasattr(loader_class, "js_composer"):
+                raise
+            loader.dispose()
+            loader = loader_class.js_composer(text)
+            loader.restore_breaks = hidden
+            node = loader.get_single_node()
         if node is None:
             return empty
         reused, depth = _shape(node)

@@ -1,0 +1,87 @@
+"""``new Date(string)`` is V8's: every generated string gets node's answer, NaN included.
+
+The strings are the forms people write in frontmatter (Jekyll's ``2026-11-21 10:00:00 +0100``,
+``Nov 21, 2026``, RFC 2822, ``Date.prototype.toString``), with time zone names and offsets in
+every spelling, two-digit years, month names in three languages, weekday prefixes and
+parenthesised comments, then mutated: spacing, case, separators, out-of-range fields,
+leading and trailing text (tests/dategen.py). bench/dates.py runs the same comparison on a
+larger sample and on every date of the real-world corpus.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import time
+
+import pytest
+
+from dategen import date_strings
+from rawko_tui.core.jsdate import parse_date
+from conftest import ORACLE_DIR
+
+# The forms of issue reports and real frontmatter, each of which once read as NaN here
+PEOPLES_FORMS = [
+    "2026-11-21 10:00:00 +0100", "2026-11-21 9:58:26 +0800", "2026-11-21 10:00:00 Z", "2026-11-21 10:00:00 UTC",
+    "2026-11-21 10:00:00 GMT", "2026-11-21 10:00:00 +01:00", "2026/11/21", "Nov 21, 2026", "21 Nov 2026",
+    "Sat, 21 Nov 2026 10:00:00 GMT", "Sat, 21 Nov 2026 10:00:00 +0000", "November 21, 2026 10:00 PM",
+    "21 novembre 2026", "2026-11-21T10:00:00Z", "2025-13-45T10:00:00Z", "2026-11-21", "12", "Tue Nov 24 2026 10:00:00 GMT+0100 (CET)",
+]
+
+
+def node_times(node: str, strings: list[str], zone: str) -> list[float | None]:
+    proc = subprocess.run(
+        [node, str(ORACLE_DIR / "date_probe.js")], input=json.dumps(strings), capture_output=True, text=True,
+        env={**os.environ, "TZ": zone}, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def differences(strings: list[str], want: list[float | None]) -> list[tuple[str, float | None, float | None]]:
+    found = []
+    for text, expected in zip(strings, want, strict=True):
+        got = parse_date(text)
+        got = None if math.isnan(got) else got
+        if got != expected:
+            found.append((text, expected, got))
+    return found
+
+
+GENERATED = 20_000
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Europe/Berlin"])
+def test_every_generated_date_string_reads_as_node_reads_it(oracle, monkeypatch, zone):
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    strings = PEOPLES_FORMS + date_strings(GENERATED, seed=2026 if zone == "UTC" else 7)
+    want = node_times(oracle.node, strings, zone)
+    assert sum(w is not None for w in want) > GENERATED // 5  # the sample is not all NaN
+    assert differences(strings, want) == []
+
+
+def test_local_times_around_daylight_saving_changes_read_as_node_reads_them(oracle, monkeypatch):
+    strings = [
+        f"{year}-{day}{sep}{clock}"
+        for year in (1900, 1969, 2026, 2038, 2100, 10000)
+        for day in ("03-29", "10-25", "11-01", "03-08")
+        for sep in ("T", " ")
+        for clock in ("01:30", "02:00", "02:30", "03:00", "23:59")
+    ]
+    for zone in ("Europe/Berlin", "America/New_York", "Australia/Lord_Howe"):
+        monkeypatch.setenv("TZ", zone)
+        time.tzset()
+        assert differences(strings, node_times(oracle.node, strings, zone)) == [], zone
+
+
+def test_the_forms_people_write_are_dates_not_nan():
+    # The oracle test above is the authority; this one reads without node and names the cases
+    for text in PEOPLES_FORMS[:-4]:
+        assert not math.isnan(parse_date(text)), text
+    assert parse_date("2026-11-21 10:00:00 +0100") == parse_date("2026-11-21T09:00:00Z")
+    assert parse_date("Nov 21, 2026") == parse_date("2026-11-21T00:00:00")  # local midnight, as in V8
+    assert math.isnan(parse_date("2025-13-45T10:00:00Z"))  # an impossible ISO date is NaN in V8 (js-yaml rolls it over)
+    assert parse_date("12") == parse_date("2001-12-01T00:00:00")  # a lone number is a month of 2001
