@@ -233,6 +233,14 @@ DIFFERENCES = {
     "fourth-tag": memory(title="Planner tag", when='"auth"', tags="[architecture]", importance="low"),
     "non-string-tags": memory(title="Odd tags", when='"auth"', tags="[auth, 2024, null]", importance="high"),
     "short-words": memory(title="Adding an API for the Login handler", when='"auth"', tags="[auth]", importance="high"),
+    "title-block-scalar-last": '---\nwhenToUse: ["auth"]\ntags: [auth]\nimportance: high\ndiscoveredAt: 2026-01-23T10:30:00Z\ntitle: >\n  Alpha notes\n---\n\nbody\n',
+    "discoverer-block-scalar-last": '---\ntitle: Alpha notes\nwhenToUse: ["auth"]\ntags: [auth]\nimportance: high\ndiscoveredBy: |\n  developer\n---\n\nbody\n',
+    "non-specific-tag": memory(title="! 12", when='"auth"', tags="[auth]", importance="high"),
+    "anchor-defined-twice": memory(title="&t Twice", when='"auth"', tags="[auth]", importance="high", extra="other: *t\nagain: &t Again\nlast: *t"),
+    "jekyll-date": memory(title="Jekyll date", when='"auth"', tags="[auth]", at="2026-01-20 10:00:00 +0100"),
+    "month-name-date": memory(title="Month name", when='"auth"', tags="[auth]", at='"Jan 20, 2026"'),
+    "rfc-2822-date": memory(title="RFC date", when='"auth"', tags="[auth]", at="Tue, 20 Jan 2026 10:00:00 GMT"),
+    "rolled-over-date": memory(title="Rolled", when='"auth"', tags="[auth]", at="2025-13-45T10:00:00Z"),
 }
 TASKS = ["add an api for the login auth", "  implement auth  ", "auth"]
 

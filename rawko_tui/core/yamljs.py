@@ -812,6 +812,10 @@ def parse_document(loader_class, text: str, empty: object, check_aliases=None) -
     document with no content gives. Raises YamlError.
     """
     text, hidden = _hide_yaml11_breaks(text)
+    if text and text[-1] not in "\n\r":
+        # Both JavaScript libraries end the input with a line break: a block scalar that closes the
+        # frontmatter ("discoveredBy: |" then "  developer") keeps its final newline there, not in libyaml
+        text += "\n"
     if len(text) > MAX_NODES or sum(map(text.count, _NESTING_CHARS)) > MAX_DEPTH:  # every value takes a character, every level one of these
         _refuse_deep_nesting(text)
     if needs_js_composer(text):
