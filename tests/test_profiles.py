@@ -240,6 +240,11 @@ DIFFERENCES = {
     "jekyll-date": memory(title="Jekyll date", when='"auth"', tags="[auth]", at="2026-01-20 10:00:00 +0100"),
     "month-name-date": memory(title="Month name", when='"auth"', tags="[auth]", at='"Jan 20, 2026"'),
     "rfc-2822-date": memory(title="RFC date", when='"auth"', tags="[auth]", at="Tue, 20 Jan 2026 10:00:00 GMT"),
+    "block-header-comment": memory(title="Folded", when='"auth"', tags="[auth]", extra="description: ># note\n  folded text"),
+    "flow-dash": memory(title="Flow dash", when='"auth"', tags="[auth]", extra="extra: [-]"),
+    "quote-then-comment": memory(title='"Alpha notes"# note', when='"auth"', tags="[auth]"),
+    "quoted-line-not-indented": memory(title="Partners", when='"auth"', tags="[auth]", extra='about:\n  text: "first line\n\n  second line\n"'),
+    "surrogate-escapes": memory(title='"Rocket \\ud83d\\ude80 launch"', when='"auth"', tags="[auth]"),
     "rolled-over-date": memory(title="Rolled", when='"auth"', tags="[auth]", at="2025-13-45T10:00:00Z"),
 }
 TASKS = ["add an api for the login auth", "  implement auth  ", "auth"]

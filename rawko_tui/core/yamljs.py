@@ -800,7 +800,68 @@ def _refuse_alias_bomb(node) -> None:
         raise _too_many_characters(node.start_mark.line)
 
 
-def parse_document(loader_class, text: str, empty: object, check_aliases=None) -> object:
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_BLOCK_HEADER = re.compile(r"[|>][0-9+-]*")
+
+
+def walk_nodes(root):
+    """Every node once with its innermost block collection and whether it sits in a flow collection."""
+    seen: set[int] = set()
+    stack = [(root, None, False)]
+    while stack:
+        node, block, in_flow = stack.pop()
+        if id(node) in seen:  # an alias: the same node again
+            continue
+        seen.add(id(node))
+        yield node, block, in_flow
+        if isinstance(node, ScalarNode):
+            continue
+        children = node.value if isinstance(node, SequenceNode) else [part for pair in node.value for part in pair]
+        inner = (block if node.flow_style else node, in_flow or bool(node.flow_style))
+        stack.extend((child, *inner) for child in children)
+
+
+def check_js_syntax(root, text: str, lines: list[str] | None = None) -> None:
+    """What both JavaScript libraries refuse and libyaml reads: a block scalar header followed by ``#``
+    without a space (``description: ># note``), and a lone ``-`` in a flow collection (``[-]``)."""
+    for node, _, in_flow in walk_nodes(root):
+        if not isinstance(node, ScalarNode):
+            continue
+        if node.style in ("|", ">"):
+            lines = _LINE_BREAK.split(text) if lines is None else lines
+            line = lines[node.start_mark.line]
+            header = _BLOCK_HEADER.match(line, node.start_mark.column)
+            if header and header.end() < len(line) and line[header.end()] not in " \t":
+                raise YamlError("a line break is expected after a block scalar header", node.start_mark.line, header.end())
+        elif not node.style and in_flow and node.value == "-":  # plain: None, or "" from libyaml
+            raise YamlError("missed comma between flow collection entries", node.start_mark.line, node.start_mark.column)
+
+
+def _checked_by_js_syntax(text: str) -> bool:
+    """Whether ``check_js_syntax`` could find anything (a cheap test, so most documents skip the walk)."""
+    return ("-" in text and ("[" in text or "{" in text)) or (">" in text or "|" in text) and "#" in text
+
+
+_SURROGATE_PAIR_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", re.IGNORECASE)
+
+
+def _join_surrogate_escapes(text: str) -> str:
+    """``"\\ud83d\\ude80"`` in a double-quoted scalar is one character to both JavaScript libraries (their
+    strings are UTF-16); libyaml refuses a surrogate escape. Written as the ``\\U`` escape of the pair's
+    code point, libyaml reads the same character."""
+
+    def joined(match: re.Match) -> str:
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        before = re.sub(r"\\.", "", text[line_start : match.start()])
+        if before.count('"') % 2 == 0:  # not inside a double-quoted scalar on this line
+            return match.group(0)
+        high, low = int(match.group(2), 16), int(match.group(3), 16)
+        return f"{match.group(1)}\\U{0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00):08x}"
+
+    return _SURROGATE_PAIR_ESCAPE.sub(joined, text)
+
+
+def parse_document(loader_class, text: str, empty: object, check_aliases=None, check_document=None) -> object:
     """One YAML document through libyaml with ``loader_class``'s resolution and construction.
 
     The safety rules are the same for every dialect: NEL, LS and PS are
@@ -812,6 +873,8 @@ def parse_document(loader_class, text: str, empty: object, check_aliases=None) -
     document with no content gives. Raises YamlError.
     """
     text, hidden = _hide_yaml11_breaks(text)
+    if "\\u" in text and _SURROGATE_PAIR_ESCAPE.search(text):
+        text = _join_surrogate_escapes(text)
     if text and text[-1] not in "\n\r":
         # Both JavaScript libraries end the input with a line break: a block scalar that closes the
         # frontmatter ("discoveredBy: |" then "  developer") keeps its final newline there, not in libyaml
@@ -837,6 +900,10 @@ def parse_document(loader_class, text: str, empty: object, check_aliases=None) -
         reused, depth = _shape(node)
         if depth > MAX_DEPTH:
             raise _too_deep(node.start_mark.line)
+        if _checked_by_js_syntax(text):
+            check_js_syntax(node, text)
+        if check_document is not None:  # what the dialect's own parser refuses and libyaml reads
+            check_document(node, text)
         if reused:
             if check_aliases is not None:
                 check_aliases(node)

@@ -30,7 +30,7 @@ from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from yaml.resolver import BaseResolver
 
 from ..jsvalue import JsDate, js_number_to_string, js_to_string
-from ..yamljs import _NOT_SIMPLE, BreaksRestoringConstructor, YamlError, _parse_timestamp, make_loader, parse_document, simple_mapping
+from ..yamljs import _LINE_BREAK, _NOT_SIMPLE, BreaksRestoringConstructor, YamlError, _parse_timestamp, make_loader, parse_document, simple_mapping, walk_nodes
 
 MAX_ALIAS_COUNT = 100  # the library's default maxAliasCount
 _TAG = "tag:yaml.org,2002:"
@@ -266,4 +266,24 @@ def load_yaml12(text: str) -> object:
 
 def load_yaml12_fully(text: str) -> object:
     """``load_yaml12`` through libyaml, for any document (the fast path's reference)."""
-    return parse_document(_Loader, text, None, _check_alias_count)
+    return parse_document(_Loader, text, None, _check_alias_count, _check_quoted_lines)
+
+
+def _check_quoted_lines(root, text: str) -> None:
+    """What npm yaml's lexer refuses and libyaml reads: a quoted scalar with a line indented no deeper than
+    the block collection holding it ("Missing closing quote"; blank lines do not count), and a comment
+    with no space before it after a quoted scalar or a flow collection (``title: "Alpha"# note``)."""
+    if '"' not in text and "'" not in text and "#" not in text:
+        return
+    lines = _LINE_BREAK.split(text)
+    for node, block, _ in walk_nodes(root):
+        quoted = isinstance(node, ScalarNode) and node.style in ('"', "'")
+        if quoted and block is not None and node.end_mark.line > node.start_mark.line:
+            for number in range(node.start_mark.line + 1, node.end_mark.line + 1):
+                line = lines[number]
+                if line.strip(" ") and len(line) - len(line.lstrip(" ")) <= block.start_mark.column:
+                    raise YamlError(f"Missing closing {node.style}quote", number, 0)
+        if quoted or (not isinstance(node, ScalarNode) and node.flow_style):
+            end = node.end_mark
+            if end.line < len(lines) and lines[end.line][end.column : end.column + 1] == "#":
+                raise YamlError("Comments must be separated from other tokens by white space characters", end.line, end.column)
