@@ -42,13 +42,13 @@ def profile_with_order(name: str, order: str):
     return dataclasses.replace(profile, loader=dataclasses.replace(profile.loader, order=order))
 
 
-def compare(oracle, root: Path, name: str, queries: list[tuple[str, str, dict]], order: str = "name") -> int:
+def compare(oracle, root: Path, name: str, queries: list[tuple[str, str, dict]], order: str = "name", now_ms: float = NOW_MS) -> int:
     """Run each (task, agent, options) through the profile and its oracle and assert they agree."""
     store = load_store(root)
     profile = profile_with_order(name, order)
     requests = []
     for task, agent, options in queries:
-        request = {"root": str(root), "task": task, "agentName": agent, "now": NOW_MS, "order": order}
+        request = {"root": str(root), "task": task, "agentName": agent, "now": now_ms, "order": order}
         if options:
             request["options"] = options
         requests.append(request)
@@ -56,8 +56,8 @@ def compare(oracle, root: Path, name: str, queries: list[tuple[str, str, dict]],
     view = load_view(store, profile, False)
     for (task, agent, options), want in zip(queries, expected, strict=True):
         arbiter_options = ArbiterOptions(max_memories=options.get("maxMemories"), min_importance=options.get("minImportance"), profile=profile)
-        got = run_preview(store, task, agent, arbiter_options, NOW_MS)
-        reference = run_preview_reference(store, task, agent, arbiter_options, NOW_MS)
+        got = run_preview(store, task, agent, arbiter_options, now_ms)
+        reference = run_preview_reference(store, task, agent, arbiter_options, now_ms)
         where = f"{name}: store {root.name}, task {task!r}, agent {agent!r}, options {options}, {order} order"
         assert [c.path for c in got.injected] == [c.path for c in reference.injected], where + " (fast path and reference differ)"
         assert got.prompt == reference.prompt, where
