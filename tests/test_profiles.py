@@ -607,3 +607,31 @@ def test_the_impact_of_a_change_that_makes_the_arbiter_throw_is_that_nothing_is_
     said = spec.describe()
     assert "now throws (" in said and ".rawko/memories/tabbed.md" in said and "injects nothing" in said
     assert effective.throws_after
+
+
+def _alias_bomb(when: str, title: str = "Bomb") -> str:
+    """Nine levels of nine aliases: 387,420,489 strings once expanded, a few hundred bytes as js-yaml shares them."""
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"] + [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 9)]
+    return f"---\ntitle: {title}\n" + "\n".join(levels) + f"\nwhenToUse: {when}\nimportance: high\ndiscoveredBy: developer\n---\n\nbody\n"
+
+
+@pytest.mark.parametrize(
+    "when",
+    ["[*a8, *a8]", '["nothing here", *a8]', '["auth", *a8]', "*a8", '[*a0, "auth"]', "{a: *a8}"],
+)
+@pytest.mark.parametrize("bomb_name", ["a-bomb.md", "z-bomb.md"])
+def test_an_alias_bomb_spec_0005_reads_is_decided_without_expanding_it(tmp_path, oracle, when, bomb_name):
+    """js-yaml shares aliases, so SPEC-0005's loader reads the bomb at once; its matcher then throws on a list
+    of lists (every task fails) or matches a text item first. rawko-tui still never expands it."""
+    write_store(tmp_path, {bomb_name: _alias_bomb(when), "m-good.md": memory(title="Good auth", when='"auth"', tags="[auth]")})
+    queries = [(task, agent, {}) for task in ("implement auth", "write docs") for agent in ("developer", "tester")]
+    compare(oracle, tmp_path, "spec-0005", queries)
+    store = load_store(tmp_path)
+    assert store.file(bomb_name).refused_by_limit  # the spec view still refuses to expand it
+
+
+def test_an_alias_bomb_whose_reading_needs_the_expansion_stays_not_modelled(tmp_path):
+    write_store(tmp_path, {"a-bomb.md": _alias_bomb('[["|", *a8]]'), "m-good.md": memory(title="Good auth", when='"auth"', tags="[auth]")})
+    preview = run_preview(load_store(tmp_path), "implement auth", "developer", ArbiterOptions(profile=BUILT_IN["spec-0005"]), NOW_MS)
+    bomb = preview.candidate("a-bomb.md")
+    assert bomb is not None and "not modelled" in bomb.why

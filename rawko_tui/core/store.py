@@ -28,7 +28,7 @@ from .safeio import MEMORY_LIMIT, SETTINGS_LIMIT, linked_part, read_in_store, re
 from .safetext import clean_name
 from .settings import store_settings
 from .jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
-from .yamljs import YamlError, is_refusal, load_with_ruamel, load_yaml, plain_yaml_error
+from .yamljs import YamlError, is_refusal, load_with_ruamel, load_yaml, load_yaml_shared, plain_yaml_error
 
 RAWKO_DIR = ".rawko"
 MEMORIES_DIR = "memories"
@@ -479,6 +479,27 @@ def spec_extract(text: str) -> SpecView:
     return SpecView(attrs=attrs, body=text[match.end() :], frontmatter_text=frontmatter, frontmatter_line=first_line)
 
 
+
+
+def shared_reading(memory: "MemoryFile") -> SpecView | None:
+    """The spec reading of a file whose frontmatter rawko-tui refuses to expand (``refused_by_limit``), its
+    aliases shared as js-yaml shares them (``load_yaml_shared``); None for any other file or when it cannot
+    be read that way. Only a loader that can decide the file without walking the values uses it."""
+    text = memory.text
+    if not memory.refused_by_limit or text is None:
+        return None
+    match = _EXTRACT_RE.match(text)
+    if match is None:
+        return None
+    raw = match.group(2)
+    frontmatter = js_trim(raw)
+    leading = raw[: len(raw) - len(raw.lstrip(JS_WHITESPACE))]
+    try:
+        attrs = load_yaml_shared(frontmatter)
+    except YamlError:
+        return None
+    first_line = 1 + _count_lines(text[: match.start(2)]) + _count_lines(leading)
+    return SpecView(attrs=attrs, body=text[match.end() :], frontmatter_text=frontmatter, frontmatter_line=first_line)
 
 
 class _ExtractError(ValueError):

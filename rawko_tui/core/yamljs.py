@@ -785,6 +785,13 @@ def _refuse_deep_nesting(text: str) -> None:
         loader.dispose()
 
 
+def load_yaml_shared(text: str) -> object:
+    """js-yaml's reading of a document rawko-tui refuses to expand (an alias bomb), with every alias the same
+    Python object as its anchor, as js-yaml shares them: built in time linear in the document, it may only be
+    looked at, never walked whole (``String(list)`` of it would be the expansion). Raises YamlError."""
+    return parse_document(_Loader, text, UNDEFINED, shared=True)
+
+
 def load_yaml_fully(text: str) -> object:
     """``load_yaml`` through libyaml, for any document (the fast path's reference)."""
     return parse_document(_Loader, text, UNDEFINED)
@@ -861,7 +868,7 @@ def _join_surrogate_escapes(text: str) -> str:
     return _SURROGATE_PAIR_ESCAPE.sub(joined, text)
 
 
-def parse_document(loader_class, text: str, empty: object, check_aliases=None, check_document=None) -> object:
+def parse_document(loader_class, text: str, empty: object, check_aliases=None, check_document=None, shared: bool = False) -> object:
     """One YAML document through libyaml with ``loader_class``'s resolution and construction.
 
     The safety rules are the same for every dialect: NEL, LS and PS are
@@ -904,7 +911,7 @@ def parse_document(loader_class, text: str, empty: object, check_aliases=None, c
             check_js_syntax(node, text)
         if check_document is not None:  # what the dialect's own parser refuses and libyaml reads
             check_document(node, text)
-        if reused:
+        if reused and not shared:
             if check_aliases is not None:
                 check_aliases(node)
             _refuse_alias_bomb(node)

@@ -29,7 +29,7 @@ from ..arbiter import (
     not_loaded_gate,
 )
 from ..jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
-from ..store import LazyText, MemoryFile, SpecView, Store
+from ..store import LazyText, MemoryFile, SpecView, Store, shared_reading
 from ..yamljs import YamlError, is_refusal
 from .profiles import IMPORTANCE_LEVELS, Loader, Profile
 from .yaml12 import load_yaml12
@@ -82,8 +82,12 @@ def _build_view(store: Store, profile: Profile, recursive: bool) -> LoadedView:
         for memory in candidates:
             if stopped_at is not None:
                 gated.append((memory, REASON_NOT_READ, f"never read: {profile.name} stopped loading at {stopped_at.name}, which comes before it in {loader.order} order"))
-            elif memory.refused_by_limit:  # the real arbiter reads on; rawko-tui cannot say what it makes of this file
-                gated.append((memory, REASON_ERROR, f"not modelled: {memory.error.reason} by rawko-tui; {profile.name} reads it and goes on loading"))
+            elif memory.refused_by_limit:  # the real arbiter reads on; what it makes of the file may be decided all the same
+                decided = _decided_without_expanding(memory) if profile.matcher == "spec-0005" else None
+                if decided is not None:
+                    loaded.append(decided)
+                else:
+                    gated.append((memory, REASON_ERROR, f"not modelled: {memory.error.reason} by rawko-tui; {profile.name} reads it and goes on loading"))
             elif has_load_error(memory):
                 stopped_at = memory
                 gated.append((memory, REASON_STOPS, f"{profile.name} stops loading here ({memory.error.reason}): the files after it in {loader.order} order are never read"))
@@ -110,6 +114,31 @@ def _build_view(store: Store, profile: Profile, recursive: bool) -> LoadedView:
             else:
                 loaded.append(memory)
     return LoadedView(loader, gated, loaded, order_note)
+
+
+def _decided_without_expanding(memory: MemoryFile) -> MemoryFile | None:
+    """An alias bomb as SPEC-0005's code reads it, when what it does can be known without the expansion.
+
+    js-yaml shares aliases, so SPEC-0005's loader reads such a file at once; its matcher then takes the
+    ``whenToUse`` items in order: text is matched, and a list of lists throws ``pattern.toLowerCase is
+    not a function`` (so every task fails). That is decided from the shared reading as long as nothing is
+    turned into text whole: no list item holding '|' or '*' (``new RegExp(list)``), and a title, importance
+    and discoverer that are not collections (they are printed). Else None: not modelled.
+    """
+    reading = shared_reading(memory)
+    if reading is None or not isinstance(reading.attrs, dict):
+        return None
+    attrs = reading.attrs
+    if any(isinstance(attrs.get(field), (list, dict)) for field in ("title", "importance", "discoveredBy")):
+        return None
+    when = attrs.get("whenToUse", UNDEFINED)
+    for item in when if isinstance(when, list) else [when]:
+        if isinstance(item, str):
+            continue
+        if isinstance(item, list) and ("|" in item or "*" in item):
+            return None
+        break  # this item throws: the items after it are never read
+    return dataclasses.replace(memory, spec=reading, error=None)
 
 
 def _ordered(store: Store, order: str) -> tuple[list[MemoryFile], str]:
