@@ -11,11 +11,8 @@ exits 1 on any difference.
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -23,9 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from dategen import date_strings  # noqa: E402
-
-from rawko_tui.core.jsdate import parse_date  # noqa: E402
+from dategen import date_strings, differences, node_times  # noqa: E402
 
 _DATE_FIELD = re.compile(r"^(?:discoveredAt|date|pubDate|created|updated|lastmod|published|modified)\s*:[ \t]*(.+?)[ \t\r]*$", re.MULTILINE)
 
@@ -41,18 +36,10 @@ def corpus_dates(root: Path) -> list[str]:
 
 
 def compare(strings: list[str], zone: str) -> list[tuple[str, object, object]]:
-    env = {**os.environ, "TZ": zone}
-    proc = subprocess.run(["node", str(ROOT / "tests/oracle/date_probe.js")], input=json.dumps(strings), capture_output=True, text=True, env=env, check=True)
-    want = json.loads(proc.stdout)
+    want = node_times("node", strings, zone)
     os.environ["TZ"] = zone
     time.tzset()
-    differ = []
-    for text, expected in zip(strings, want, strict=True):
-        got = parse_date(text)
-        got = None if math.isnan(got) else got
-        if got != expected:
-            differ.append((text, expected, got))
-    return differ
+    return differences(strings, want)
 
 
 def main() -> int:

@@ -3,7 +3,16 @@ against node's ``new Date(s)`` (tests/test_jsdate.py, bench/dates.py)."""
 
 from __future__ import annotations
 
+import json
+import math
+import os
 import random
+import subprocess
+from pathlib import Path
+
+from rawko_tui.core.jsdate import parse_date
+
+DATE_PROBE = Path(__file__).parent / "oracle" / "date_probe.js"
 
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
 FOREIGN_MONTHS = ["Janvier", "Février", "Mars", "Avril", "Mai", "Juin", "Juillet", "Août", "Septembre", "Octobre", "Novembre", "Décembre",
@@ -175,3 +184,21 @@ def date_strings(count: int, seed: int = 0) -> list[str]:
             text = _mutate(text, rng)
         seen.setdefault(text, None)
     return list(seen)
+
+
+def node_times(node: str, strings: list[str], zone: str) -> list[float | None]:
+    """node's ``new Date(s).getTime()`` for each string in the zone (NaN as None)."""
+    proc = subprocess.run([node, str(DATE_PROBE)], input=json.dumps(strings), capture_output=True, text=True, env={**os.environ, "TZ": zone}, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def differences(strings: list[str], want: list[float | None]) -> list[tuple[str, float | None, float | None]]:
+    """(string, node's time, rawko-tui's) wherever they differ, in the current zone (TZ and time.tzset())."""
+    found = []
+    for text, expected in zip(strings, want, strict=True):
+        got = parse_date(text)
+        got = None if math.isnan(got) else got
+        if got != expected:
+            found.append((text, expected, got))
+    return found

@@ -10,17 +10,13 @@ larger sample and on every date of the real-world corpus.
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import subprocess
 import time
 
 import pytest
 
-from dategen import date_strings
+from dategen import date_strings, differences, node_times
 from rawko_tui.core.jsdate import parse_date
-from conftest import ORACLE_DIR
 
 # The forms of issue reports and real frontmatter, each of which once read as NaN here
 PEOPLES_FORMS = [
@@ -29,25 +25,6 @@ PEOPLES_FORMS = [
     "Sat, 21 Nov 2026 10:00:00 GMT", "Sat, 21 Nov 2026 10:00:00 +0000", "November 21, 2026 10:00 PM",
     "21 novembre 2026", "2026-11-21T10:00:00Z", "2025-13-45T10:00:00Z", "2026-11-21", "12", "Tue Nov 24 2026 10:00:00 GMT+0100 (CET)",
 ]
-
-
-def node_times(node: str, strings: list[str], zone: str) -> list[float | None]:
-    proc = subprocess.run(
-        [node, str(ORACLE_DIR / "date_probe.js")], input=json.dumps(strings), capture_output=True, text=True,
-        env={**os.environ, "TZ": zone}, timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
-
-
-def differences(strings: list[str], want: list[float | None]) -> list[tuple[str, float | None, float | None]]:
-    found = []
-    for text, expected in zip(strings, want, strict=True):
-        got = parse_date(text)
-        got = None if math.isnan(got) else got
-        if got != expected:
-            found.append((text, expected, got))
-    return found
 
 
 GENERATED = 20_000

@@ -5,18 +5,7 @@
 const fs = require("fs");
 const jsYaml = require("js-yaml");
 const { parse } = require("yaml");
-
-function typed(x) {
-  if (x instanceof Date) return { $date: isNaN(x.getTime()) ? null : x.getTime() };
-  if (x instanceof Uint8Array) return { $bytes: Array.from(x) };
-  if (x instanceof Set) return { $set: [...x].map(typed) };
-  if (x instanceof Map) return { $map: [...x].map(([k, v]) => [typed(k), typed(v)]) };
-  if (typeof x === "number" && !isFinite(x)) return { $number: String(x) };
-  if (typeof x === "number" && Object.is(x, -0)) return { $number: "-0" };
-  if (Array.isArray(x)) return x.map(typed);
-  if (x && typeof x === "object") return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, typed(v)]));
-  return x === undefined ? { $undefined: true } : x;
-}
+const { typed } = require("./typed");
 
 function attempt(read) {
   try { return { value: typed(read()) }; }
