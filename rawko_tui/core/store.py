@@ -460,15 +460,22 @@ def _decode(data: bytes) -> tuple[str, tuple[int, int] | None]:
         return data.decode("utf-8-sig", errors="replace"), (offset, data.count(b"\n", 0, offset) + 1)
 
 
-def spec_extract(text: str) -> SpecView:
-    """Deno std's YAML ``extract`` as SPEC-0007 calls it. Raises LoadError-like ValueError."""
+def _frontmatter_of(text: str) -> tuple[re.Match, str, int] | None:
+    """Deno std's ``extract`` match, the trimmed frontmatter and its first line, or None without frontmatter."""
     match = _EXTRACT_RE.match(text)
     if match is None:
-        raise _ExtractError("no frontmatter: the file must start with a line '---' and have a closing '---'", 1)
+        return None
     raw = match.group(2)
-    frontmatter = js_trim(raw)
     leading = raw[: len(raw) - len(raw.lstrip(JS_WHITESPACE))]
-    first_line = 1 + _count_lines(text[: match.start(2)]) + _count_lines(leading)
+    return match, js_trim(raw), 1 + _count_lines(text[: match.start(2)]) + _count_lines(leading)
+
+
+def spec_extract(text: str) -> SpecView:
+    """Deno std's YAML ``extract`` as SPEC-0007 calls it. Raises LoadError-like ValueError."""
+    found = _frontmatter_of(text)
+    if found is None:
+        raise _ExtractError("no frontmatter: the file must start with a line '---' and have a closing '---'", 1)
+    match, frontmatter, first_line = found
     try:
         attrs = load_yaml(frontmatter)
     except YamlError as exc:
@@ -479,26 +486,19 @@ def spec_extract(text: str) -> SpecView:
     return SpecView(attrs=attrs, body=text[match.end() :], frontmatter_text=frontmatter, frontmatter_line=first_line)
 
 
-
-
 def shared_reading(memory: "MemoryFile") -> SpecView | None:
     """The spec reading of a file whose frontmatter rawko-tui refuses to expand (``refused_by_limit``), its
     aliases shared as js-yaml shares them (``load_yaml_shared``); None for any other file or when it cannot
     be read that way. Only a loader that can decide the file without walking the values uses it."""
     text = memory.text
-    if not memory.refused_by_limit or text is None:
+    found = _frontmatter_of(text) if memory.refused_by_limit and text is not None else None
+    if found is None:
         return None
-    match = _EXTRACT_RE.match(text)
-    if match is None:
-        return None
-    raw = match.group(2)
-    frontmatter = js_trim(raw)
-    leading = raw[: len(raw) - len(raw.lstrip(JS_WHITESPACE))]
+    match, frontmatter, first_line = found
     try:
         attrs = load_yaml_shared(frontmatter)
     except YamlError:
         return None
-    first_line = 1 + _count_lines(text[: match.start(2)]) + _count_lines(leading)
     return SpecView(attrs=attrs, body=text[match.end() :], frontmatter_text=frontmatter, frontmatter_line=first_line)
 
 

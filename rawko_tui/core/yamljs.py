@@ -828,9 +828,10 @@ def walk_nodes(root):
         stack.extend((child, *inner) for child in children)
 
 
-def check_js_syntax(root, text: str, lines: list[str] | None = None) -> None:
+def check_js_syntax(root, text: str) -> None:
     """What both JavaScript libraries refuse and libyaml reads: a block scalar header followed by ``#``
     without a space (``description: ># note``), and a lone ``-`` in a flow collection (``[-]``)."""
+    lines: list[str] | None = None
     for node, _, in_flow in walk_nodes(root):
         if not isinstance(node, ScalarNode):
             continue
@@ -846,7 +847,7 @@ def check_js_syntax(root, text: str, lines: list[str] | None = None) -> None:
 
 def _checked_by_js_syntax(text: str) -> bool:
     """Whether ``check_js_syntax`` could find anything (a cheap test, so most documents skip the walk)."""
-    return ("-" in text and ("[" in text or "{" in text)) or (">" in text or "|" in text) and "#" in text
+    return ("-" in text and ("[" in text or "{" in text)) or (("#" in text) and (">" in text or "|" in text))
 
 
 _SURROGATE_PAIR_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", re.IGNORECASE)
