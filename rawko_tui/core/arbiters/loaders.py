@@ -30,7 +30,7 @@ from ..arbiter import (
 )
 from ..jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
 from ..store import LazyText, MemoryFile, SpecView, Store, shared_reading
-from ..yamljs import YamlError, is_refusal
+from ..yamljs import MAX_ALIAS_CHARACTERS, YamlError, is_refusal
 from .profiles import IMPORTANCE_LEVELS, Loader, Profile
 from .yaml12 import load_yaml12
 
@@ -122,23 +122,39 @@ def _decided_without_expanding(memory: MemoryFile) -> MemoryFile | None:
     js-yaml shares aliases, so SPEC-0005's loader reads such a file at once; its matcher then takes the
     ``whenToUse`` items in order: text is matched, and a list of lists throws ``pattern.toLowerCase is
     not a function`` (so every task fails). That is decided from the shared reading as long as nothing is
-    turned into text whole: no list item holding '|' or '*' (``new RegExp(list)``), and a title, importance
-    and discoverer that are not collections (they are printed). Else None: not modelled.
+    turned into text whole: no list item holding '|' or '*' (``new RegExp(list)``), a title, importance and
+    discoverer that are not collections (they are printed), and no more text to match than an expansion
+    rawko-tui allows. The copy it returns holds only those fields, the item that throws replaced by an
+    empty one of its kind (it throws the same), so nothing that shows the memory can walk the bomb.
+    Else None: not modelled.
     """
     reading = shared_reading(memory)
     if reading is None or not isinstance(reading.attrs, dict):
         return None
     attrs = reading.attrs
-    if any(isinstance(attrs.get(field), (list, dict)) for field in ("title", "importance", "discoveredBy")):
+    fields = {name: attrs[name] for name in ("title", "importance", "discoveredBy") if name in attrs}
+    if any(isinstance(value, (list, dict)) for value in fields.values()):
         return None
     when = attrs.get("whenToUse", UNDEFINED)
+    items: list = []
+    characters = 0
     for item in when if isinstance(when, list) else [when]:
         if isinstance(item, str):
+            characters += len(item)
+            if characters > MAX_ALIAS_CHARACTERS:
+                return None
+            items.append(item)
             continue
         if isinstance(item, list) and ("|" in item or "*" in item):
             return None
+        items.append([] if isinstance(item, list) else {} if isinstance(item, dict) else item)
         break  # this item throws: the items after it are never read
-    return dataclasses.replace(memory, spec=reading, error=None)
+    if isinstance(when, list):
+        fields["whenToUse"] = items
+    elif when is not UNDEFINED:
+        fields["whenToUse"] = items[0]
+    spec = SpecView(attrs=fields, body=reading.body, frontmatter_text=reading.frontmatter_text, frontmatter_line=reading.frontmatter_line)
+    return dataclasses.replace(memory, spec=spec, error=None)
 
 
 def _ordered(store: Store, order: str) -> tuple[list[MemoryFile], str]:
