@@ -62,3 +62,20 @@ def test_the_forms_people_write_are_dates_not_nan():
     assert parse_date("Nov 21, 2026") == parse_date("2026-11-21T00:00:00")  # local midnight, as in V8
     assert math.isnan(parse_date("2025-13-45T10:00:00Z"))  # an impossible ISO date is NaN in V8 (js-yaml rolls it over)
     assert parse_date("12") == parse_date("2001-12-01T00:00:00")  # a lone number is a month of 2001
+
+
+def test_a_zone_changed_in_the_process_is_never_answered_from_another_zones_reading(oracle, monkeypatch):
+    # New York and Indianapolis share their names and offsets today, not in 2000
+    for zone in ("America/New_York", "America/Indiana/Indianapolis", "Europe/Amsterdam", "Europe/Paris"):
+        monkeypatch.setenv("TZ", zone)
+        time.tzset()
+        strings = ["2000-07-01T12:00", "1985-07-01 12:00", "2026-03-29T02:30"]
+        assert differences(strings, node_times(oracle.node, strings, zone)) == [], zone
+
+
+def test_an_object_becomes_its_text_before_it_is_read_as_a_date():
+    from rawko_tui.core.jsvalue import js_new_date
+
+    assert js_new_date(b"\x01").ms == parse_date("1")  # !!binary AQ== is a Uint8Array: String() gives "1"
+    assert js_new_date([2026, 1]).ms == parse_date("2026,1")
+    assert math.isnan(js_new_date({"a": 1}).ms)  # "[object Object]"

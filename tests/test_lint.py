@@ -201,6 +201,7 @@ def test_the_common_word_rule_meets_its_measured_precision_and_recall():
         ("05/11/2026", "V8 reads the month first: May 11, not November 5", "2026-05-11T00:00:00.000Z"),
         ("11/21/69", "V8 reads its two-digit year as 1969", "1969-11-21T00:00:00.000Z"),
         ("2026-11-21 24:00:00 +0100", "24:00 is the next day's midnight, so it rolls over", "2026-11-21T23:00:00.000Z"),
+        ('"0099-12-31 10:00 Z"', "V8 reads year 0099 as 1999", "1999-12-31T10:00:00.000Z"),
     ],
 )
 def test_a_date_that_is_not_the_date_it_looks_like_is_named_with_how_javascript_reads_it(tmp_path, written, says, reads):

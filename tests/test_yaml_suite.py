@@ -62,3 +62,35 @@ def test_the_readme_names_every_exception():
         for case_id in cases:
             assert case_id in readme, f"{reader} {case_id}"
     assert len(RECORDED["jsYaml"]) + len(RECORDED["yaml"]) < 2 * len(CASES)
+
+
+# Frontmatter-like documents where a reading once differed: each is compared with both libraries.
+DOCUMENTS = [
+    'example: |\n  const rocket = "\\ud83d\\ude80";\ntitle: "\\ud83d\\ude80 launch"',  # a surrogate escape in a block scalar is text
+    "note: 'say \"\\ud83d\\ude80\" twice'",
+    'title: "go now\n  the \\ud83d\\ude80 rocket"',  # a pair on a continuation line
+    'title: "half \\ud83d of it"',  # a lone surrogate escape
+    'title: "\\\\ud83d\\ude80"',
+    "a: {-: 1}",
+    "a: [-: 1]",
+    "a: <<",
+    "<<: {a: 1}\nb: 2",
+    "# only a comment",
+    "  \n\n",
+    " ",
+    "title: >\n  Alpha notes",
+    "discoveredBy: |\n  developer",
+    "title: ! 12",
+    "a: &x 1\nb: *x\na2: &x 2\nb2: *x",
+    "description: ># note\n  text",
+    "extra: [-]",
+    'title: "Alpha notes"# note',
+]
+
+
+def test_frontmatter_like_documents_read_as_both_libraries_read_them(oracle):
+    expected = oracle.run(DOCUMENTS, "yaml_suite_probe.js")
+    for document, want in zip(DOCUMENTS, expected, strict=True):
+        for name, read in READERS.items():
+            got = _reading(read, document)
+            assert ("error" in got) == ("error" in want[name]) and got.get("value") == want[name].get("value"), (name, document, got, want[name])

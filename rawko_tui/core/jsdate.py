@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -196,8 +197,8 @@ class _Day:
             return True
         return False
 
-    def write(self) -> tuple[int, int, int, str, int] | None:
-        """(year, month 0-11, day, the order read, the year's written digits: 0 when there was none)."""
+    def write(self) -> tuple[int, int, int, str, int, int] | None:
+        """(year, month 0-11, day, the order read, the year's written digits: 0 when there was none, the year as written)."""
         if not self.fields:
             return None
         # Missing fields become 1 before the order is chosen, so "12" is month 12, day 1, year 1 (2001)
@@ -214,6 +215,7 @@ class _Day:
                 year, day, order, year_digits = first, second, "year-day", digits[0]
             else:
                 day, year, order, year_digits = first, second, "day-year", digits[1]
+        written = year
         if not self.iso:
             if 0 <= year <= 49:
                 year += 2000
@@ -221,7 +223,7 @@ class _Day:
                 year += 1900
         if not (_is_month(month) and _is_day(day)):
             return None
-        return year, month - 1, day, order, year_digits
+        return year, month - 1, day, order, year_digits, written
 
 
 class _Time:
@@ -391,6 +393,7 @@ class DateFields:
     iso: bool  # read as the ES5 ISO form (else the legacy parser)
     order: str  # "year-month-day", "month-day-year", "year-day" or "day-year" (a named month)
     year_digits: int  # how many digits the year was written with; 0 when no year was written
+    year_written: int  # the year before V8 makes 0-49 into 2000-2049 and 50-99 into 1950-1999 (1 when none was written)
     date_numbers: int  # how many numbers of the date were written (1-3); V8 supplies the rest
 
 
@@ -471,8 +474,8 @@ def parse_fields(text: str) -> DateFields | None:
     valid, offset = zone.write()
     if date is None or clock_fields is None or not valid:
         return None
-    year, month0, day_of_month, order, year_digits = date
-    return DateFields(year, month0 + 1, day_of_month, *clock_fields, offset, day.iso, order, year_digits, len(day.fields))
+    year, month0, day_of_month, order, year_digits, year_written = date
+    return DateFields(year, month0 + 1, day_of_month, *clock_fields, offset, day.iso, order, year_digits, year_written, len(day.fields))
 
 
 def _days_from_civil(y: int, m: int, d: int) -> int:
@@ -522,7 +525,7 @@ def time_clip(ms: float) -> float:
 def parse_date(text: str) -> float:
     """``Date.parse(text)``: milliseconds since the epoch, or NaN."""
     # A store repeats its dates in every preview; the host zone is part of the key (tests change it)
-    return _parse_date_in_zone(text, time.tzname, time.timezone, time.altzone)
+    return _parse_date_in_zone(text, os.environ.get("TZ"), time.tzname, time.timezone, time.altzone)
 
 
 # The ES5 form as nearly every arbiter date is written (2026-01-23 or 2026-01-23T10:30:00Z): read here by
@@ -628,6 +631,8 @@ def reading_notes(text: str) -> list[tuple[bool, str]]:
         notes.append((True, f"it has no year, and V8 supplies {fields.year}"))
     elif fields.year_digits <= 2 and not fields.iso:
         notes.append((True, f"V8 reads its two-digit year as {fields.year}"))
+    elif fields.year != fields.year_written:  # "0099-12-31 10:00 Z": any year 0-99 outside the ISO form
+        notes.append((True, f"V8 reads year {fields.year_written:0{fields.year_digits}d} as {fields.year}"))
     if fields.order == "month-day-year" and fields.date_numbers >= 2 and fields.month <= 12 and fields.day <= 12 and fields.month != fields.day:
         notes.append((True, f"V8 reads the month first: {MONTH_NAMES[fields.month - 1]} {fields.day}, not {MONTH_NAMES[fields.day - 1]} {fields.month}"))
     rolled = rollover_note(fields.year, fields.month, fields.day, fields.hour, fields.minute, fields.second)

@@ -294,9 +294,8 @@ def js_new_date(value: object) -> JsDate:
         return JsDate(time_clip(float(math.trunc(number))))
     if isinstance(value, str):
         return JsDate(parse_date(value))
-    if isinstance(value, list):
-        return JsDate(parse_date(js_to_string(value)))
-    return JsDate(math.nan)
+    # any other object (a list, a Uint8Array from !!binary, a mapping) is turned into its text, then parsed
+    return JsDate(parse_date(js_to_string(value)))
 
 
 # --------------------------------------------------------------------------

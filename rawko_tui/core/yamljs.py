@@ -40,6 +40,7 @@ except ImportError:  # pragma: no cover - depends on the PyYAML build
     from yaml.composer import Composer as _Composer
 else:
     _Reader = _Scanner = _Composer = None  # type: ignore[assignment]
+_ScanLoader = yaml.BaseLoader if _Reader is not None else yaml.CBaseLoader  # tokens only, to find bad escapes
 
 MAX_EXPANDED_NODES = 100_000
 # What aliases may add in characters: each node counts once to the node limit however long its text, so an
@@ -246,10 +247,16 @@ class BreaksRestoringConstructor(SafeConstructor):
     """A constructor that gives back the NEL, LS and PS ``_hide_yaml11_breaks`` hid from libyaml (both dialects)."""
 
     restore_breaks = False  # set when _hide_yaml11_breaks changed the text
+    restore_surrogates = False  # set when lone surrogate escapes went to libyaml as stand-ins
 
     def construct_scalar(self, node):
         value = super().construct_scalar(node)
-        return value.translate(_RESTORE_BREAKS) if self.restore_breaks and isinstance(value, str) else value
+        if isinstance(value, str):
+            if self.restore_breaks:
+                value = value.translate(_RESTORE_BREAKS)
+            if self.restore_surrogates:
+                value = value.translate(_RESTORE_SURROGATES)
+        return value
 
 
 class _Constructor(BreaksRestoringConstructor):
@@ -332,6 +339,7 @@ _Constructor.add_constructor(_TAG + "pairs", _Constructor.construct_pairs)
 _Constructor.add_constructor(_TAG + "omap", _Constructor.construct_omap)
 _Constructor.add_constructor("!", SafeConstructor.construct_yaml_str)
 _Constructor.add_constructor(None, _Constructor.construct_undefined)
+_Constructor.add_constructor(_TAG + "merge", lambda self, node: "<<")  # "<<" as a value; as a key it merges
 
 
 class _JsComposer(_PyComposer):
@@ -380,6 +388,14 @@ _NON_SPECIFIC_TAG = re.compile(r"(?<![^\s\[\]{},:?-])!(?=[\s,\]}]|\Z)")
 def needs_js_composer(text: str) -> bool:
     """Whether a document holds a non-specific ``!`` tag (a cheap test; an anchor defined twice shows up as an error)."""
     return "!" in text and _NON_SPECIFIC_TAG.search(text) is not None
+
+
+def _no_document(text: str) -> bool:
+    """Whether js-yaml's ``load`` finds no document at all (``undefined``): nothing but spaces before a final
+    line break. Anything else that composes to nothing, a comment or a tab, is a document: ``null``."""
+    if text and text[-1] not in "\n\r":
+        text += "\n"
+    return len(text.lstrip(" ")) <= 1
 
 
 def _make_loader(constructor: type, resolver: type) -> type:
@@ -832,7 +848,10 @@ def check_js_syntax(root, text: str) -> None:
     """What both JavaScript libraries refuse and libyaml reads: a block scalar header followed by ``#``
     without a space (``description: ># note``), and a lone ``-`` in a flow collection (``[-]``)."""
     lines: list[str] | None = None
+    keys: set[int] = set()  # "-" may be a key in a flow mapping ({-: 1}); only an entry is refused
     for node, _, in_flow in walk_nodes(root):
+        if isinstance(node, MappingNode):
+            keys.update(id(key) for key, _ in node.value)
         if not isinstance(node, ScalarNode):
             continue
         if node.style in ("|", ">"):
@@ -841,7 +860,7 @@ def check_js_syntax(root, text: str) -> None:
             header = _BLOCK_HEADER.match(line, node.start_mark.column)
             if header and header.end() < len(line) and line[header.end()] not in " \t":
                 raise YamlError("a line break is expected after a block scalar header", node.start_mark.line, header.end())
-        elif not node.style and in_flow and node.value == "-":  # plain: None, or "" from libyaml
+        elif not node.style and in_flow and node.value == "-" and id(node) not in keys:  # plain: None, or "" from libyaml
             raise YamlError("missed comma between flow collection entries", node.start_mark.line, node.start_mark.column)
 
 
@@ -850,23 +869,65 @@ def _checked_by_js_syntax(text: str) -> bool:
     return ("-" in text and ("[" in text or "{" in text)) or (("#" in text) and (">" in text or "|" in text))
 
 
-_SURROGATE_PAIR_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", re.IGNORECASE)
+_LONE_SURROGATE_BASE = 0x100000  # lone surrogates go to libyaml as plane-16 private-use stand-ins
+_RESTORE_SURROGATES = {_LONE_SURROGATE_BASE + offset: 0xD800 + offset for offset in range(0x800)}
+_BAD_ESCAPE = "found invalid Unicode character escape code"
+MAX_SURROGATE_SCALARS = 200  # double-quoted scalars with surrogate escapes rewritten per document
 
 
-def _join_surrogate_escapes(text: str) -> str:
-    """``"\\ud83d\\ude80"`` in a double-quoted scalar is one character to both JavaScript libraries (their
-    strings are UTF-16); libyaml refuses a surrogate escape. Written as the ``\\U`` escape of the pair's
-    code point, libyaml reads the same character."""
+def _surrogate_escapes_for_libyaml(text: str) -> tuple[str, bool]:
+    """``"\\ud83d\\ude80"`` is one character to both JavaScript libraries (their strings are UTF-16), and a
+    lone ``"\\ud83d"`` a lone surrogate; libyaml refuses both escapes. Each double-quoted scalar libyaml
+    stops at is rewritten from its opening quote to its closing one: a pair as the ``\\U`` escape of its
+    code point, a lone one as a stand-in the constructor turns back. Only where libyaml itself reports the
+    escape, so block, single-quoted and plain scalars are never touched. (the text, stand-ins used)"""
+    stand_ins = False
+    for _ in range(MAX_SURROGATE_SCALARS):
+        try:
+            for _token in yaml.scan(text, Loader=_ScanLoader):
+                pass
+            return text, stand_ins
+        except yaml.MarkedYAMLError as exc:
+            if exc.problem != _BAD_ESCAPE or exc.context_mark is None:
+                return text, stand_ins
+            start = _offset(text, exc.context_mark.line, exc.context_mark.column)
+            text, used = _rewrite_quoted(text, start)
+            stand_ins = stand_ins or used
+    return text, stand_ins
 
-    def joined(match: re.Match) -> str:
-        line_start = text.rfind("\n", 0, match.start()) + 1
-        before = re.sub(r"\\.", "", text[line_start : match.start()])
-        if before.count('"') % 2 == 0:  # not inside a double-quoted scalar on this line
-            return match.group(0)
-        high, low = int(match.group(2), 16), int(match.group(3), 16)
-        return f"{match.group(1)}\\U{0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00):08x}"
 
-    return _SURROGATE_PAIR_ESCAPE.sub(joined, text)
+def _offset(text: str, line: int, column: int) -> int:
+    starts = [0] + [match.end() for match in _LINE_BREAK.finditer(text)]
+    return starts[line] + column
+
+
+def _rewrite_quoted(text: str, start: int) -> tuple[str, bool]:
+    """The double-quoted scalar opening at ``start`` with its surrogate escapes written as libyaml reads them."""
+    out = [text[: start + 1]]
+    used = False
+    i = start + 1
+    while i < len(text) and text[i] != '"':
+        if text[i] != "\\":
+            out.append(text[i])
+            i += 1
+            continue
+        escape = text[i : i + 6]
+        code = int(escape[2:], 16) if len(escape) == 6 and escape[1] == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", escape[2:]) else None
+        if code is None or not 0xD800 <= code <= 0xDFFF:
+            out.append(text[i : i + 2])
+            i += 2
+            continue
+        low = text[i + 6 : i + 12]
+        low_code = int(low[2:], 16) if len(low) == 6 and low[:2] == "\\u" and re.fullmatch(r"[0-9a-fA-F]{4}", low[2:]) else None
+        if code < 0xDC00 and low_code is not None and 0xDC00 <= low_code <= 0xDFFF:
+            out.append(f"\\U{0x10000 + ((code - 0xD800) << 10) + (low_code - 0xDC00):08x}")
+            i += 12
+        else:
+            out.append(chr(_LONE_SURROGATE_BASE + code - 0xD800))
+            used = True
+            i += 6
+    out.append(text[i:])
+    return "".join(out), used
 
 
 def parse_document(loader_class, text: str, empty: object, check_aliases=None, check_document=None, shared: bool = False) -> object:
@@ -880,9 +941,11 @@ def parse_document(loader_class, text: str, empty: object, check_aliases=None, c
     would read but rawko-tui will not expand: "refused"). ``empty`` is what a
     document with no content gives. Raises YamlError.
     """
+    written = text
     text, hidden = _hide_yaml11_breaks(text)
-    if "\\u" in text and _SURROGATE_PAIR_ESCAPE.search(text):
-        text = _join_surrogate_escapes(text)
+    surrogates = False
+    if "\\u" in text and "\\ud" in text.lower() and not any(_LONE_SURROGATE_BASE <= ord(c) < _LONE_SURROGATE_BASE + 0x800 for c in text if ord(c) >= 0x100000):
+        text, surrogates = _surrogate_escapes_for_libyaml(text)
     if text and text[-1] not in "\n\r":
         # Both JavaScript libraries end the input with a line break: a block scalar that closes the
         # frontmatter ("discoveredBy: |" then "  developer") keeps its final newline there, not in libyaml
@@ -892,7 +955,7 @@ def parse_document(loader_class, text: str, empty: object, check_aliases=None, c
     if needs_js_composer(text):
         loader_class = loader_class.js_composer
     loader = loader_class(text)
-    loader.restore_breaks = hidden
+    loader.restore_breaks, loader.restore_surrogates = hidden, surrogates
     try:
         try:
             node = loader.get_single_node()
@@ -901,10 +964,10 @@ def parse_document(loader_class, text: str, empty: object, check_aliases=None, c
                 raise
             loader.dispose()
             loader = loader_class.js_composer(text)
-            loader.restore_breaks = hidden
+            loader.restore_breaks, loader.restore_surrogates = hidden, surrogates
             node = loader.get_single_node()
         if node is None:
-            return empty
+            return empty if _no_document(written) else None
         reused, depth = _shape(node)
         if depth > MAX_DEPTH:
             raise _too_deep(node.start_mark.line)
