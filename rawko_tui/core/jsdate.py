@@ -198,7 +198,7 @@ class _Day:
         return False
 
     def write(self) -> tuple[int, int, int, str, int, int] | None:
-        """(year, month 0-11, day, the order read, the year's written digits: 0 when there was none, the year as written)."""
+        """(year, month 1-12, day, the order read, the year's written digits: 0 when there was none, the year as written)."""
         if not self.fields:
             return None
         # Missing fields become 1 before the order is chosen, so "12" is month 12, day 1, year 1 (2001)
@@ -223,7 +223,7 @@ class _Day:
                 year += 1900
         if not (_is_month(month) and _is_day(day)):
             return None
-        return year, month - 1, day, order, year_digits, written
+        return year, month, day, order, year_digits, written
 
 
 class _Time:
@@ -236,7 +236,7 @@ class _Time:
 
     def expecting(self, n: int) -> bool:
         index = len(self.fields)
-        return (index == 1 and _is_minute(n)) or (index == 2 and _is_minute(n)) or (index == 3 and 0 <= n <= 999)
+        return (index in (1, 2) and _is_minute(n)) or (index == 3 and 0 <= n <= 999)
 
     def add(self, n: int) -> bool:
         if len(self.fields) < 4:
@@ -474,8 +474,8 @@ def parse_fields(text: str) -> DateFields | None:
     valid, offset = zone.write()
     if date is None or clock_fields is None or not valid:
         return None
-    year, month0, day_of_month, order, year_digits, year_written = date
-    return DateFields(year, month0 + 1, day_of_month, *clock_fields, offset, day.iso, order, year_digits, year_written, len(day.fields))
+    year, month, day_of_month, order, year_digits, year_written = date
+    return DateFields(year, month, day_of_month, *clock_fields, offset, day.iso, order, year_digits, year_written, len(day.fields))
 
 
 def _days_from_civil(y: int, m: int, d: int) -> int:
@@ -503,13 +503,12 @@ def _offset_at(instant: int) -> int | None:
         return None
 
 
-def local_offset_ms(year: int, month: int, day: int, hour: int, minute: int, second: int) -> float:
-    """Milliseconds to subtract from a local wall-clock time to get UTC, as V8 asks ICU for it.
-
-    A wall time that happens twice (clocks going back) is the first one; one that never happens
+def local_offset_ms(wall_ms: float) -> float:
+    """Milliseconds to subtract from a local wall-clock time (written as if it were UTC) to get UTC, as V8 asks
+    ICU for it. A wall time that happens twice (clocks going back) is the first one; one that never happens
     (clocks going forward) is read with the offset from before the change: ICU's "former" rule.
     """
-    wall = ((_days_from_civil(year, month, day) * 24 + hour) * 60 + minute) * 60 + second
+    wall = int(wall_ms) // 1000
     before, after = _offset_at(wall - 86_400), _offset_at(wall + 86_400)
     if before is None or after is None:
         return 0.0
@@ -572,30 +571,12 @@ def _parse_date_in_zone(text: str, *zone: object) -> float:
     if offset is None:
         if not -_MAX_TIME_BEFORE_UTC_MS <= ms <= _MAX_TIME_BEFORE_UTC_MS:
             return math.nan
-        # the wall clock is read in the host's zone (24:00 is already the next day's midnight here)
-        civil = _civil_from_ms(ms)
-        ms -= local_offset_ms(*civil)
+        ms -= local_offset_ms(ms)  # the wall clock is read in the host's zone
     else:
         ms -= offset * 1000.0
         if not -_MAX_TIME_MS <= ms <= _MAX_TIME_MS:
             return math.nan
     return time_clip(ms)
-
-
-def _civil_from_ms(ms: float) -> tuple[int, int, int, int, int, int]:
-    days, rest = divmod(int(ms), 86_400_000)
-    z = days + 719468
-    era = z // 146097
-    doe = z - era * 146097
-    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-    y = yoe + era * 400
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    d = doy - (153 * mp + 2) // 5 + 1
-    m = mp + 3 if mp < 10 else mp - 9
-    y += m <= 2
-    seconds = rest // 1000
-    return y, m, d, seconds // 3600, seconds // 60 % 60, seconds % 60
 
 
 MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")

@@ -16,8 +16,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
-from .jsdate import parse_date
-from .jsdate import time_clip
+from .jsdate import parse_date, time_clip
 from .jsregex import JS_WHITESPACE
 
 
