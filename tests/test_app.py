@@ -647,8 +647,8 @@ async def test_saved_tasks_checks_and_matrix_in_the_app(tmp_path):
         app.query_one("#memory-table").focus()
         await pilot.press("t")
         await settle(pilot)
-        await pilot.press("enter")  # the name as proposed
-        await confirm(pilot, "creates .rawko/checks.yaml", "now: '2026-01-24T12:00:00.000Z'")
+        # y answers the dialog at once, as it says: it is never typed into the name box
+        await confirm(pilot, "creates .rawko/checks.yaml", "now: '2026-01-24T12:00:00.000Z'", "name: rotate the token")
         tasks, _ = load_checks(root)
         assert [(t.task, t.agent, t.inject, t.now, t.name) for t in tasks] == [("rotate the token", "developer", ["jwt.md"], "2026-01-24T12:00:00.000Z", "rotate the token")]
         await pilot.press("t")  # the same task again: refused, nothing written
@@ -660,6 +660,30 @@ async def test_saved_tasks_checks_and_matrix_in_the_app(tmp_path):
         results = app.screen.query_one("#check-results", DataTable)
         assert str(results.get_row_at(0)[0]) == "ok"
         assert "Dead (no saved task injects them): never.md" in str(app.screen.query_one("#matrix-summary").render())
+
+
+async def test_the_save_dialog_answers_y_and_n_and_the_name_is_edited_only_when_asked(tmp_path):
+    from rawko_tui.core.checks import load_checks
+
+    root = write_store(tmp_path / "store", {"jwt.md": memory(title="JWT tokens", when='"token"', importance="critical")})
+    app = app_for(root, task="rotate the token")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one("#memory-table").focus()
+        await pilot.press("t")
+        await settle(pilot)
+        await pilot.press("n")  # goes back, nothing written, and the name was not touched
+        await settle(pilot)
+        assert app.screen is app.main and not (root / ".rawko" / "checks.yaml").exists()
+        await pilot.press("t")
+        await settle(pilot)
+        await pilot.press("e", *"token rotation", "escape")  # e edits the name; Esc leaves the box, not the dialog
+        await settle(pilot)
+        assert app.screen is not app.main
+        await pilot.press("y")
+        await settle(pilot)
+    tasks, _ = load_checks(root)
+    assert [t.name for t in tasks] == ["token rotation"]  # the proposed name was selected, so typing replaced it
 
 
 @pytest.mark.parametrize("screen_key", ["c", "o", "k", "question_mark"])

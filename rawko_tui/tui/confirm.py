@@ -119,6 +119,7 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
         Binding("y", "confirm", "Yes, write and commit", id="confirm-yes"),
         Binding("i", "include", "Yes, and commit the bytes rawko-tui did not write", id="confirm-include"),
         Binding("n,escape", "cancel", "No, go back", id="confirm-no"),
+        Binding("e", "edit_name", "Edit the name", id="confirm-edit-name"),
     ]
 
     def __init__(
@@ -154,8 +155,9 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
         yes = shown_keys(self.app, ConfirmWrite, "confirm-yes")[0]
         self.query_one("#confirm-box").border_title = Content(f"Nothing is written until you say {yes}")  # a title string is markup
         self._show()
-        if self.name_field is not None:
-            self.query_one("#confirm-name", Input).focus()
+        # focus starts on what will be written, never in the name box: there the dialog's own keys
+        # (y, n) would be typed into the name instead of answering it
+        self.query_one("#confirm-writes").focus()
 
     @property
     def foreign(self) -> list[PlannedWrite]:
@@ -190,6 +192,8 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
             return False  # what would be committed cannot all be shown here: yes is not offered
         if action == "include":
             return bool(self.foreign)  # offered only when there are such bytes
+        if action == "edit_name":
+            return self.name_field is not None
         return True
 
     def _show(self) -> None:
@@ -222,6 +226,8 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
             )
         else:
             keys = Text.assemble(*yes, " writes exactly this and commits it · ", *no, " goes back, nothing written")
+        if self.name_field is not None and not self.too_large:
+            keys = Text.assemble(*keys_named(self.app, ConfirmWrite, "confirm-edit-name"), f" edits {self.name_field[0]} (Enter or Esc leaves the box) · ", keys)
         self.query_one("#confirm-keys", Static).update(keys)
         self.refresh_bindings()
         impact = self.query_one("#confirm-impact", Static)
@@ -252,6 +258,10 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
     @on(Input.Submitted, "#confirm-name")
     def _name_submitted(self) -> None:
         self.query_one("#confirm-writes").focus()
+
+    def action_edit_name(self) -> None:
+        if self.name_field is not None:
+            self.query_one("#confirm-name", Input).focus()
 
     def _too_large_note(self) -> str:
         """Why nothing is written from here, and what shows every byte instead."""
@@ -296,6 +306,9 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
             self.dismiss([dataclasses.replace(w, include_foreign=True) if w.foreign else w for w in self.writes])
 
     def action_cancel(self) -> None:
+        if isinstance(self.focused, Input):  # Esc in the name box leaves the box; a second Esc goes back
+            self.query_one("#confirm-writes").focus()
+            return
         self.dismiss(None)
 
 
