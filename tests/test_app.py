@@ -13,6 +13,7 @@ from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.tui.app import create_app
 from rawko_tui.tui.screens import HelpScreen, NoStoreScreen
 from rawko_tui.tui.widgets.memories.memory_list import MemoryList
+from rawko_tui.tui.widgets.memory_view.memory_view import MemoryView
 from rawko_tui.tui.widgets.preview.preview_pane import PreviewPane
 
 SIZE = (150, 46)
@@ -373,12 +374,22 @@ async def test_the_app_at_a_revision_shows_the_store_as_it_was(store):
     _git(store, "add", "-A")
     _git(store, "commit", "-q", "-m", "first")
     first = _git(store, "rev-parse", "HEAD")
-    (store / ".rawko" / "memories" / "email-notifications.md").unlink()
+    email = store / ".rawko" / "memories" / "email-notifications.md"
+    with email.open("a") as f:
+        f.write("\n---\nupdatedAt: '2026-01-25T10:00:00Z'\n---\n\nA later entry.\n")
+    _git(store, "commit", "-q", "-am", "second")
+    email.unlink()
     app = app_for(store, task="email", at=first)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert "read-only" in app.sub_title
         assert [c.path for c in app.preview.injected] == [".rawko/memories/email-notifications.md"]
+        app.query_one(MemoryList).select_path(".rawko/memories/email-notifications.md")
+        await settle(pilot)
+        # the file's history up to that commit: its one commit, not "not committed yet", not the later one
+        history = app.query_one(MemoryView).history
+        assert history is not None and [c.subject for c in history.commits] == ["first"] and history.badge == "verified"
+        assert "not committed yet" not in str(app.query_one("#memory-history").render())
 
 
 async def test_a_whole_consolidation_in_the_app(tmp_path, monkeypatch):
@@ -684,6 +695,21 @@ async def test_the_save_dialog_answers_y_and_n_and_the_name_is_edited_only_when_
         await settle(pilot)
     tasks, _ = load_checks(root)
     assert [t.name for t in tasks] == ["token rotation"]  # the proposed name was selected, so typing replaced it
+
+
+async def test_a_ranking_that_is_due_after_the_app_closed_is_dropped(store):
+    """Under load a ranking timer or a worker's result can come after the screens are gone (it raised ScreenStackError)."""
+    from rawko_tui.tui.threads import deliver
+
+    app = app_for(store, task="login")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        main, preview = app.main, app.preview
+    assert not main.is_attached and not app.screen_stack
+    app._unshown_ranking = (preview, 0.1, "the clock")
+    app._show_ranking_when_due()  # what the timer would have called
+    assert app._show_ranking_timer is None and app.main is main
+    deliver(app.main, app._preview_ready, preview, 0.1)  # a worker's late result: dropped, no error
 
 
 @pytest.mark.parametrize("screen_key", ["c", "o", "k", "question_mark"])

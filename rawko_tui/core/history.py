@@ -904,17 +904,26 @@ class FileHistory:
         }
 
 
-def file_history(root: Path, rel_path: str, entry_offsets: list[int]) -> FileHistory:
+def file_history(root: Path, rel_path: str, entry_offsets: list[int], at: str | None = None) -> FileHistory:
     """Commits of one memory file, which commit added each entry, and its append-only badge.
 
-    ``entry_offsets`` are the byte offsets where the current file's entries start.
+    ``entry_offsets`` are the byte offsets where the file's entries start.  With
+    ``at`` (a revision, as ``--at``) the file is the one in that commit and its
+    history the commits up to it; else the working copy, compared with HEAD too.
     """
     top = repo_root(root)
     if top is None:
         return FileHistory(rel_path, [], [None] * len(entry_offsets), "not-a-repo", "not in a git repository: history is not available")
-    path = root / rel_path
-    path_in_repo = Path(os.path.relpath(path.parent.resolve() / path.name, top.resolve())).as_posix()  # a memory that is a link: its own history
-    out = git(top, "log", "--raw", "-z", "--no-abbrev", "--no-renames", "--diff-merges=first-parent", f"--format={_LOG_FORMAT}", "--", path_in_repo)
+    tip = "HEAD"
+    if at is not None:
+        from .gitrepo import store_at
+
+        top, tip, prefix = store_at(root, at)  # the store's folder in that commit, its commit resolved once
+        path_in_repo = f"{prefix}/{rel_path.split('/', 1)[1]}" if prefix else rel_path.split("/", 1)[1]
+    else:
+        path = root / rel_path
+        path_in_repo = Path(os.path.relpath(path.parent.resolve() / path.name, top.resolve())).as_posix()  # a memory that is a link: its own history
+    out = git(top, "log", "--raw", "-z", "--no-abbrev", "--no-renames", "--diff-merges=first-parent", f"--format={_LOG_FORMAT}", tip, "--", path_in_repo)
     commits: list[CommitInfo] = []
     sizes: list[tuple[CommitInfo, int]] = []
     badge, detail = "verified", "every commit only appended to this file"
@@ -934,26 +943,30 @@ def file_history(root: Path, rel_path: str, entry_offsets: list[int]) -> FileHis
                     sizes.append((info, len(blobs.read(new_sha))))
         if not commits:
             return FileHistory(rel_path, [], [None] * len(entry_offsets), "untracked", "not committed yet")
-        head_blob = git(top, "rev-parse", f"HEAD:{path_in_repo}", check=False).decode().strip()
-        try:
-            current = read_in_store(top, path_in_repo, MEMORY_LIMIT)
-        except OSError:
-            current = b""
-        committed = blobs.read(head_blob) if head_blob and " " not in head_blob else b""
-    # compared as git would commit it: an eol=crlf checkout is not a rewrite of its LF blob
-    current = clean_conversions(top, [path_in_repo])[path_in_repo].to_git(current, committed)
-    if current != committed:
-        rewrite = rewrite_of(committed, current)
-        if rewrite is None:
-            if badge == "verified":
-                badge, detail = "uncommitted-append", f"{len(current) - len(committed)} bytes appended since the last commit"
-        else:
-            badge, detail = "uncommitted-rewrite", f"the working copy rewrites committed content ({rewrite.message})"
+        if at is None:
+            head_blob = git(top, "rev-parse", f"HEAD:{path_in_repo}", check=False).decode().strip()
+            try:
+                current = read_in_store(top, path_in_repo, MEMORY_LIMIT)
+            except OSError:
+                current = b""
+            committed = blobs.read(head_blob) if head_blob and " " not in head_blob else b""
+    if at is not None:
+        detail = f"{detail} (history up to {at}, commit {tip[:10]})"
+    else:
+        # compared as git would commit it: an eol=crlf checkout is not a rewrite of its LF blob
+        current = clean_conversions(top, [path_in_repo])[path_in_repo].to_git(current, committed)
+        if current != committed:
+            rewrite = rewrite_of(committed, current)
+            if rewrite is None:
+                if badge == "verified":
+                    badge, detail = "uncommitted-append", f"{len(current) - len(committed)} bytes appended since the last commit"
+            else:
+                badge, detail = "uncommitted-rewrite", f"the working copy rewrites committed content ({rewrite.message})"
     entry_commits = []
     for offset in entry_offsets:
         found = next((info for info, size in sizes if size > offset), None)
         entry_commits.append(found)
-    foreign = _not_written_by_committer(top, path_in_repo)
+    foreign = _not_written_by_committer(top, path_in_repo, tip)
     not_theirs = [commit is not None and any(first <= offset <= last for first, last in foreign.get(commit.sha, ())) for commit, offset in zip(entry_commits, entry_offsets)]
     return FileHistory(rel_path, commits, entry_commits, badge, detail, not_theirs)
 
@@ -962,9 +975,9 @@ _NOT_WRITTEN_TRAILER = "Not-written-by-rawko-tui"  # the writer's trailer: "<pat
 _BYTE_RANGE = re.compile(r" bytes ([\d,]+)-([\d,]+)$")
 
 
-def _not_written_by_committer(top: Path, path_in_repo: str) -> dict[str, list[tuple[int, int]]]:
-    """commit -> the byte ranges of ``path_in_repo`` its message says its committer did not write."""
-    out = git(top, "log", f"--format=%H%x00%(trailers:key={_NOT_WRITTEN_TRAILER},valueonly,separator=%x1e)%x01", "--", path_in_repo, check=False)
+def _not_written_by_committer(top: Path, path_in_repo: str, tip: str = "HEAD") -> dict[str, list[tuple[int, int]]]:
+    """commit -> the byte ranges of ``path_in_repo`` its message says its committer did not write (commits up to ``tip``)."""
+    out = git(top, "log", f"--format=%H%x00%(trailers:key={_NOT_WRITTEN_TRAILER},valueonly,separator=%x1e)%x01", tip, "--", path_in_repo, check=False)
     found: dict[str, list[tuple[int, int]]] = {}
     for record in out.decode("utf-8", "surrogateescape").split("\x01"):
         sha, _, values = record.strip("\n").partition("\x00")

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from textual import on, work
 from textual.app import App, ComposeResult
+from textual.screen import Screen
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Input, Markdown, TextArea
@@ -30,12 +31,14 @@ from ..core.checks import budget_for, default_task_name, load_checks, saved_task
 from ..core.curation import append_template, effective_store, impact_of_change, new_memory_template, pattern_matches
 from ..core.writer import ChangedSinceShown, PlannedWrite, WriteError, apply_writes, person_name, plan_append, read_current, replan, torn_writes
 from ..core.lint import SETTINGS_CODES, Finding, lint_store
+from ..core.gitrepo import GitError
 from ..core.history import FileHistory, commit_diff, file_history, locate_repository, repository_state_in, uncommitted_rewrites
 from ..core.store import Store, load_store, load_store_at, pinned_now
 from ..core.watch import store_signature
 from .commands import RawkoCommands
 from .messages import MemoryHighlighted
 from .safe import clean, one_line
+from .threads import deliver
 from .checks import ChecksScreen
 from .confirm import ConfirmWrite
 from .curation import ConsolidationScreen, MemoryEditor, SessionsScreen, creation_commit, new_memory_planner
@@ -100,6 +103,7 @@ class RawkoApp(App[int]):
         arbiter: str | None = None,
     ) -> None:
         super().__init__()
+        self._main_screen: Screen | None = None
         self.root = root
         self.problem = problem
         self.at = at
@@ -177,7 +181,9 @@ class RawkoApp(App[int]):
     @property
     def main(self):
         """The screen holding the four panes (others -- consolidation, sessions, help -- sit above it)."""
-        return self.screen_stack[0] if self.screen_stack else self.screen
+        if self._main_screen is None:
+            self._main_screen = self.screen_stack[0] if self.screen_stack else self.screen
+        return self._main_screen  # kept: while the app shuts down its stack is empty, and late results check it
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         # the panes' actions do nothing useful (and are hidden) while another screen is on top
@@ -216,7 +222,7 @@ class RawkoApp(App[int]):
         self.ranker()
         self.load()
         if self.poll_seconds and not self.at:
-            self.set_interval(self.poll_seconds, self.check_for_changes)
+            self.main.set_interval(self.poll_seconds, self.check_for_changes)  # timers stop with their screen
         # single-key actions work from the start; 3 or Ctrl+L goes to the task box
         self.main.query_one("#memory-table", DataTable).focus()
 
@@ -240,7 +246,7 @@ class RawkoApp(App[int]):
         # which files the working copy rewrites is asked of git by the lint worker, after the first ranking
         rows = build_rows(store, self.findings, self._now_ms(), self._rewritten)
         if not get_current_worker().is_cancelled:
-            self.call_from_thread(self._loaded, store, signature, rows, repository_note)
+            deliver(self.main, self._loaded, store, signature, rows, repository_note)
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="lint", description="lint the store")
     def lint(self, store: Store) -> None:
@@ -249,7 +255,7 @@ class RawkoApp(App[int]):
         self._rewritten = uncommitted_rewrites(self.root) if self._repository and not self.at else set()
         rows = build_rows(store, findings, self._now_ms(), self._rewritten)
         if not get_current_worker().is_cancelled:
-            self.call_from_thread(self._linted, store, findings, rows)
+            deliver(self.main, self._linted, store, findings, rows)
 
     def _linted(self, store: Store, findings: list[Finding], rows: list) -> None:
         if store is not self.store:
@@ -342,11 +348,11 @@ class RawkoApp(App[int]):
     def watch_store(self) -> None:
         signature = store_signature(self.root)
         if signature != self.signature and not get_current_worker().is_cancelled:
-            self.call_from_thread(self.load)
+            deliver(self.main, self.load)
         elif not self.at:
             subtitle = self._subtitle(repository_state_in(self._repository).describe())
             if subtitle != self.sub_title and not get_current_worker().is_cancelled:
-                self.call_from_thread(setattr, self, "sub_title", subtitle)
+                deliver(self.main, setattr, self, "sub_title", subtitle)
 
     def _subtitle(self, repository_note: str | None) -> str:
         return one_line(self.root.name, 80) + (f" · {one_line(repository_note, 300)}" if repository_note else "")
@@ -394,12 +400,12 @@ class RawkoApp(App[int]):
                 options.sources["arbiter"] = source
                 preview = self._rank(store, query, options)
                 if not worker.is_cancelled and self._pending is None:
-                    self.call_from_thread(self._preview_ready, preview, time.perf_counter() - started, query.now_source)
+                    deliver(self.main, self._preview_ready, preview, time.perf_counter() - started, query.now_source)
                 # what the ranking left undecided, decided in a worker process; the next key kills it
                 if self._decide(preview, worker):
                     preview = self._rank(store, query, options)
                     if not worker.is_cancelled and self._pending is None:
-                        self.call_from_thread(self._preview_ready, preview, time.perf_counter() - started, query.now_source)
+                        deliver(self.main, self._preview_ready, preview, time.perf_counter() - started, query.now_source)
                 # then, once typing pauses, what the other profiles inject for the same task: ranking
                 # them after every key would take the interpreter from the UI thread while keys arrive
                 if not worker.is_cancelled and self._pending is None and not self._rank_wanted.wait(OTHERS_AFTER_SECONDS):
@@ -409,7 +415,7 @@ class RawkoApp(App[int]):
                     except Exception as exc:  # noqa: BLE001 - the line on the others must never stop the ranking
                         comparison = exc
                     if not worker.is_cancelled and self._pending is None:
-                        self.call_from_thread(self._comparison_ready, comparison, preview)
+                        deliver(self.main, self._comparison_ready, comparison, preview)
             finally:
                 self._rank_busy = False
 
@@ -429,12 +435,12 @@ class RawkoApp(App[int]):
 
         if self._decider is None:
             self._decider = Decider()
-        self.call_from_thread(self._show_deciding, True)
+        deliver(self.main, self._show_deciding, True)
         try:
             return decide_unsure(preview, DECIDE_REGEX_SECONDS, self._decider, cancelled=lambda: worker.is_cancelled or self._rank_wanted.is_set())
         finally:
             if not worker.is_cancelled:
-                self.call_from_thread(self._show_deciding, False)
+                deliver(self.main, self._show_deciding, False)
 
     def _show_deciding(self, deciding: bool) -> None:
         self.main.query_one(PreviewPane).set_deciding(deciding)
@@ -510,15 +516,15 @@ class RawkoApp(App[int]):
     def _show_ranking_when_due(self) -> None:
         """Show the newest ranking once input pauses (or the one shown grows old); else check again then."""
         self._show_ranking_timer = None
-        if self._unshown_ranking is None:
-            return
+        if self._unshown_ranking is None or not self.main.is_attached:
+            return  # nothing new, or the app is closing: its screens are gone
         now = time.monotonic()
         due = max(self._ranking_shown_at + PREVIEW_REFRESH_SECONDS, self._input_at + TYPING_PAUSE_SECONDS)
         due = min(due, self._ranking_shown_at + MAX_UNSHOWN_SECONDS)
         if due <= now:
             self._show_ranking()
         else:
-            self._show_ranking_timer = self.set_timer(due - now, self._show_ranking_when_due)
+            self._show_ranking_timer = self.main.set_timer(due - now, self._show_ranking_when_due)
 
     def _show_ranking(self) -> None:
         if self._unshown_ranking is None:
@@ -583,19 +589,20 @@ class RawkoApp(App[int]):
             view.show(memory, self.findings)  # lint finished after the memory was shown
         elif memory is not view.memory:
             view.show(memory, self.findings)
-            if memory is not None and not self.at:
-                view.show_history(None)
+            view.show_history(None)
+            if memory is not None:  # at a revision: the commits up to it, the file as it was in it
                 self.load_history(memory.rel_path, memory.entry_offsets())
-            else:
-                view.show_history(None if memory is None else _at_history(memory, self.at))
         candidate = self.preview.candidate(self.selected) if self.preview and self.selected else None
         self.main.query_one(Breakdown).show(self.preview, candidate)
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="history", description="read the file's git history")
     def load_history(self, rel_path: str, offsets: list[int]) -> None:
-        history = file_history(self.root, rel_path, offsets)
+        try:
+            history = file_history(self.root, rel_path, offsets, at=self.at)
+        except GitError as exc:  # e.g. the revision's store has no such file: said in the badge
+            history = FileHistory(rel_path, [], [None] * len(offsets), "not-a-repo", f"history is not available: {exc}")
         if not get_current_worker().is_cancelled:
-            self.call_from_thread(self._history_ready, rel_path, history)
+            deliver(self.main, self._history_ready, rel_path, history)
 
     def _history_ready(self, rel_path: str, history: FileHistory) -> None:
         if self.selected == rel_path:
@@ -610,7 +617,7 @@ class RawkoApp(App[int]):
     @work(thread=True, exit_on_error=False, exclusive=True, group="diff", description="read a commit's patch")
     def show_diff(self, sha: str, rel_path: str) -> None:
         patch = commit_diff(self.root, sha, rel_path)
-        self.call_from_thread(self.push_screen, DiffScreen(f"{sha[:10]} · {rel_path}", patch))
+        deliver(self.main, self.push_screen, DiffScreen(f"{sha[:10]} · {rel_path}", patch))
 
     # -- exact token counts ------------------------------------------------------
     def _schedule_token_count(self, prompt: str) -> None:
@@ -620,7 +627,7 @@ class RawkoApp(App[int]):
             return
         if self._token_timer is not None:
             self._token_timer.stop()
-        self._token_timer = self.set_timer(TOKEN_DEBOUNCE_SECONDS, lambda: self.count_tokens(prompt, key))
+        self._token_timer = self.main.set_timer(TOKEN_DEBOUNCE_SECONDS, lambda: self.count_tokens(prompt, key))
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="tokens", description="count prompt tokens")
     def count_tokens(self, prompt: str, key: str) -> None:
@@ -633,7 +640,7 @@ class RawkoApp(App[int]):
         except TokenCountError as exc:
             text = f"exact count unavailable: {exc}"
         if not get_current_worker().is_cancelled:
-            self.call_from_thread(self.main.query_one(PreviewPane).set_exact_tokens, text)
+            deliver(self.main, lambda: self.main.query_one(PreviewPane).set_exact_tokens(text))
 
     # -- workers -----------------------------------------------------------------
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -789,12 +796,12 @@ class RawkoApp(App[int]):
                 fresh = plan_again() if plan_again is not None else replan(self.root, writes)
             except WriteError as exc:
                 raise WriteError(f"{changed} {exc}") from None
-            self.call_from_thread(self.confirm_again, changed, fresh, action, summary, plan_again, then)
+            deliver(self.main, self.confirm_again, changed, fresh, action, summary, plan_again, then)
             return
-        self.call_from_thread(self.notify, one_line(written.describe(self.root), 300), timeout=6)
-        self.call_from_thread(self.load)
+        deliver(self.main, self.notify, one_line(written.describe(self.root), 300), timeout=6)
+        deliver(self.main, self.load)
         if then is not None:
-            self.call_from_thread(then, written)
+            deliver(self.main, then, written)
 
     def confirm_again(self, changed: ChangedSinceShown, writes: list[PlannedWrite], action: str, summary: str, plan_again=None, then=None) -> None:
         """The confirmation once more, for a write whose file changed after it was shown: what changed, and the write as it is now."""
@@ -937,10 +944,6 @@ def _effective_when(name: str, data: bytes) -> object:
     memory = MemoryFile(location=Path(name), rel_path=name, name=name, top_level=True)
     parse_memory_bytes(memory, data)
     return memory.effective()[0].get("whenToUse")
-
-
-def _at_history(memory, at: str) -> FileHistory:
-    return FileHistory(memory.rel_path, [], [], "untracked", f"the store as it was at {at}; history is shown for the working tree")
 
 
 def create_app(root: Path | None, task: str | None = None, agent: str | None = None, now: str | None = None, problem: str | None = None, **kwargs) -> RawkoApp:

@@ -13,6 +13,7 @@ from textual.worker import get_current_worker
 from ..core.checks import CheckResult, Matrix, load_checks, matrix, run_checks
 from ..core.store import Store
 from .safe import cell, literal
+from .threads import deliver
 
 
 class ChecksScreen(Screen[None]):
@@ -53,7 +54,7 @@ class ChecksScreen(Screen[None]):
         # the matrix covers the saved tasks and the ones previewed recently
         grid = matrix(self.store, list(dict.fromkeys([(t.task, t.agent) for t in tasks] + self.recent_tasks)), self.now_ms)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show, results, grid, [str(e) for e in errors])
+            deliver(self, self._show, results, grid, [str(e) for e in errors])
 
     def _show(self, results: list[CheckResult], grid: Matrix, errors: list[str]) -> None:
         table = self.query_one("#check-results", DataTable)

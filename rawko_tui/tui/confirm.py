@@ -19,6 +19,7 @@ from textual.widgets import Footer, Input, Static
 from ..core.writer import PlannedWrite, WriteError, read_current, shown_text
 from .keys import shown_keys
 from .safe import clean, literal
+from .threads import deliver
 
 Planner = Callable[[str], list[PlannedWrite]]
 
@@ -240,7 +241,7 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
     @work(thread=True, exit_on_error=False, exclusive=True, group="confirm-impact", description="impact of the write")
     def compute_impact(self, writes: list[PlannedWrite]) -> None:
         lines = self.impact(writes)
-        self.app.call_from_thread(self._show_impact, lines)
+        deliver(self, self._show_impact, lines)
 
     def _show_impact(self, lines: list[str]) -> None:
         self.query_one("#confirm-impact", Static).update(impact_text("Impact on saved and recent tasks: ", lines))

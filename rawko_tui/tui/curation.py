@@ -33,6 +33,7 @@ from ..core.writer import PlannedWrite, TornWrite, WriteError, ends_with_newline
 from .confirm import ConfirmDiscard, ConfirmWrite, Planner, bytes_text, cut_bytes, impact_text, keys_named, too_many
 from .keys import shown_keys
 from .safe import cell, clean, literal
+from .threads import deliver
 
 
 def new_memory_planner(root) -> Planner:
@@ -135,7 +136,7 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
             title, body, when = "", text, None
         closest = closest_memories(self.store, title, body, when, exclude=self.exclude)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_closest, closest)
+            deliver(self, self._show_closest, closest)
 
     def _show_closest(self, closest: list) -> None:
         self.closest = closest
@@ -222,7 +223,7 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
     @work(thread=True, exit_on_error=False, exclusive=True, group="editor-impact", description="impact on recent tasks")
     def compute_impact(self, name: str, data: bytes) -> None:
         lines = self.impact(name, data)
-        self.app.call_from_thread(self._show_impact, lines)
+        deliver(self, self._show_impact, lines)
 
     def _show_impact(self, lines: list[str]) -> None:
         self.query_one("#merge-impact", Static).update(impact_text("Impact on recently previewed tasks: ", lines))
@@ -297,7 +298,7 @@ class MergeScreen(MemoryEditor):
         except ClaudeError as exc:
             draft, error = None, str(exc)
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._claude_done, draft, error)
+            deliver(self, self._claude_done, draft, error)
 
     def _claude_done(self, draft: str | None, error: str | None) -> None:
         area = self.query_one("#merge-text", TextArea)
@@ -389,7 +390,7 @@ class SessionsScreen(Screen[None]):
             return
         detail = detail.copy()
         detail.append_text(closest_text(closest))
-        self.app.call_from_thread(self._show_closest, item, detail)
+        deliver(self, self._show_closest, item, detail)
 
     def _show_closest(self, item, detail: Text) -> None:
         row = self.query_one("#session-items", DataTable).cursor_row
@@ -449,7 +450,7 @@ class SessionsScreen(Screen[None]):
         except (ClaudeError, WriteError) as exc:  # no answer, or one with text that has no UTF-8 form
             text, error = None, f"No draft: {exc}"
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._extracted, session, text, error)
+            deliver(self, self._extracted, session, text, error)
 
     def _extracted(self, session, text: str | None, error: str | None) -> None:
         self.query_one("#session-items", DataTable).loading = False
@@ -552,7 +553,7 @@ class ConsolidationScreen(Screen[None]):
     def find_candidates(self) -> None:
         groups = self._find(self.store)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_groups, groups)
+            deliver(self, self._show_groups, groups)
 
     def _rows(self) -> list[CandidateGroup | str]:
         """The groups the filter lets through; stale ones folded into one row unless opened or filtered for."""
@@ -663,7 +664,7 @@ class ConsolidationScreen(Screen[None]):
 
         injections = injected_today(self.store, group.paths, self.app.impact_tasks(), self.now_ms, self.app.active_profile())
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_injections, group, injections)
+            deliver(self, self._show_injections, group, injections)
 
     def _show_injections(self, group: CandidateGroup, injections: list) -> None:
         self.injections[group.paths] = injections
@@ -723,7 +724,7 @@ class ConsolidationScreen(Screen[None]):
         store = load_store(self.store.root)
         groups = self._find(store)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._acted, store, groups)
+            deliver(self, self._acted, store, groups)
 
     def _acted(self, store: Store, groups: list[CandidateGroup]) -> None:
         """After a decision: stay on the same row, which now holds the next item."""
@@ -831,7 +832,7 @@ class ConsolidationScreen(Screen[None]):
         except ClaudeError as exc:
             said = f"no opinion: {exc}"
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_opinion, group, said)
+            deliver(self, self._show_opinion, group, said)
 
     def _show_opinion(self, group: CandidateGroup, said: str) -> None:
         self.opinions[group.paths] = said
@@ -1024,7 +1025,7 @@ class TornWriteScreen(ModalScreen[bool]):
                 f"Acknowledged the interrupted write in {self.torn.rel_path} (recorded in {where}); its bytes stay in the file, "
                 "shown as rawko-tui's torn bytes and committed only with i."
             )
-        self.app.call_from_thread(self._resolved, note)
+        deliver(self, self._resolved, note)
 
     def _resolved(self, note: str) -> None:
         self.app.notify(clean(note), timeout=8)

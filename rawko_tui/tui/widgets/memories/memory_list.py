@@ -21,6 +21,7 @@ from ....core.lint import Finding
 from ....core.store import MemoryFile, Store
 from ...messages import MemoryHighlighted
 from ...safe import cell
+from ...threads import deliver
 from ...selection import FollowsSelection
 
 MAX_LIST_ROWS = 500  # rows in the table; sorting and filtering cover every memory
@@ -198,7 +199,7 @@ class MemoryList(FollowsSelection, Vertical):
             matches = process.extract(query, [r.haystack for r in self.rows], scorer=fuzz.partial_ratio, score_cutoff=70, limit=None)
             result = {self.rows[index].memory.rel_path: score for _, score, index in matches}
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._apply_filter, result)
+            deliver(self, self._apply_filter, result)
 
     def _apply_filter(self, scores: dict[str, float] | None) -> None:
         self._filter_scores = scores
