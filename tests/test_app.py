@@ -712,6 +712,52 @@ async def test_a_ranking_that_is_due_after_the_app_closed_is_dropped(store):
     deliver(app.main, app._preview_ready, preview, 0.1)  # a worker's late result: dropped, no error
 
 
+async def test_at_80x24_the_ranking_stays_on_screen_while_typing_and_editors_keep_their_text_area(store):
+    app = app_for(store, task="")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("3", *"login email")
+        await settle(pilot)
+        results = app.query_one("#results", DataTable)
+        assert results.row_count >= 2
+        visible = results.region.intersection(app.screen.region)
+        assert visible.height >= 6  # the header and at least five ranking rows, below the task being typed
+        await pilot.press("escape")
+        app.query_one("#memory-table").focus()
+        for key in ("a", "n"):
+            await pilot.press(key)
+            await settle(pilot)
+            assert app.screen.query_one("#merge-text", TextArea).region.height >= 6, key
+            await pilot.press("escape")
+            await settle(pilot)
+            if app.screen is not app.main:
+                await pilot.press("y")  # nothing was typed; a discard question would be answered
+                await settle(pilot)
+
+
+async def test_editors_open_in_the_body_and_say_when_the_opening_line_is_broken(store):
+    app = app_for(store, task="login")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one("#memory-table").focus()
+        for key in ("n", "a"):
+            await pilot.press(key)
+            await settle(pilot)
+            area = app.screen.query_one("#merge-text", TextArea)
+            await pilot.press("x")  # typing at once lands in the body, never before the opening '---'
+            assert area.text.startswith("---\n") and "x" in area.text.split("---", 2)[2]
+            area.move_cursor((0, 0))
+            await pilot.press("y")
+            await settle(pilot)
+            lint = str(app.screen.query_one("#merge-lint").render())
+            assert "must open with a line '---'" in lint and "'y---'" in lint
+            await pilot.press("ctrl+s")  # refused: the error is said, nothing is planned
+            await settle(pilot)
+            assert type(app.screen).__name__ == "MemoryEditor"
+            app.screen.dismiss(None)
+            await settle(pilot)
+
+
 @pytest.mark.parametrize("screen_key", ["c", "o", "k", "question_mark"])
 async def test_every_key_on_every_screen_is_safe(store, screen_key):
     app = app_for(store, task="login")

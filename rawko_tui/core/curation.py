@@ -418,6 +418,36 @@ def impact_of_change(store: Store, changes: dict[str, bytes], tasks: list[tuple[
     return found
 
 
+def opener_problem(text: str) -> str | None:
+    """Why a drafted file or entry does not open with its frontmatter's ``---`` line (None when it does).
+
+    Without it the arbiters read no frontmatter at all: a new file has no title
+    or whenToUse, and an appended entry becomes more body of the entry before it.
+    """
+    first = text.split("\n", 1)[0].rstrip("\r")
+    if first == "---":
+        return None
+    shown = first if len(first) <= 40 else first[:40] + "…"
+    return f"the text must open with a line '---' (its frontmatter); it opens with {shown!r}"
+
+
+def body_start(text: str) -> tuple[int, int]:
+    """(row, column) where a draft's body starts: the first line with text after the frontmatter's closing ``---``.
+
+    Editors open there, so that typing at once never lands before the opening ``---``.
+    """
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip("\r") != "---":
+        return (0, 0)
+    closer = next((i for i in range(1, len(lines)) if lines[i].rstrip("\r") == "---"), None)
+    if closer is None:
+        return (len(lines) - 1, len(lines[-1]))
+    for row in range(closer + 1, len(lines)):
+        if lines[row].strip():
+            return (row, 0)
+    return (len(lines) - 1, len(lines[-1]))
+
+
 def new_memory_template(agent: str) -> str:
     from .writer import format_entry
 

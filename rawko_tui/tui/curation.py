@@ -23,10 +23,11 @@ from ..core.curation import (
     link_writes,
     merge_draft,
     merge_writes,
+    opener_problem,
     retire_entry,
     supersede_writes,
 )
-from ..core.lint import lint_text
+from ..core.lint import Finding, lint_text
 from ..core.sessions import promoted_to, promotions, title_from
 from ..core.store import Store
 from ..core.writer import PlannedWrite, TornWrite, WriteError, ends_with_newline, person_name, plan_create
@@ -99,7 +100,7 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="merge-box"):
             yield Static(id="editor-target")
-            yield Static(Text(self.intro, "dim"))
+            yield Static(Text(self.intro, "dim"), id="editor-intro")
             yield TextArea(self.draft, id="merge-text", language="markdown", show_line_numbers=True)
             yield Static(id="merge-lint")
             yield Static(id="editor-closest")
@@ -107,10 +108,17 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        from ..core.curation import body_start
+
         self._lint(self.draft)
-        if self.prefix:  # an entry: typing starts in its body, after the signed frontmatter, never before its '---'
-            area = self.query_one("#merge-text", TextArea)
-            area.move_cursor(area.document.end)
+        # typing starts in the body, never before the opening '---': an entry at its end (after the
+        # signed frontmatter), a new or merged memory where its body begins
+        area = self.query_one("#merge-text", TextArea)
+        area.move_cursor(area.document.end if self.prefix else body_start(self.draft))
+        area.focus()
+
+    def on_resize(self, event) -> None:
+        self.set_class(event.size.height < 34, "-short")
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "append_instead":
@@ -207,6 +215,9 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
             shown.append(f"Appends {len(self._result(text)) - len(self.prefix):,} bytes after the {len(self.prefix):,} bytes of {self.file_name}.\n", "dim")
         # a new file is named after its title when it is written: its name cannot be wrong
         findings = [f for f in findings if self.prefix or f.code != "file-name"]
+        opener = opener_problem(text)
+        if opener is not None:  # the file's lint cannot see it for an entry: it reads as more body of the entry before
+            findings.insert(0, Finding(f".rawko/memories/{self.file_name}", "error", "no-opener", ("This entry: " if self.prefix else "") + opener + "."))
         for finding in findings:
             shown.append(f"{finding.severity}: ", {"error": "bold red", "warning": "yellow"}.get(finding.severity, "cyan"))
             shown.append_text(literal(finding.message + "\n", limit=500))

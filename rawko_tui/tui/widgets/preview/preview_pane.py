@@ -123,6 +123,12 @@ class PreviewPane(FollowsSelection, Vertical):
         task.cursor_blink = False
         task.move_cursor(task.document.end)  # a task given on the command line is continued, not prefixed
 
+    def on_descendant_focus(self, event) -> None:
+        # stacked panes (a narrow terminal): the pane grows to the whole height while it has focus (see
+        # app.tcss); brought to the top, the ranking below the task box stays on screen while typing
+        if self.parent is not None and self.parent.parent is not None and self.parent.parent.has_class("-narrow"):
+            self.call_after_refresh(self.scroll_visible, top=True, animate=False)
+
     # -- input ---------------------------------------------------------------
     def current_query(self) -> PreviewQuery | None:
         """The query from the inputs, or None (with the input marked) when one is invalid."""
