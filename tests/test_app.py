@@ -758,6 +758,65 @@ async def test_editors_open_in_the_body_and_say_when_the_opening_line_is_broken(
             await settle(pilot)
 
 
+async def _send_at_once(app, *keys):
+    """Keys as a fast typist (or a paste) sends them: all queued before the first is handled."""
+    from textual import events
+
+    for key in keys:
+        event = events.Key(key, {"slash": "/"}.get(key, key if len(key) == 1 else None))
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+async def test_letters_typed_right_after_a_focus_key_reach_the_widget_it_focused(store):
+    from textual.widgets import Input
+
+    app = app_for(store, task="login")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one("#memory-table").focus()
+        await settle(pilot)
+        await _send_at_once(app, "slash", *"pass")  # 'a' on the list would open the append editor
+        await settle(pilot)
+        assert app.screen is app.main and app.query_one("#memory-filter", Input).value == "pass"
+        await pilot.press("enter")
+        await settle(pilot)
+        await _send_at_once(app, "3", *"xy")  # 3 goes to the task box: the letters are typed there
+        await settle(pilot)
+        assert app.query_one("#task", TextArea).text.endswith("xy") and app.screen is app.main
+
+
+async def test_home_end_q_and_the_focus_after_a_dialog(tmp_path):
+    from rawko_tui.tui.checks import ChecksScreen
+    from rawko_tui.tui.curation import ConsolidationScreen, SessionsScreen
+
+    root = write_store(tmp_path / "store", {f"m{i}.md": memory(title=f"Memory number {i}", when='"login"') for i in range(6)})
+    app = app_for(root, task="login")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.query_one("#memory-table", DataTable)
+        table.focus()
+        await pilot.press("end")
+        assert table.cursor_row == table.row_count - 1
+        await pilot.press("home")
+        assert table.cursor_row == 0
+        # q leaves consolidation, sessions and checks (as it closes help and diffs): it never quits from there
+        for key, screen in (("c", ConsolidationScreen), ("o", SessionsScreen), ("k", ChecksScreen)):
+            await pilot.press(key)
+            await settle(pilot)
+            assert isinstance(app.screen, screen)
+            await pilot.press("q")
+            await settle(pilot)
+            assert app.screen is app.main and app.is_running, key
+        # the widget that had the focus went away while help was open: the list gets it back, not the filter box
+        app.main.set_focus(None)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.focused is table
+
+
 @pytest.mark.parametrize("screen_key", ["c", "o", "k", "question_mark"])
 async def test_every_key_on_every_screen_is_safe(store, screen_key):
     app = app_for(store, task="login")

@@ -25,6 +25,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Input, Markdown, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from .keys import focus_now
 from ..core.arbiter import SPEC_AGENTS, Preview, iso_from_ms, parse_now, resolve_options
 from ..core.arbiters.ranking import decide_unsure, prepare_index, run_preview
 from ..core.checks import budget_for, default_task_name, load_checks, saved_task_write
@@ -65,27 +66,28 @@ class RawkoApp(App[int]):
     TITLE = "rawko-tui"
     COMMANDS = App.COMMANDS | {RawkoCommands}
     BINDINGS = [
-        Binding("1", "focus_pane('memories')", "Memories", id="focus-memories"),
-        Binding("2", "focus_pane('memory')", "Memory", id="focus-memory"),
-        Binding("3", "focus_pane('preview')", "Preview", id="focus-preview"),
-        Binding("4", "focus_pane('breakdown')", "Why", id="focus-breakdown"),
-        Binding("ctrl+l", "focus_pane('preview')", "Task", id="focus-task", priority=True),
-        Binding("u", "toggle_unmatched", "Unmatched", id="toggle-unmatched", show=False),
-        Binding("p", "show_tab('tab-prompt')", "Prompt", id="show-prompt"),
-        Binding("w", "show_tab('tab-why')", "Why tab", id="show-why", show=False),
-        Binding("r", "toggle_recursive", "Subfolders", id="toggle-recursive", show=False),
-        Binding("c", "consolidate", "Consolidate", id="consolidate"),
-        Binding("o", "sessions", "Sessions", id="sessions"),
-        Binding("n", "new_memory", "New", id="new-memory"),
-        Binding("k", "checks", "Checks", id="checks"),
-        Binding("t", "save_task", "Save task", id="save-task"),
-        Binding("b", "next_arbiter", "Arbiter", id="next-arbiter"),
-        Binding("v", "compare_arbiters", "Side by side", id="compare-arbiters", show=False),
-        Binding("a", "append('update')", "Append", id="append-update"),
+        Binding("1", "focus_pane('memories')", "Memories", id="focus-memories", priority=True),
+        Binding("2", "focus_pane('memory')", "Memory", id="focus-memory", priority=True),
+        Binding("3", "focus_pane('preview')", "Preview", id="focus-preview", priority=True),
+        Binding("4", "focus_pane('breakdown')", "Why", id="focus-breakdown", priority=True),
+        Binding("ctrl+l", "focus_task", "Task", id="focus-task", priority=True),
+        Binding("u", "toggle_unmatched", "Unmatched", id="toggle-unmatched", show=False, priority=True),
+        Binding("p", "show_tab('tab-prompt')", "Prompt", id="show-prompt", priority=True),
+        Binding("w", "show_tab('tab-why')", "Why tab", id="show-why", show=False, priority=True),
+        Binding("r", "toggle_recursive", "Subfolders", id="toggle-recursive", show=False, priority=True),
+        Binding("c", "consolidate", "Consolidate", id="consolidate", priority=True),
+        Binding("o", "sessions", "Sessions", id="sessions", priority=True),
+        Binding("n", "new_memory", "New", id="new-memory", priority=True),
+        Binding("k", "checks", "Checks", id="checks", priority=True),
+        Binding("t", "save_task", "Save task", id="save-task", priority=True),
+        Binding("b", "next_arbiter", "Arbiter", id="next-arbiter", priority=True),
+        Binding("v", "compare_arbiters", "Side by side", id="compare-arbiters", show=False, priority=True),
+        Binding("a", "append('update')", "Append", id="append-update", priority=True),
         Binding("ctrl+r", "reload", "Reload", id="reload"),
-        Binding("question_mark", "help", "Keys", id="help"),
+        Binding("h", "focus_commits", "Commits", id="focus-commits", show=False, priority=True),
+        Binding("question_mark", "help", "Keys", id="help", priority=True),
         Binding("escape", "leave_input", "Leave the text box", id="leave-input", show=False),
-        Binding("q", "quit", "Quit", id="quit"),
+        Binding("q", "quit", "Quit", id="quit", priority=True),
     ]
 
     def __init__(
@@ -160,6 +162,8 @@ class RawkoApp(App[int]):
     MAIN_SCREEN_ACTIONS = frozenset(
         {
             "focus_pane",
+            "focus_task",
+            "focus_commits",
             "show_tab",
             "toggle_recursive",
             "toggle_unmatched",
@@ -175,6 +179,14 @@ class RawkoApp(App[int]):
             "help",
         }
     )
+    # the single-letter keys above are priority bindings: the app acts on one before it routes the next key,
+    # so letters typed right after a key that moves the focus (1, 3, /) or opens an editor (a, n) go where it
+    # moved it; as ordinary bindings the focused widget handled them in its turn, after the letters were
+    # already routed to it. In a text box, and on other screens, they are refused (check_action): typed there.
+    TYPED_KEY_ACTIONS = frozenset(
+        {"focus_pane", "focus_commits", "toggle_unmatched", "show_tab", "toggle_recursive", "consolidate", "sessions", "new_memory"}
+        | {"checks", "save_task", "next_arbiter", "compare_arbiters", "append", "help", "quit"}
+    )
     # actions that write: hidden (and explained when reached another way) in a store at a revision
     WRITE_ACTIONS = frozenset({"consolidate", "sessions", "new_memory", "append", "save_task"})
 
@@ -189,6 +201,8 @@ class RawkoApp(App[int]):
         # the panes' actions do nothing useful (and are hidden) while another screen is on top
         if action in self.MAIN_SCREEN_ACTIONS and self.screen is not self.main:
             return False
+        if action in self.TYPED_KEY_ACTIONS and (self.screen is not self.main or isinstance(self.focused, (Input, TextArea))):
+            return False  # a letter in a text box is typed; on another screen its own keys (q: back) apply
         if action in self.WRITE_ACTIONS and self.at:
             return False  # not offered in the footer; the palette's way in says why
         return True
@@ -219,6 +233,9 @@ class RawkoApp(App[int]):
             return
         for widget in self.main.query(Input):
             widget.cursor_blink = False
+        # when the focused widget goes away (e.g. under a closed dialog) the list gets the focus, never the
+        # filter box (the first focusable widget, Textual's default), where the next letters would be typed
+        self.main.AUTO_FOCUS = "#memory-table"
         self.ranker()
         self.load()
         if self.poll_seconds and not self.at:
@@ -663,7 +680,18 @@ class RawkoApp(App[int]):
             "preview": "#task",
             "breakdown": "#why-tree",
         }[pane]
-        self.main.query_one(target).focus()
+        focus_now(self.main.query_one(target))
+
+    def action_focus_task(self) -> None:
+        focus_now(self.main.query_one("#task"))  # Ctrl+L: from anywhere on the main screen, text boxes included
+
+    def action_focus_commits(self) -> None:
+        """The selected memory's commits, one key away (Enter on one shows its diff)."""
+        commits = self.main.query_one("#memory-commits", DataTable)
+        if not commits.row_count:
+            self.notify("This memory has no commits to show (its history is under the Memory pane).", timeout=3)
+            return
+        focus_now(commits)
 
     def action_filter(self) -> None:
         self.main.query_one(MemoryList).action_focus_filter()
@@ -892,7 +920,7 @@ class RawkoApp(App[int]):
         """Esc in a text box: from the task or the preview's options on to the ranking, from elsewhere to the memory list."""
         if isinstance(self.focused, (Input, TextArea)):
             in_preview = self.main.query_one(PreviewPane) in self.focused.ancestors
-            self.main.query_one("#results" if in_preview else "#memory-table", DataTable).focus()
+            focus_now(self.main.query_one("#results" if in_preview else "#memory-table", DataTable))
 
     def _binding_sources(self) -> list[tuple[str, Binding, str]]:
         """(where, binding, id) of every key of every screen, in the order help lists them."""
@@ -925,7 +953,7 @@ class RawkoApp(App[int]):
 
     def action_help(self) -> None:
         rows = [(self._key_for(binding), binding.description or binding.action, where, binding_id) for where, binding, binding_id in self._binding_sources()]
-        rows.append(("enter", "Show a commit's diff (Tab from the Memory pane reaches its commits)", "2 Memory", "memory-commit-diff"))
+        rows.append(("enter", "Show a commit's diff (the Commits key, or Tab from the Memory pane, reaches its commits)", "2 Memory", "memory-commit-diff"))
         rows.append(("ctrl+p", "Command palette", "everywhere", "command-palette"))
         self.push_screen(HelpScreen(rows))
 

@@ -8,6 +8,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from .widgets.rowtable import RowTable
 from ..core.arbiters.compare import Comparison
 from .safe import cell, literal
 
@@ -15,7 +16,7 @@ from .safe import cell, literal
 class CompareScreen(Screen[None]):
     """One row per memory whose fate differs between the profiles; a column per profile; the first rule that parts them."""
 
-    BINDINGS = [Binding("escape,v", "app.pop_screen", "Back", id="compare-back")]
+    BINDINGS = [Binding("escape,v,q", "app.pop_screen", "Back", id="compare-back")]
 
     def __init__(self, comparison: Comparison, active: str) -> None:
         super().__init__()
@@ -25,7 +26,7 @@ class CompareScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="compare-header")
-        table = DataTable(id="compare-table", cursor_type="row", zebra_stripes=True)
+        table = RowTable(id="compare-table", cursor_type="row", zebra_stripes=True)
         table.add_column("Memory", key="memory", width=30)
         for name in self.comparison.previews:
             table.add_column(cell(name + (" (active)" if name == self.active else "")), key=name, width=24)  # a store names its profiles

@@ -10,6 +10,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
+from .widgets.rowtable import RowTable
 from ..core.checks import CheckResult, Matrix, load_checks, matrix, run_checks
 from ..core.store import Store
 from .safe import cell, literal
@@ -19,7 +20,7 @@ from .threads import deliver
 class ChecksScreen(Screen[None]):
     """Saved tasks (.rawko/checks.yaml) run against the store, and the agent x memory matrix."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="checks-back")]
+    BINDINGS = [Binding("escape,q", "app.pop_screen", "Back", id="checks-back")]
 
     def __init__(self, store: Store, now_ms: float, recent_tasks: list[tuple[str, str]] | None = None) -> None:
         super().__init__()
@@ -31,7 +32,7 @@ class ChecksScreen(Screen[None]):
         yield Header()
         with TabbedContent(id="checks-tabs"):
             with TabPane("Checks", id="tab-checks"):
-                table = DataTable(id="check-results", cursor_type="row", zebra_stripes=True)
+                table = RowTable(id="check-results", cursor_type="row", zebra_stripes=True)
                 table.add_column("", key="mark", width=4)
                 table.add_column("Saved task", key="task", width=48)
                 table.add_column("Agent", key="agent", width=10)
@@ -39,7 +40,7 @@ class ChecksScreen(Screen[None]):
                 yield table
                 yield Static(id="checks-summary")
             with TabPane("Matrix", id="tab-matrix"):
-                yield DataTable(id="matrix-table", cursor_type="row", zebra_stripes=True)
+                yield RowTable(id="matrix-table", cursor_type="row", zebra_stripes=True)
                 yield Static(id="matrix-summary")
         yield Footer()
 

@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
 from ..core.writer import PlannedWrite, WriteError, read_current, shown_text
-from .keys import shown_keys
+from .keys import focus_now, shown_keys
 from .safe import clean, literal
 from .threads import deliver
 
@@ -258,11 +258,11 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
 
     @on(Input.Submitted, "#confirm-name")
     def _name_submitted(self) -> None:
-        self.query_one("#confirm-writes").focus()
+        focus_now(self.query_one("#confirm-writes"))
 
     def action_edit_name(self) -> None:
         if self.name_field is not None:
-            self.query_one("#confirm-name", Input).focus()
+            focus_now(self.query_one("#confirm-name", Input))
 
     def _too_large_note(self) -> str:
         """Why nothing is written from here, and what shows every byte instead."""
@@ -308,7 +308,7 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
 
     def action_cancel(self) -> None:
         if isinstance(self.focused, Input):  # Esc in the name box leaves the box; a second Esc goes back
-            self.query_one("#confirm-writes").focus()
+            focus_now(self.query_one("#confirm-writes"))
             return
         self.dismiss(None)
 

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Header, Static, TextArea
 from textual.worker import get_current_worker
 
+from .widgets.rowtable import RowTable
 from ..core.consolidation.queue import KINDS, CandidateGroup, closest_memories, consolidation_candidates, unused_memories
 from ..core.curation import (
     DISMISS,
@@ -334,7 +335,7 @@ class SessionsScreen(Screen[None]):
     BINDINGS = [
         Binding("p", "promote", "Promote to a memory", id="sessions-promote"),
         Binding("x", "extract", "Extract with Claude", id="sessions-extract"),
-        Binding("escape", "app.pop_screen", "Back", id="sessions-back"),
+        Binding("escape,q", "app.pop_screen", "Back", id="sessions-back"),
     ]
 
     def __init__(self, root, store: Store | None = None) -> None:
@@ -346,7 +347,7 @@ class SessionsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="sessions"):
-            table = DataTable(id="session-items", cursor_type="row", zebra_stripes=True)
+            table = RowTable(id="session-items", cursor_type="row", zebra_stripes=True)
             table.add_column("Session", key="session", width=30)
             table.add_column("Kind", key="kind", width=10)
             table.add_column("Id", key="id", width=16)
@@ -521,7 +522,7 @@ class ConsolidationScreen(Screen[None]):
         Binding("u", "undo_dismiss", "Undo dismiss", id="consolidation-undo"),
         Binding("f", "filter_kind", "Filter kind", id="consolidation-filter"),
         Binding("o", "opinion", "Ask Claude", id="consolidation-opinion"),
-        Binding("escape", "app.pop_screen", "Back", id="consolidation-back"),
+        Binding("escape,q", "app.pop_screen", "Back", id="consolidation-back"),
     ]
 
     def __init__(self, store: Store, now_ms: float, recent_tasks: list[tuple[str, str]] | None = None) -> None:
@@ -540,7 +541,7 @@ class ConsolidationScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="consolidation"):
-            table = DataTable(id="candidates", cursor_type="row", zebra_stripes=True)
+            table = RowTable(id="candidates", cursor_type="row", zebra_stripes=True)
             table.add_column("Kind", key="kind", width=15)
             table.add_column("Score", key="score", width=6)
             table.add_column("Memories", key="paths", width=80)

@@ -97,3 +97,13 @@ def shown_keys(app, screen: type, binding_id: str) -> list[str]:
     default = next((b.key for b in screen.BINDINGS if isinstance(b, Binding) and b.id == binding_id), "")
     keymap = getattr(app, "_keymap", {}) or {}
     return [display(key) for key in key_list(keymap.get(binding_id) or default)]
+
+
+def focus_now(widget) -> None:
+    """Give ``widget`` the focus before the next key is handled.
+
+    ``Widget.focus`` waits its turn behind the keys already queued, so letters
+    typed right after ``/`` or ``1`` reached the widget focused before (``a``
+    there opened the append editor).
+    """
+    widget.screen.set_focus(widget)

@@ -9,6 +9,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Static, TextArea
 
+from .widgets.rowtable import RowTable
 from ..core.settings import shown_path
 from .safe import cell, literal
 
@@ -34,7 +35,7 @@ class HelpScreen(ModalScreen[None]):
                     " (a store's .rawko/rawko-tui.yaml cannot). Ctrl+P opens the command palette with every action.",
                 )
             )
-            table = DataTable(id="help-table", cursor_type="row")
+            table = RowTable(id="help-table", cursor_type="row")
             table.add_column("Key", width=8)
             table.add_column("Action", width=40)
             table.add_column("Where", width=34)

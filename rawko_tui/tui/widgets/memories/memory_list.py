@@ -14,6 +14,8 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Input
 from textual.worker import get_current_worker
 
+from ...keys import focus_now
+from ..rowtable import RowTable
 from ....core.arbiter import IMPORTANCE_ORDER, Preview
 from ....core.curation import status_of
 from ....core.jsvalue import js_new_date, js_to_string
@@ -121,8 +123,9 @@ class MemoryList(FollowsSelection, Vertical):
 
     BORDER_TITLE = "1 Memories"
     BINDINGS = [
-        Binding("s", "cycle_sort", "Sort", id="memories-sort"),
-        Binding("slash", "focus_filter", "Filter", id="memories-filter"),
+        # priority: acted on before the next key is routed (see RawkoApp.TYPED_KEY_ACTIONS); typed in the filter box
+        Binding("s", "cycle_sort", "Sort", id="memories-sort", priority=True),
+        Binding("slash", "focus_filter", "Filter", id="memories-filter", priority=True),
     ]
 
     class Highlighted(MemoryHighlighted):
@@ -142,7 +145,7 @@ class MemoryList(FollowsSelection, Vertical):
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="/ filter: title, tags, patterns, path", id="memory-filter")
-        table = DataTable(id="memory-table", cursor_type="row", zebra_stripes=True)
+        table = RowTable(id="memory-table", cursor_type="row", zebra_stripes=True)
         table.add_column("Imp", key="imp", width=8)
         table.add_column("Title", key="title", width=24)
         table.add_column("Tags", key="tags", width=12)
@@ -176,8 +179,13 @@ class MemoryList(FollowsSelection, Vertical):
         self._refresh_table()
         self.app.notify(f"Memories sorted by {self.sort}", timeout=2)
 
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action in ("cycle_sort", "focus_filter") and isinstance(self.screen.focused, Input):
+            return False  # in the filter box the key is a letter of the filter
+        return True
+
     def action_focus_filter(self) -> None:
-        self.query_one("#memory-filter", Input).focus()
+        focus_now(self.query_one("#memory-filter", Input))
 
     @on(Input.Changed, "#memory-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -185,7 +193,7 @@ class MemoryList(FollowsSelection, Vertical):
 
     @on(Input.Submitted, "#memory-filter")
     def _filter_submitted(self) -> None:
-        self.query_one(DataTable).focus()
+        focus_now(self.query_one(DataTable))
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="memory-filter", description="filter memories")
     def run_filter(self, query: str) -> None:

@@ -10,6 +10,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import DataTable, Markdown, Static
 
+from ...keys import shown_keys
+from ..rowtable import RowTable
 from ....core.curation import entry_stamp, related_of
 from ....core.history import FileHistory
 from ....core.jsvalue import display_value
@@ -73,12 +75,12 @@ class MemoryView(VerticalScroll):
         yield Static(id="memory-header")
         yield Static(id="memory-views", classes="note")
         yield DataTable(id="memory-fields", cursor_type="none", show_cursor=False)
-        related = DataTable(id="memory-related", cursor_type="row")
+        related = RowTable(id="memory-related", cursor_type="row")
         related.display = False
         yield related
         yield Static(id="memory-timeline")
         yield Static(id="memory-history")
-        commits = DataTable(id="memory-commits", cursor_type="row")
+        commits = RowTable(id="memory-commits", cursor_type="row")
         commits.display = False
         yield commits
         yield Static(id="memory-findings")
@@ -125,7 +127,8 @@ class MemoryView(VerticalScroll):
         text = history_text(history)
         commits = history.commits if history else []
         if commits:
-            text.append("\nCommits below: Tab reaches the list, Enter on a commit shows its diff.", "dim")
+            keys = " or ".join(shown_keys(self.app, type(self.app), "focus-commits") + ["Tab"])
+            text.append(f"\nCommits below: {keys} reaches the list, Enter on a commit shows its diff.", "dim")
         self.query_one("#memory-history", Static).update(text)
         if self.memory is not None and history is not None:
             self._show_timeline(self.memory, history)

@@ -12,6 +12,8 @@ from textual.message import Message
 from textual.suggester import SuggestFromList
 from textual.widgets import Checkbox, DataTable, Input, Select, Static, TextArea
 
+from ...keys import focus_now
+from ..rowtable import RowTable
 from ....core.arbiter import COMPONENT_KEYS, IMPORTANCE_ORDER, Preview, iso_from_ms, parse_now
 from ....core.checks import prompt_shares
 from ....core.curation import status_of
@@ -108,7 +110,7 @@ class PreviewPane(FollowsSelection, Vertical):
             yield Checkbox("effective", id="effective", tooltip="rank the fold of every entry (retired and superseded left out) instead of SPEC-0007's first-frontmatter view")
         yield Static(id="preview-arbiter")
         yield Static(id="preview-failure")
-        results = DataTable(id="results", cursor_type="row", zebra_stripes=True)
+        results = RowTable(id="results", cursor_type="row", zebra_stripes=True)
         results.add_column("#", key="rank", width=3)
         results.add_column("Score", key="score", width=5)
         results.add_column("Title", key="title", width=34)
@@ -213,7 +215,7 @@ class PreviewPane(FollowsSelection, Vertical):
             self.show(self.preview)
 
     def action_focus_task(self) -> None:
-        self.query_one("#task", TextArea).focus()
+        focus_now(self.query_one("#task", TextArea))
 
     def toggle_recursive(self) -> None:
         box = self.query_one("#recursive", Checkbox)
