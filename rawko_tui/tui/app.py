@@ -201,11 +201,21 @@ class RawkoApp(App[int]):
         # the panes' actions do nothing useful (and are hidden) while another screen is on top
         if action in self.MAIN_SCREEN_ACTIONS and self.screen is not self.main:
             return False
-        if action in self.TYPED_KEY_ACTIONS and (self.screen is not self.main or isinstance(self.focused, (Input, TextArea))):
+        if action in self.TYPED_KEY_ACTIONS and (self.screen is not self.main or isinstance(self.focused, (Input, TextArea)) or self._pane_has_key_of(action)):
             return False  # a letter in a text box is typed; on another screen its own keys (q: back) apply
         if action in self.WRITE_ACTIONS and self.at:
             return False  # not offered in the footer; the palette's way in says why
         return True
+
+    def _pane_has_key_of(self, action: str) -> bool:
+        """Whether the focused pane binds the keys of this app action itself (a keymap may give a pane's action
+        an app key): as with ordinary bindings, the nearest wins."""
+        if self.focused is None:
+            return False
+        chain = self.screen._binding_chain  # (node, its bindings with the keymap applied), focused first
+        keys = [key for node, bindings in chain if node is self for key, binding in bindings if binding.action.split("(")[0] == action]
+        panes = [bindings for node, bindings in chain if node is not self]
+        return bool(keys) and all(any(bindings.key_to_bindings.get(key) for bindings in panes) for key in keys)
 
     def _refuse_at_revision(self) -> bool:
         """Say why nothing can be written in a store shown at a revision; True when that is the case."""
