@@ -1,6 +1,6 @@
-"""Every speed target in one run: each figure beside its baseline and its target, and the README's table made from them.
+"""Every speed target in one run: each figure beside its baseline and its target, and the table of docs/speed.md made from them.
 
-    python bench/speed.py [--small 10000] [--large 100000] [--runs 5] [--json] [--readme]
+    python bench/speed.py [--small 10000] [--large 100000] [--runs 5] [--json] [--docs]
 
 Measured on team-like stores (``bench/teamstore.py``), all in this one run,
 with a cache folder of its own (warm: every figure but the first start reads
@@ -18,7 +18,7 @@ the parse cache):
 
 "Before" is the figure this machine gave when the targets were set (the
 issue that set them), kept here so a run shows how far each has moved.
-``--readme`` rewrites the table between the README's ``speed-table`` markers.
+``--docs`` rewrites the table between the ``speed-table`` markers of docs/speed.md.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def _figure(value: float | None, unit: str) -> str:
 
 
 def table(result: dict) -> str:
-    """The README's speed table: every figure beside its baseline and target."""
+    """The speed table of docs/speed.md: every figure beside its baseline and target."""
     small, large = f"{result['small']:,} memories", f"{result['large']:,} memories"
     lines = [
         f"| `preview`, {small}, whole process | before | rawko-tui now | node, the arbiter's own code (this run) | ratio | target | status |",
@@ -141,11 +141,11 @@ def table(result: dict) -> str:
     return "\n".join(lines)
 
 
-def write_readme(text: str) -> None:
-    readme = ROOT / "README.md"
-    content = readme.read_text(encoding="utf-8")
+def write_docs(text: str) -> None:
+    page = ROOT / "docs" / "speed.md"
+    content = page.read_text(encoding="utf-8")
     start, end = content.index(BEGIN) + len(BEGIN), content.index(END)
-    readme.write_text(content[:start] + "\n" + text + "\n" + content[end:], encoding="utf-8")
+    page.write_text(content[:start] + "\n" + text + "\n" + content[end:], encoding="utf-8")
 
 
 def main() -> None:
@@ -154,11 +154,11 @@ def main() -> None:
     parser.add_argument("--large", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--readme", action="store_true", help="rewrite the README's speed table from this run")
+    parser.add_argument("--docs", action="store_true", help="rewrite the speed table of docs/speed.md from this run")
     args = parser.parse_args()
     result = run(args.small, args.large, args.runs)
-    if args.readme:
-        write_readme(table(result))
+    if args.docs:
+        write_docs(table(result))
     print(json.dumps(result, indent=2) if args.json else table(result))
 
 

@@ -1,4 +1,4 @@
-"""Regenerate the README's pictures in screenshots/ from the demo store.
+"""Regenerate the pictures in screenshots/ (shown by README.md and docs/) from the demo store.
 
     python scripts/export_screenshots.py
 

@@ -1,4 +1,4 @@
-"""The benchmarks run (on a tiny store): their numbers are for the README, never asserted here."""
+"""The benchmarks run (on a tiny store): their numbers are for docs/speed.md, never asserted here."""
 
 from __future__ import annotations
 

@@ -363,7 +363,7 @@ def test_without_a_key_the_opinion_says_how_and_nothing_else_needs_one(tmp_path,
 
 
 def test_the_labelled_benchmark_meets_its_targets():
-    """The quality figures the README reports, from bench/consolidation.py on the labelled store (no timing here)."""
+    """The quality figures docs/guide/consolidation.md reports, from bench/consolidation.py on the labelled store (no timing here)."""
     done = subprocess.run(
         [sys.executable, str(REPO_ROOT / "bench" / "consolidation.py"), "--memories", "0", "--json"],
         capture_output=True,

@@ -277,8 +277,8 @@ async def test_the_memory_pane_shows_hidden_text(tmp_path):
 
 def test_the_bench_script_measures_the_held_out_set():
     """bench/injection.py on the held-out set (written blind to the detector and never used to fit it): it runs,
-    and the figures are those the README reports (98 of 154 injections, 16 of 162 benign memories flagged): a
-    change to the rules or weights that moves them must move the README too."""
+    and the figures are those docs/reference/lint-rules.md reports (98 of 154 injections, 16 of 162 benign memories flagged): a
+    change to the rules or weights that moves them must move that page too."""
     proc = subprocess.run([sys.executable, str(REPO / "bench" / "injection.py"), str(REPO / "bench" / "data" / "injection_heldout.yaml"), "--json"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)

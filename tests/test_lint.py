@@ -177,7 +177,7 @@ def test_alternatives_that_are_frequent_english_words_are_flagged():
 
 
 def test_the_common_word_rule_meets_its_measured_precision_and_recall():
-    """The figures the README reports, on the labelled alternatives in bench/data (not a timed test)."""
+    """The figures docs/reference/lint-rules.md reports, on the labelled alternatives in bench/data (not a timed test)."""
     import importlib.util
 
     from conftest import REPO_ROOT

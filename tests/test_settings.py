@@ -1,4 +1,4 @@
-"""A store's settings cannot steer the person's keys, name, theme or model (docs/CONFIGURATION.md).
+"""A store's settings cannot steer the person's keys, name, theme or model (docs/reference/configuration.md).
 
 A store's ``.rawko/rawko-tui.yaml`` comes with a clone from anyone. ``keymap``,
 ``theme``, ``author`` and ``model`` are the person's: read from their own settings

@@ -9,7 +9,7 @@ entries are signed with, and the Claude model their API key pays for. Those are
 read from the person's own file only (``settings_path``); in a store's file they
 are ignored, and lint and the app say where they belong.
 
-See docs/CONFIGURATION.md.
+See docs/reference/configuration.md.
 """
 
 from __future__ import annotations

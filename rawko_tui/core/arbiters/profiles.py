@@ -1,7 +1,7 @@
 """Arbiter profiles: which code decides injection, as a composition of documented dimensions.
 
 Three pieces of code decide what an agent is given, and they disagree on
-ordinary stores (docs/ARBITERS.md sums up how):
+ordinary stores (docs/guide/arbiters.md sums up how):
 
 * ``spec-0007`` -- SPEC-0007's code (seed 004), with the ``extractFrontmatter``
   it never defines read as Deno std's ``extract`` plus js-yaml 4 (the default);

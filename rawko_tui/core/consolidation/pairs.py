@@ -2,7 +2,7 @@
 
 The thresholds below were chosen on the labelled store in
 ``bench/data/consolidation.yaml`` (``bench/consolidation.py`` prints the
-precision and recall they give; the README reports them).
+precision and recall they give; docs/guide/consolidation.md reports them).
 """
 
 from __future__ import annotations
