@@ -1065,3 +1065,24 @@ async def test_a_ranking_waits_for_typing_to_pause_and_a_replaced_store_lets_go_
         app.load()
         await settle(pilot)
         assert app.store is not first_store and not first_store._indexes
+
+
+async def test_the_first_frame_shows_ages_against_the_pinned_now(store, monkeypatch):
+    """Ages in the memory list are measured against rawko-tui.yaml's now from the first rows on, never the clock first."""
+    from rawko_tui.core.store import pinned_now
+
+    (store / ".rawko" / "rawko-tui.yaml").write_text("now: 2026-01-24T12:00:00Z\n")
+    shown_now: list[set[float]] = []
+    set_rows = MemoryList.set_rows
+
+    def recording(self, rows, passed_over=0):
+        shown_now.append({row.now_ms for row in rows})
+        set_rows(self, rows, passed_over)
+
+    monkeypatch.setattr(MemoryList, "set_rows", recording)
+    app = create_app(store, poll_seconds=None)  # no --now: the pinned one
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        ages = [str(app.query_one("#memory-table", DataTable).get_row_at(i)[3]) for i in range(3)]
+    assert shown_now and all(now == {pinned_now({"now": "2026-01-24T12:00:00Z"})} for now in shown_now)
+    assert ages == ["26h"] * 3  # discovered 2026-01-23T10:30Z, 25.5 hours before the pinned now
