@@ -1086,3 +1086,17 @@ async def test_the_first_frame_shows_ages_against_the_pinned_now(store, monkeypa
         ages = [str(app.query_one("#memory-table", DataTable).get_row_at(i)[3]) for i in range(3)]
     assert shown_now and all(now == {pinned_now({"now": "2026-01-24T12:00:00Z"})} for now in shown_now)
     assert ages == ["26h"] * 3  # discovered 2026-01-23T10:30Z, 25.5 hours before the pinned now
+
+
+async def test_the_why_tree_marks_a_pattern_that_was_not_tried_apart_from_a_match(tmp_path):
+    """✓ matched, ✗ failed, – not tried (the arbiter stops at the first pattern that matches)."""
+    root = write_store(tmp_path / "store", {"oauth.md": memory(title="OAuth scopes", when='["billing", "oauth", "login"]')})
+    app = app_for(root, task="add oauth login")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.select_memory(".rawko/memories/oauth.md")
+        await settle(pilot)
+        labels = [str(node.label) for node in _walk(app.query_one("#why-tree", Tree).root)]
+    mark = {pattern: next(label for label in labels if label.startswith(("✓", "✗", "–")) and f"'{pattern}'" in label)[0] for pattern in ("billing", "oauth", "login")}
+    assert mark == {"billing": "✗", "oauth": "✓", "login": "–"}
+    assert any(label.startswith("– 'login': not tried") for label in labels)
