@@ -747,8 +747,8 @@ async def test_the_memory_pane_shows_exactly_what_every_memory_action_acts_on(tm
         assert table.has_focus and table.show_cursor
         assert _memory_pane_path(app) == app.query_one(MemoryList).shown_rows[table.cursor_row].memory.rel_path == app.selected
 
-        # select Password Hashing, then filter to one other memory: that one is selected
-        await pilot.press(*["down"] * 6)
+        # select Password Hashing (eighth by title), then filter to one other memory: that one is selected
+        await pilot.press(*["down"] * 7)
         await settle(pilot)
         assert _memory_pane_path(app) == ".rawko/memories/password-hashing-approach.md"
         assert_one_selection(app)
@@ -764,7 +764,7 @@ async def test_the_memory_pane_shows_exactly_what_every_memory_action_acts_on(tm
         assert _memory_pane_path(app) == ".rawko/memories/ci-workflow-yaml-layout.md"
         assert table.show_cursor and table.has_focus
         assert_one_selection(app)
-        assert app.query_one(MemoryList).border_subtitle == "1 of 11 · sort: name"  # nothing stale about a hidden selection
+        assert app.query_one(MemoryList).border_subtitle == "1 of 11 · sort: title (best match first)"  # nothing stale about a hidden selection
         await pilot.press("a")
         await settle(pilot)
         assert isinstance(app.screen, MemoryEditor)
@@ -785,7 +785,7 @@ async def test_the_memory_pane_shows_exactly_what_every_memory_action_acts_on(tm
         # the memory list's cursor follows, or shows none when the filter hides it: never another memory
         assert_one_selection(app)
         assert not table.show_cursor  # the filter left only the CI memory, which is not the one chosen
-        assert app.query_one(MemoryList).border_subtitle == "1 of 11 · sort: name · selected memory not in this list"
+        assert app.query_one(MemoryList).border_subtitle == "1 of 11 · sort: title (best match first) · selected memory not in this list"
         await pilot.press("a")
         await settle(pilot)
         assert str(app.screen.query_one("#editor-target").render()).splitlines()[0] == f"Appends to {chosen}"
@@ -1100,3 +1100,65 @@ async def test_the_why_tree_marks_a_pattern_that_was_not_tried_apart_from_a_matc
     mark = {pattern: next(label for label in labels if label.startswith(("✓", "✗", "–")) and f"'{pattern}'" in label)[0] for pattern in ("billing", "oauth", "login")}
     assert mark == {"billing": "✗", "oauth": "✓", "login": "–"}
     assert any(label.startswith("– 'login': not tried") for label in labels)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (150, 46), (200, 50), (260, 60)])
+async def test_memory_list_columns_use_the_width_there_is_and_never_cut_short_values(tmp_path, size):
+    long_title = "Retry the flaky upload test three times because the storage emulator starts slowly"
+    files = {f"note-{n:02}.md": memory(title=f"Note {n}", when='"note"', importance="critical", at='"2026-03-01T00:00:00Z"') for n in range(30)}
+    files["retry-the-flaky-upload-test.md"] = memory(title=long_title, when='"upload"', importance="critical", at='"2026-03-01T00:00:00Z"')
+    app = app_for(write_store(tmp_path / "store", files))  # discovered after the fixed now: "future"
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        table = app.query_one("#memory-table", DataTable)
+        widths = {key.value: column.width for key, column in table.columns.items()}
+        shown = [str(cell) for cell in table.get_row_at(0)]
+        used = sum(column.get_render_width(table) for column in table.columns.values())
+        scrollbar = table.styles.scrollbar_size_vertical if table.show_vertical_scrollbar else 0
+        width, horizontal_scrollbar = table.size.width, table.show_horizontal_scrollbar
+    assert shown[0] == "critical" and shown[3] == "future"
+    assert widths["imp"] >= len("critical") and widths["age"] >= len("future")  # never "futu…"
+    assert used == width - scrollbar and not horizontal_scrollbar  # the pane's width, no more, no less
+    if size[0] >= 200:  # a wide terminal shows more of the title: it takes what the other columns leave
+        assert widths["title"] >= (40 if size[0] == 200 else 60)
+
+
+async def test_the_filter_keeps_only_titles_a_person_would_call_a_match(tmp_path):
+    root = write_store(
+        tmp_path / "store",
+        {
+            "google-login.md": memory(title="Google login uses the OIDC code flow with PKCE", when='"google"', tags="[auth]"),
+            "postgres-pool-size.md": memory(title="Postgres pool size", when='"postgres"', tags="[database]"),
+            "password-hashing.md": memory(title="Password hashing approach", when='"password"', tags="[auth]"),
+        },
+    )
+    app = app_for(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        listed = lambda: [r.title for r in app.query_one(MemoryList).shown_rows]  # noqa: E731
+        await pilot.press("slash", *"pool")
+        await settle(pilot)
+        assert listed() == ["Postgres pool size"]  # not the Google title, whose letters p, o, o, l are scattered
+        await pilot.press(*["backspace"] * 4, *"pasword")  # a typo still finds its word
+        await settle(pilot)
+        assert listed() == ["Password hashing approach"]
+        assert app.query_one(MemoryList).border_subtitle.startswith("1 of 3 · sort: title (best match first)")
+
+
+async def test_the_list_is_sorted_by_the_titles_it_shows_and_the_file_sort_says_so(tmp_path):
+    root = write_store(
+        tmp_path / "store",
+        {"a-notes.md": memory(title="Zebra crossings need two lights"), "b-notes.md": memory(title="Apple pie recipe", importance="low")},
+    )
+    app = app_for(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        memories = app.query_one(MemoryList)
+        listed = lambda: [str(memories.query_one(DataTable).get_row_at(i)[1]) for i in range(2)]  # noqa: E731
+        assert listed() == ["Apple pie recipe", "Zebra crossings need two lights"] and memories.border_subtitle == "2 · sort: title"
+        memories.query_one(DataTable).focus()
+        for sort in ("importance", "age", "file name"):
+            await pilot.press("s")
+        await settle(pilot)
+        assert listed() == ["Zebra crossings need two lights", "Apple pie recipe"] and memories.border_subtitle == "2 · sort: file name"
+        assert "Memories sorted by file name" in [n.message for n in app._notifications]
