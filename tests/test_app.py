@@ -488,6 +488,12 @@ async def test_promote_a_failed_attempt_from_a_session(tmp_path):
         await pilot.press("ctrl+s")
         await confirm(pilot, "creates .rawko/memories/failed-attempt-add-oauth2-integration.md")
         assert ".rawko/memories/failed-attempt-add-oauth2-integration.md" in [c.path for c in app.preview.injected]
+        # back on the sessions (the queue stays open): the item says where it went, the next one is selected
+        assert isinstance(app.screen, SessionsScreen)
+        oauth = [item.id for _, item in app.screen.rows].index("attempt-oauth")
+        assert str(table.get_row_at(oauth)[6]) == "failed-attempt-add-oauth2-integration.md"
+        assert table.cursor_row == oauth + 1 and table.has_focus
+        assert f"attempt {app.screen.rows[oauth + 1][1].id}" in str(app.screen.query_one("#session-detail").render())
     store = load_store(root)
     promoted = store.file("failed-attempt-add-oauth2-integration.md")
     assert promoted.attrs["tags"] == ["failures"] and promoted.attrs["importance"] == "high"
@@ -1162,3 +1168,52 @@ async def test_the_list_is_sorted_by_the_titles_it_shows_and_the_file_sort_says_
         await settle(pilot)
         assert listed() == ["Zebra crossings need two lights", "Apple pie recipe"] and memories.border_subtitle == "2 · sort: file name"
         assert "Memories sorted by file name" in [n.message for n in app._notifications]
+
+
+async def until(pilot, condition, what: str):
+    """Settle until ``condition()`` holds (a debounce timer, then a worker): as long as that takes, never a fixed sleep that may be too short."""
+    for _ in range(400):
+        if condition():
+            return
+        await pilot.pause(0.05)
+        await pilot.app.settled()
+    raise AssertionError(f"never happened: {what}")
+
+
+async def test_appending_a_promotion_to_the_closest_memory_keeps_the_session_link(tmp_path):
+    """Ctrl+O in the promote editor: the entry carries discoveredIn and source as a new memory would, and the item shows as promoted."""
+    import shutil
+
+    from conftest import REPO_ROOT
+    from rawko_tui.core.sessions import load_sessions, promotion_source
+    from rawko_tui.core.store import load_store
+    from rawko_tui.tui.curation import MemoryEditor, SessionsScreen
+
+    shutil.copytree(REPO_ROOT / ".rawko" / "sessions", tmp_path / "store" / ".rawko" / "sessions")
+    session = load_sessions(tmp_path / "store")[0]
+    decision = session.item("decision-001")
+    root = write_store(tmp_path / "store", {"jwt-over-sessions.md": memory(title="JWT rather than server sessions", when='"jwt"', body=decision.text)})
+    app = app_for(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one("#memory-table").focus()
+        await pilot.press("o")
+        await settle(pilot)
+        sessions = app.screen
+        assert isinstance(sessions, SessionsScreen)
+        table = sessions.query_one("#session-items", DataTable)
+        row = [item.id for _, item in sessions.rows].index("decision-001")
+        table.move_cursor(row=row)
+        await pilot.press("p")
+        await settle(pilot)
+        editor = app.screen
+        assert isinstance(editor, MemoryEditor)
+        await until(pilot, lambda: editor.closest, "the closest memory is found")
+        assert editor.closest[0].name == "jwt-over-sessions.md"
+        await pilot.press("ctrl+o")
+        link = f"source: {promotion_source(session, decision)}"
+        await confirm(pilot, "to .rawko/memories/jwt-over-sessions.md", f"discoveredIn: {session.id}", link)
+        assert app.screen is sessions
+        await until(pilot, lambda: str(table.get_row_at(row)[6]) == "jwt-over-sessions.md", "the item shows where it went")
+    appended = load_store(root).file("jwt-over-sessions.md").entries[-1].frontmatter
+    assert appended["source"] == promotion_source(session, decision) and appended["discoveredIn"] == session.id
