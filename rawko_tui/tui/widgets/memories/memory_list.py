@@ -30,6 +30,7 @@ SORT_LABELS = {"file": "file name"}  # what the subtitle and the notification ca
 COLUMNS = (("imp", "Imp"), ("title", "Title"), ("tags", "Tags"), ("age", "Age"), ("status", "Status"))
 MIN_TITLE_WIDTH = 12
 MAX_STATUS_WIDTH = 24  # badges past it are cut (a file with every badge)
+MAX_IMPORTANCE_WIDTH = 10  # "critical" and the other levels fit; a made-up importance past it is cut
 _IMPORTANCE_STYLE = {"critical": "bold red", "high": "yellow", "medium": "cyan", "low": "dim"}
 
 
@@ -275,13 +276,14 @@ class MemoryList(FollowsSelection, Vertical):
             self._fill_table()
 
     def _column_widths(self, table: DataTable) -> dict[str, int]:
-        """Each column's width: importance, age and badges as wide as their widest value (never cut); the title
+        """Each column's width: importance, age and badges as wide as their widest value (the levels and ages are never cut); the title
         and the tags share the rest, the title taking what is left."""
         natural = {key: len(label) for key, label in COLUMNS}
         for cells in self._cells:
             for (key, _), shown in zip(COLUMNS, cells):
                 natural[key] = max(natural[key], shown.cell_len)
         natural["status"] = min(natural["status"], MAX_STATUS_WIDTH)
+        natural["imp"] = min(natural["imp"], MAX_IMPORTANCE_WIDTH)
         available = table.size.width
         if not available:  # not laid out yet
             available = 64  # a first guess: the first resize fits them
