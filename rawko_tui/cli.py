@@ -274,7 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     promote.add_argument("session", metavar="SESSION_ID")
     promote.add_argument("item", metavar="ITEM_ID", help="the discovery, attempt or decision id")
     _add_store_path(promote)
-    promote.add_argument("--title", help="the memory's title (default: the item's first sentence, cut where a clause ends)")
+    promote.add_argument("--title", help="the memory's title, as written (default: the item's first sentence, cut to at most 60 characters where a clause ends)")
     promote.add_argument("--when", action="append", metavar="PATTERN", help="a whenToUse pattern (repeat for more; default: the item's most distinctive words)")
     promote.add_argument("--write", action="store_true", help="write the memory (after showing it) and commit it")
     promote.add_argument("--no-commit", action="store_true", help="with --write: do not commit")
@@ -1366,13 +1366,11 @@ def cmd_promote(args) -> int:
     item = session.item(args.item)
     if item is None:
         raise UsageError(f"session {session.id} has no item {args.item!r}; `rawko-tui sessions` lists them")
-    if args.title:
-        item.summary = args.title
     store = load_store(root)
     already = promoted_to(promotions(store), session, item)
     if already:
         _write(_report([f"Note: this {item.kind} was promoted before, to {', '.join(already)}."]))
-    text = promotion_draft(session, item, args.when)
+    text = promotion_draft(session, item, args.when, args.title.strip() if args.title and args.title.strip() else None)
     try:
         title = spec_extract(text).attrs["title"]
     except (ValueError, TypeError, KeyError) as exc:  # never expected: the draft is written to load; said, never a traceback

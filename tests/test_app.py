@@ -499,6 +499,12 @@ async def test_promote_a_failed_attempt_from_a_session(tmp_path):
         await pilot.press("ctrl+s")
         await confirm(pilot, "creates .rawko/memories/failed-attempt-add-oauth2-integration.md")
         assert ".rawko/memories/failed-attempt-add-oauth2-integration.md" in [c.path for c in app.preview.injected]
+        # back on the sessions (the queue stays open): the item says where it went, the next one is selected
+        assert isinstance(app.screen, SessionsScreen)
+        oauth = [item.id for _, item in app.screen.rows].index("attempt-oauth")
+        assert str(table.get_row_at(oauth)[6]) == "failed-attempt-add-oauth2-integration.md"
+        assert table.cursor_row == oauth + 1 and table.has_focus
+        assert f"attempt {app.screen.rows[oauth + 1][1].id}" in str(app.screen.query_one("#session-detail").render())
     store = load_store(root)
     promoted = store.file("failed-attempt-add-oauth2-integration.md")
     assert promoted.attrs["tags"] == ["failures"] and promoted.attrs["importance"] == "high"
@@ -902,8 +908,8 @@ async def test_the_memory_pane_shows_exactly_what_every_memory_action_acts_on(tm
         assert table.has_focus and table.show_cursor
         assert _memory_pane_path(app) == app.query_one(MemoryList).shown_rows[table.cursor_row].memory.rel_path == app.selected
 
-        # select Password Hashing, then filter to one other memory: that one is selected
-        await pilot.press(*["down"] * 6)
+        # select Password Hashing (eighth by title), then filter to one other memory: that one is selected
+        await pilot.press(*["down"] * 7)
         await settle(pilot)
         assert _memory_pane_path(app) == ".rawko/memories/password-hashing-approach.md"
         assert_one_selection(app)
@@ -919,7 +925,7 @@ async def test_the_memory_pane_shows_exactly_what_every_memory_action_acts_on(tm
         assert _memory_pane_path(app) == ".rawko/memories/ci-workflow-yaml-layout.md"
         assert table.show_cursor and table.has_focus
         assert_one_selection(app)
-        assert app.query_one(MemoryList).border_subtitle == "1 of 11 · sort: name"  # nothing stale about a hidden selection
+        assert app.query_one(MemoryList).border_subtitle == "1 of 11 · sort: title (best match first)"  # nothing stale about a hidden selection
         await pilot.press("a")
         await settle(pilot)
         assert isinstance(app.screen, MemoryEditor)
@@ -940,7 +946,7 @@ async def test_the_memory_pane_shows_exactly_what_every_memory_action_acts_on(tm
         # the memory list's cursor follows, or shows none when the filter hides it: never another memory
         assert_one_selection(app)
         assert not table.show_cursor  # the filter left only the CI memory, which is not the one chosen
-        assert app.query_one(MemoryList).border_subtitle == "1 of 11 · sort: name · selected memory not in this list"
+        assert app.query_one(MemoryList).border_subtitle == "1 of 11 · sort: title (best match first) · selected memory not in this list"
         await pilot.press("a")
         await settle(pilot)
         assert str(app.screen.query_one("#editor-target").render()).splitlines()[0] == f"Appends to {chosen}"
@@ -1220,3 +1226,150 @@ async def test_a_ranking_waits_for_typing_to_pause_and_a_replaced_store_lets_go_
         app.load()
         await settle(pilot)
         assert app.store is not first_store and not first_store._indexes
+
+
+async def test_the_first_frame_shows_ages_against_the_pinned_now(store, monkeypatch):
+    """Ages in the memory list are measured against rawko-tui.yaml's now from the first rows on, never the clock first."""
+    from rawko_tui.core.store import pinned_now
+
+    (store / ".rawko" / "rawko-tui.yaml").write_text("now: 2026-01-24T12:00:00Z\n")
+    shown_now: list[set[float]] = []
+    set_rows = MemoryList.set_rows
+
+    def recording(self, rows, passed_over=0):
+        shown_now.append({row.now_ms for row in rows})
+        set_rows(self, rows, passed_over)
+
+    monkeypatch.setattr(MemoryList, "set_rows", recording)
+    app = create_app(store, poll_seconds=None)  # no --now: the pinned one
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        ages = [str(app.query_one("#memory-table", DataTable).get_row_at(i)[3]) for i in range(3)]
+    assert shown_now and all(now == {pinned_now({"now": "2026-01-24T12:00:00Z"})} for now in shown_now)
+    assert ages == ["26h"] * 3  # discovered 2026-01-23T10:30Z, 25.5 hours before the pinned now
+
+
+async def test_the_why_tree_marks_a_pattern_that_was_not_tried_apart_from_a_match(tmp_path):
+    """✓ matched, ✗ failed, – not tried (the arbiter stops at the first pattern that matches)."""
+    root = write_store(tmp_path / "store", {"oauth.md": memory(title="OAuth scopes", when='["billing", "oauth", "login"]')})
+    app = app_for(root, task="add oauth login")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.select_memory(".rawko/memories/oauth.md")
+        await settle(pilot)
+        labels = [str(node.label) for node in _walk(app.query_one("#why-tree", Tree).root)]
+    mark = {pattern: next(label for label in labels if label.startswith(("✓", "✗", "–")) and f"'{pattern}'" in label)[0] for pattern in ("billing", "oauth", "login")}
+    assert mark == {"billing": "✗", "oauth": "✓", "login": "–"}
+    assert any(label.startswith("– 'login': not tried") for label in labels)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (150, 46), (200, 50), (260, 60)])
+async def test_memory_list_columns_use_the_width_there_is_and_never_cut_short_values(tmp_path, size):
+    long_title = "Retry the flaky upload test three times because the storage emulator starts slowly"
+    files = {f"note-{n:02}.md": memory(title=f"Note {n}", when='"note"', importance="critical", at='"2026-03-01T00:00:00Z"') for n in range(30)}
+    files["retry-the-flaky-upload-test.md"] = memory(title=long_title, when='"upload"', importance="critical", at='"2026-03-01T00:00:00Z"')
+    files["odd.md"] = memory(title="Odd importance", importance="x" * 100)  # a made-up level is cut, never the pane's width
+    app = app_for(write_store(tmp_path / "store", files))  # discovered after the fixed now: "future"
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        table = app.query_one("#memory-table", DataTable)
+        widths = {key.value: column.width for key, column in table.columns.items()}
+        shown = [str(cell) for cell in table.get_row_at(0)]
+        used = sum(column.get_render_width(table) for column in table.columns.values())
+        scrollbar = table.styles.scrollbar_size_vertical if table.show_vertical_scrollbar else 0
+        width, horizontal_scrollbar = table.size.width, table.show_horizontal_scrollbar
+    assert shown[0] == "critical" and shown[3] == "future"
+    assert len("critical") <= widths["imp"] <= 10 and widths["age"] >= len("future")  # never "futu…"
+    assert used == width - scrollbar and not horizontal_scrollbar  # the pane's width, no more, no less
+    if size[0] >= 200:  # a wide terminal shows more of the title: it takes what the other columns leave
+        assert widths["title"] >= (40 if size[0] == 200 else 60)
+
+
+async def test_the_filter_keeps_only_titles_a_person_would_call_a_match(tmp_path):
+    root = write_store(
+        tmp_path / "store",
+        {
+            "google-login.md": memory(title="Google login uses the OIDC code flow with PKCE", when='"google"', tags="[auth]"),
+            "postgres-pool-size.md": memory(title="Postgres pool size", when='"postgres"', tags="[database]"),
+            "password-hashing.md": memory(title="Password hashing approach", when='"password"', tags="[auth]"),
+        },
+    )
+    app = app_for(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        listed = lambda: [r.title for r in app.query_one(MemoryList).shown_rows]  # noqa: E731
+        await pilot.press("slash", *"pool")
+        await settle(pilot)
+        assert listed() == ["Postgres pool size"]  # not the Google title, whose letters p, o, o, l are scattered
+        await pilot.press(*["backspace"] * 4, *"pasword")  # a typo still finds its word
+        await settle(pilot)
+        assert listed() == ["Password hashing approach"]
+        assert app.query_one(MemoryList).border_subtitle.startswith("1 of 3 · sort: title (best match first)")
+
+
+async def test_the_list_is_sorted_by_the_titles_it_shows_and_the_file_sort_says_so(tmp_path):
+    root = write_store(
+        tmp_path / "store",
+        {"a-notes.md": memory(title="Zebra crossings need two lights"), "b-notes.md": memory(title="Apple pie recipe", importance="low")},
+    )
+    app = app_for(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        memories = app.query_one(MemoryList)
+        listed = lambda: [str(memories.query_one(DataTable).get_row_at(i)[1]) for i in range(2)]  # noqa: E731
+        assert listed() == ["Apple pie recipe", "Zebra crossings need two lights"] and memories.border_subtitle == "2 · sort: title"
+        memories.query_one(DataTable).focus()
+        for sort in ("importance", "age", "file name"):
+            await pilot.press("s")
+        await settle(pilot)
+        assert listed() == ["Zebra crossings need two lights", "Apple pie recipe"] and memories.border_subtitle == "2 · sort: file name"
+        assert "Memories sorted by file name" in [n.message for n in app._notifications]
+
+
+async def until(pilot, condition, what: str):
+    """Settle until ``condition()`` holds (a debounce timer, then a worker): as long as that takes, never a fixed sleep that may be too short."""
+    for _ in range(400):
+        if condition():
+            return
+        await pilot.pause(0.05)
+        await pilot.app.settled()
+    raise AssertionError(f"never happened: {what}")
+
+
+async def test_appending_a_promotion_to_the_closest_memory_keeps_the_session_link(tmp_path):
+    """Ctrl+O in the promote editor: the entry carries discoveredIn and source as a new memory would, and the item shows as promoted."""
+    import shutil
+
+    from conftest import REPO_ROOT
+    from rawko_tui.core.sessions import load_sessions, promotion_source
+    from rawko_tui.core.store import load_store
+    from rawko_tui.tui.curation import MemoryEditor, SessionsScreen
+
+    shutil.copytree(REPO_ROOT / ".rawko" / "sessions", tmp_path / "store" / ".rawko" / "sessions")
+    session = load_sessions(tmp_path / "store")[0]
+    decision = session.item("decision-001")
+    root = write_store(tmp_path / "store", {"jwt-over-sessions.md": memory(title="JWT rather than server sessions", when='"jwt"', body=decision.text)})
+    app = app_for(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one("#memory-table").focus()
+        await pilot.press("o")
+        await settle(pilot)
+        sessions = app.screen
+        assert isinstance(sessions, SessionsScreen)
+        table = sessions.query_one("#session-items", DataTable)
+        row = [item.id for _, item in sessions.rows].index("decision-001")
+        table.move_cursor(row=row)
+        await pilot.press("p")
+        await settle(pilot)
+        editor = app.screen
+        assert isinstance(editor, MemoryEditor)
+        await until(pilot, lambda: editor.closest, "the closest memory is found")
+        assert editor.closest[0].name == "jwt-over-sessions.md"
+        await pilot.press("ctrl+o")
+        link = f"source: {promotion_source(session, decision)}"
+        await confirm(pilot, "to .rawko/memories/jwt-over-sessions.md", f"discoveredIn: {session.id}", link)
+        assert app.screen is sessions
+        await until(pilot, lambda: str(table.get_row_at(row)[6]) == "jwt-over-sessions.md", "the item shows where it went")
+    appended = load_store(root).file("jwt-over-sessions.md").entries[-1].frontmatter
+    assert appended["source"] == promotion_source(session, decision) and appended["discoveredIn"] == session.id

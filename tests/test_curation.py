@@ -187,7 +187,7 @@ def test_promotion_drafts_have_whole_titles_and_distinctive_patterns(tmp_path, c
     # a title ends where a clause ends, never on a word that leaves it hanging
     assert title_from("Middleware pattern used in project: Express middleware functions that return 401 on auth failure") == "Middleware pattern used in project"
     assert title_from("Retry the flaky upload test three times because the storage emulator starts slowly on the CI runners of the project") == (
-        "Retry the flaky upload test three times because the storage emulator starts"
+        "Retry the flaky upload test three times"  # the reason is the body's
     )
     assert not title_from("Always run the database migrations before the seed script runs in the staging environment of the project").split()[-1] in ("of", "the", "in")
     # patterns: rare words, never frequent ones that match any task ('over' is in "overview", "recover")
@@ -200,6 +200,49 @@ def test_promotion_drafts_have_whole_titles_and_distinctive_patterns(tmp_path, c
     shutil.copytree(REPO_ROOT / ".rawko" / "sessions", root / ".rawko" / "sessions")
     assert main(["promote", "20260123-103000-abc1def2-auth-feature", "decision-001", str(root), "--when", "jwt|json web token", "--when", "bearer"]) == 0
     assert "whenToUse:\n- jwt|json web token\n- bearer\n" in capsys.readouterr().out
+    # a title the person gives is used as written, however long
+    given = "JWT over server sessions for the MVP, because the task asks for JWT by name"
+    assert main(["promote", "20260123-103000-abc1def2-auth-feature", "decision-001", str(root), "--title", given]) == 0
+    assert f"title: {given}\n" in capsys.readouterr().out
+
+
+def test_a_promoted_memory_has_a_short_title_and_the_file_name_lint_expects(tmp_path):
+    """A long first sentence is cut to a heading; the file is named after it by the one naming function (writer.slugify), so lint is quiet."""
+    from rawko_tui.core.lint import lint_text
+    from rawko_tui.core.sessions import MAX_TITLE, Session, SessionItem, promotion_draft
+    from rawko_tui.core.store import spec_extract
+    from rawko_tui.core.writer import plan_create, slugify
+
+    root = write_store(tmp_path / "store", {})
+    summaries = [
+        "The staging database connection pool must be capped at twenty connections for the reporting workers",
+        "Retry the flaky upload test three times because the storage emulator starts slowly on the CI runners of the project",
+        "Always run the database migrations before the seed script runs in the staging environment of the project",
+        "Webhook signatures are verified with the raw request body and never with the parsed JSON object we log",
+    ]
+    session = Session(id="20260123-103000-abc", path=".rawko/sessions/20260123-103000-abc/agent-memory.yaml", agent="developer")
+    for number, summary in enumerate(summaries):
+        item = SessionItem("discovery", f"discovery-{number}", "2026-01-23T10:31:25.000Z", summary, summary + " " + "More detail. " * 20, "high", "code_pattern")
+        draft = promotion_draft(session, item)
+        title = spec_extract(draft).attrs["title"]
+        assert 20 <= len(title) <= MAX_TITLE <= 60 and summary.startswith(title), title
+        name = plan_create(root, title, draft).name
+        assert name == slugify(title) + ".md" and len(name) <= MAX_TITLE + 3
+        codes = {f.code for f in lint_text(root, name, draft.encode())}
+        assert not codes & {"file-name", "long-title"}, (name, codes)
+
+
+def test_an_item_appended_to_a_memory_is_promoted_beside_the_memory_own_source(tmp_path):
+    """promotions() reads every entry's source: an item appended to a memory promoted from another item marks both."""
+    from rawko_tui.core.sessions import promotions
+
+    first = memory(title="JWT tokens", extra="source: .rawko/sessions/a/agent-memory.yaml (discovery discovery-002)")
+    appended = "\n\n---\nupdatedAt: 2026-01-24T08:00:00Z\nupdatedBy: Ada\ndiscoveredIn: b\nsource: .rawko/sessions/b/agent-memory.yaml (decision decision-001)\n---\n\nMore.\n"
+    root = write_store(tmp_path / "store", {"jwt-tokens.md": first + appended, "plain.md": memory(title="Plain")})
+    assert promotions(load_store(root)) == {
+        ".rawko/sessions/a/agent-memory.yaml (discovery discovery-002)": ["jwt-tokens.md"],
+        ".rawko/sessions/b/agent-memory.yaml (decision decision-001)": ["jwt-tokens.md"],
+    }
 
 
 def test_pattern_matches_and_unused_memories(repo):

@@ -632,7 +632,7 @@ def _pattern_gate(candidate: Candidate, preview: Preview, with_near_miss: bool) 
     if candidate.matched_index >= 0:
         for _, plan in facts.plans[candidate.matched_index + 1 :]:
             if plan is not None:
-                details.append(Explanation(0, f"{plan.pattern!r}: not tried (an earlier pattern matched)", match=True, kind=PATTERN))
+                details.append(Explanation(0, f"{plan.pattern!r}: not tried (an earlier pattern matched)", match=False, kind=PATTERN, tried=False))
     for note in facts.pattern_notes:
         details.append(Explanation(0, note, match=False, kind=INFO))
     if candidate.matched:

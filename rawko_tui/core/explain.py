@@ -6,7 +6,8 @@ components are details whose values add up to it; gates (pattern match,
 importance threshold, top-N cut, loading) are details of value 0 whose
 ``match`` says whether the memory passed.  ``undecided``: rawko-tui could not
 decide it (a regex it could not run to the end); ``match`` is then False and
-the marker is ``?``.
+the marker is ``?``.  ``tried`` is False for a test the arbiter never ran (a
+pattern after the one that matched): neither passed nor failed, marked ``–``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ PATTERN = "pattern"
 INFO = "info"
 SCORE = "score"
 
+MATCHED_MARK, FAILED_MARK, NOT_TRIED_MARK, UNDECIDED_MARK = "✓", "✗", "–", "?"
+
 
 @dataclass(frozen=True)
 class Explanation:
@@ -31,6 +34,16 @@ class Explanation:
     kind: str = INFO
     data: dict = field(default_factory=dict, compare=False)
     undecided: bool = False
+    tried: bool = True
+
+    @property
+    def marker(self) -> str:
+        """The mark before a gate or pattern: matched, failed, not tried, undecided (scores and notes have none)."""
+        if self.undecided:
+            return UNDECIDED_MARK
+        if not self.tried:
+            return NOT_TRIED_MARK
+        return MATCHED_MARK if self.match else FAILED_MARK
 
     def component_sum(self) -> float:
         return sum(d.value for d in self.details if d.kind == COMPONENT)
@@ -45,6 +58,8 @@ class Explanation:
         out = {"value": self.value, "match": self.match, "kind": self.kind, "description": self.description}
         if self.undecided:
             out["undecided"] = True
+        if not self.tried:
+            out["tried"] = False
         if self.data:
             out["data"] = self.data
         if self.details:
@@ -60,12 +75,10 @@ class Explanation:
     def _render(self, lines: list[str], depth: int) -> None:
         if self.kind in (COMPONENT, SCORE):
             marker = _format_value(self.value)
-        elif self.undecided:
-            marker = "?"
-        elif self.kind == INFO:
+        elif self.kind == INFO and not self.undecided:
             marker = "·"
         else:
-            marker = "✓" if self.match else "✗"
+            marker = self.marker
         # one node a line: a line break in a description (a title, a pattern) is shown, never a new line
         lines.append(f"{'  ' * depth}{marker:>4}  {inline(self.description)}")
         for detail in self.details:

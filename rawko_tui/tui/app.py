@@ -271,7 +271,8 @@ class RawkoApp(App[int]):
         self._repository = locate_repository(self.root)  # once per load: the polls below read files only
         repository_note = repository_state_in(self._repository).describe()
         # which files the working copy rewrites is asked of git by the lint worker, after the first ranking
-        rows = build_rows(store, self.findings, self._now_ms(), self._rewritten)
+        # ages against this store's pinned now: at the first load self.store is not set yet
+        rows = build_rows(store, self.findings, self._now_ms(store=store), self._rewritten)
         if not get_current_worker().is_cancelled:
             deliver(self.main, self._loaded, store, signature, rows, repository_note)
 
@@ -280,7 +281,7 @@ class RawkoApp(App[int]):
         """Lint every file (a file unchanged since the last lint keeps its findings)."""
         findings = lint_store(store, known=self._lint_known)
         self._rewritten = uncommitted_rewrites(self.root) if self._repository and not self.at else set()
-        rows = build_rows(store, findings, self._now_ms(), self._rewritten)
+        rows = build_rows(store, findings, self._now_ms(store=store), self._rewritten)
         if not get_current_worker().is_cancelled:
             deliver(self.main, self._linted, store, findings, rows)
 
@@ -736,9 +737,10 @@ class RawkoApp(App[int]):
         if self.root is not None and not self._refuse_at_revision():
             self.push_screen(SessionsScreen(self.root, self.store))
 
-    def _now_ms(self, query: PreviewQuery | None = None) -> float:
-        """The preview's "now" (as typed), else the one pinned in rawko-tui.yaml, else the clock."""
+    def _now_ms(self, query: PreviewQuery | None = None, store: Store | None = None) -> float:
+        """The preview's "now" (as typed), else the one pinned in rawko-tui.yaml (of ``store``, else the one shown), else the clock."""
         query = query or self.query_state
+        store = store or self.store
         if query is not None and query.now_ms is not None:
             return query.now_ms
         if query is None and self.initial_now:  # before the first query: the --now given
@@ -746,7 +748,7 @@ class RawkoApp(App[int]):
                 return parse_now(self.initial_now)
             except ValueError:
                 pass
-        pinned = pinned_now(self.store.config) if self.store is not None else None
+        pinned = pinned_now(store.config) if store is not None else None
         return pinned if pinned is not None else time.time() * 1000
 
     def _impact(self, name: str, data: bytes) -> list[str]:

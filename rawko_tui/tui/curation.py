@@ -157,6 +157,7 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
     def action_append_instead(self) -> None:
         """Dedup at birth: the draft's body goes to the closest memory as an update entry (shown and confirmed first)."""
         from ..core.curation import now_iso
+        from ..core.sessions import session_link
         from ..core.store import spec_extract
         from ..core.writer import format_entry, plan_append
 
@@ -166,11 +167,14 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
         target = self.closest[0].name
         text = self.query_one("#merge-text", TextArea).text
         try:
-            body = spec_extract(text).body.strip()
+            view = spec_extract(text)
+            body, fields = view.body.strip(), view.attrs if isinstance(view.attrs, dict) else {}
         except (ValueError, AttributeError):
-            body = text.strip()
+            body, fields = text.strip(), {}
+        # a promotion appended instead keeps its link to the session item (discoveredIn, source), as a new memory would
+        signed = {"updatedAt": now_iso(), "updatedBy": person_name(self.root), **session_link(fields)}
         try:
-            entry = format_entry({"updatedAt": now_iso(), "updatedBy": person_name(self.root)}, f"## Update ({now_iso()[:10]})\n\n{body}")
+            entry = format_entry(signed, f"## Update ({now_iso()[:10]})\n\n{body}")
             writes = [plan_append(self.root, target, entry)]
         except WriteError as exc:
             self.notify(clean(str(exc)), severity="error", timeout=8)
@@ -342,6 +346,7 @@ class SessionsScreen(Screen[None]):
         super().__init__()
         self.root = root
         self.store = store  # to mark items already promoted and name the closest existing memory
+        self.promoted: dict[str, list[str]] = {}  # promotions(store)
         self.rows: list = []
 
     def compose(self) -> ComposeResult:
@@ -364,17 +369,17 @@ class SessionsScreen(Screen[None]):
         from ..core.sessions import load_sessions
 
         table = self.query_one("#session-items", DataTable)
-        promoted = promotions(self.store) if self.store is not None else {}
+        self.promoted = promotions(self.store) if self.store is not None else {}
         problems = Text()
         for session in load_sessions(self.root):
             if session.error:
                 problems.append_text(literal(f"{session.error}\n", "red", limit=500))
                 continue
             for item in session.items:
-                self.rows.append((session, item))
                 style = "bold red" if item.result == "failure" else ""
-                names = ", ".join(promoted_to(promoted, session, item))
-                table.add_row(cell(session.id), cell(item.kind), cell(item.id), cell(item.importance), cell(item.result, style), cell(item.summary), cell(names, "green"))
+                promoted = self._promoted_cell(session, item)
+                table.add_row(cell(session.id), cell(item.kind), cell(item.id), cell(item.importance), cell(item.result, style), cell(item.summary), promoted, key=str(len(self.rows)))
+                self.rows.append((session, item))
         if not self.rows:
             problems.append("No sessions in .rawko/sessions/.", "dim")
         self.query_one("#session-detail", Static).update(problems)
@@ -409,6 +414,9 @@ class SessionsScreen(Screen[None]):
         if 0 <= row < len(self.rows) and self.rows[row][1] is item:  # still the item shown
             self.query_one("#session-detail", Static).update(detail)
 
+    def _promoted_cell(self, session, item) -> Text:
+        return cell(", ".join(promoted_to(self.promoted, session, item)), "green")
+
     def action_promote(self) -> None:
         from ..core.sessions import promotion_draft
 
@@ -416,11 +424,14 @@ class SessionsScreen(Screen[None]):
         if not 0 <= row < len(self.rows):
             return
         session, item = self.rows[row]
+        before = promoted_to(self.promoted, session, item)
         intro = f"A long-term memory from session {session.id} ({item.kind} {item.id}). Edit it, then Ctrl+S shows what is written."
+        if before:
+            intro += f" It was promoted before, to {', '.join(before)}: this makes another."
 
         def promoted(writes: list[PlannedWrite] | None) -> None:
             if writes is not None:
-                self.write_promotion(writes, *creation_commit(writes, "promote", f"Promoted from session {session.id}, {item.kind} {item.id}."))
+                self.write_promotion(writes, *creation_commit(writes, "promote", f"Promoted from session {session.id}, {item.kind} {item.id}."), row=row)
 
         try:
             draft = promotion_draft(session, item)
@@ -465,25 +476,48 @@ class SessionsScreen(Screen[None]):
             deliver(self, self._extracted, session, text, error)
 
     def _extracted(self, session, text: str | None, error: str | None) -> None:
-        self.query_one("#session-items", DataTable).loading = False
+        table = self.query_one("#session-items", DataTable)
+        table.loading = False
         if error:
             self.notify(clean(error), severity="warning", timeout=6)
             return
+        row = table.cursor_row
 
         def written(writes: list[PlannedWrite] | None) -> None:
             if writes is not None:
-                self.write_promotion(writes, *creation_commit(writes, "promote", f"Extracted by Claude from session {session.id}."))
+                self.write_promotion(writes, *creation_commit(writes, "promote", f"Extracted by Claude from session {session.id}."), row=row)
 
         intro = f"Claude's proposal from session {session.id}. Edit it, then Ctrl+S shows what is written; Esc rejects it."
         self.app.push_screen(MemoryEditor(self.root, text, intro, new_memory_planner(self.root), store=self.store), written)
 
-    def write_promotion(self, writes: list[PlannedWrite], action: str, summary: str) -> None:
-        """Through the app's one write flow (a file that changed since it was shown is confirmed again); then back to the app."""
-        self.app.apply_plan(writes, action, summary, then=lambda _written: self._written())
+    def write_promotion(self, writes: list[PlannedWrite], action: str, summary: str, row: int) -> None:
+        """Through the app's one write flow (a file that changed since it was shown is confirmed again); then back
+        here, the item marked with where it went and the next one selected (the queue stays open)."""
+        self.app.apply_plan(writes, action, summary, then=lambda _written: self._written(row))
 
-    def _written(self) -> None:
-        if self.is_attached and self.app.screen is self:
-            self.app.pop_screen()
+    def _written(self, row: int) -> None:
+        if self.is_attached:
+            self.reload_promotions(row + 1)
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="session-promotions", description="read which items are promoted")
+    def reload_promotions(self, next_row: int) -> None:
+        from ..core.store import load_store
+
+        store = load_store(self.root, previous=self.store)
+        promoted = promotions(store)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_promotions, store, promoted, next_row)
+
+    def _show_promotions(self, store: Store, promoted: dict[str, list[str]], next_row: int) -> None:
+        if not self.is_attached:
+            return
+        self.store, self.promoted = store, promoted
+        table = self.query_one("#session-items", DataTable)
+        for index, (session, item) in enumerate(self.rows):
+            table.update_cell(str(index), "promoted", self._promoted_cell(session, item))
+        if self.rows:
+            table.move_cursor(row=min(next_row, len(self.rows) - 1))
+            self._show_item(table.cursor_row)
 
 
 def creation_commit(writes: list[PlannedWrite], action: str, summary: str) -> tuple[str, str]:

@@ -8,23 +8,21 @@ from textual.containers import Vertical
 from textual.widgets import Static, TabbedContent, TabPane, TextArea, Tree
 
 from ....core.arbiter import Candidate, Preview, explain_candidate
-from ....core.explain import COMPONENT, GATE, INFO, PATTERN, SCORE, Explanation
+from ....core.explain import COMPONENT, FAILED_MARK, GATE, INFO, MATCHED_MARK, NOT_TRIED_MARK, PATTERN, SCORE, UNDECIDED_MARK, Explanation
 from ...safe import clean, literal
 
-_MARK = {True: ("✓ ", "green"), False: ("✗ ", "red")}
+_MARK_STYLE = {MATCHED_MARK: "green", FAILED_MARK: "red", NOT_TRIED_MARK: "dim", UNDECIDED_MARK: "bold yellow"}
 
 
 def node_label(node: Explanation) -> Text:
     label = Text(no_wrap=False)
     if node.kind in (COMPONENT, SCORE):
         label.append(f"{node.value:>4g}  ", "bold cyan" if node.value else "dim")
-    elif node.undecided:
-        label.append("? ", "bold yellow")  # rawko-tui could not decide it: neither a match nor no match
-    elif node.kind == INFO:
+    elif node.kind == INFO and not node.undecided:
         label.append("· ", "dim")
     else:
-        mark, style = _MARK[node.match]
-        label.append(mark, style)
+        # matched, failed, not tried (a pattern after the one that matched), or undecided: neither a match nor no match
+        label.append(f"{node.marker} ", _MARK_STYLE[node.marker])
     label.append_text(literal(node.description, "" if node.kind != INFO else "italic", limit=2000))
     return label
 

@@ -20,6 +20,7 @@ from ....core.arbiter import IMPORTANCE_ORDER, Preview
 from ....core.curation import status_of
 from ....core.jsvalue import js_new_date, js_to_string
 from ....core.lint import Finding
+from ....core.memoryfilter import FilterIndex
 from ....core.store import MemoryFile, Store
 from ...messages import MemoryHighlighted
 from ...safe import cell
@@ -27,7 +28,12 @@ from ...threads import deliver
 from ...selection import FollowsSelection
 
 MAX_LIST_ROWS = 500  # rows in the table; sorting and filtering cover every memory
-SORTS = ("name", "importance", "age", "title", "score")
+SORTS = ("title", "importance", "age", "file", "score")
+SORT_LABELS = {"file": "file name"}  # what the subtitle and the notification call a sort, when not its own name
+COLUMNS = (("imp", "Imp"), ("title", "Title"), ("tags", "Tags"), ("age", "Age"), ("status", "Status"))
+MIN_TITLE_WIDTH = 12
+MAX_STATUS_WIDTH = 24  # badges past it are cut (a file with every badge)
+MAX_IMPORTANCE_WIDTH = 10  # "critical" and the other levels fit; a made-up importance past it is cut
 _IMPORTANCE_STYLE = {"critical": "bold red", "high": "yellow", "medium": "cyan", "low": "dim"}
 
 
@@ -42,6 +48,7 @@ class Row:
     findings: list[Finding]
     rewritten: bool = False  # the working copy rewrites committed bytes
     now_ms: float = math.nan
+    position: int = 0  # in the store's file order
 
     @functools.cached_property
     def tags(self) -> str:
@@ -79,15 +86,17 @@ def _age(hours: float) -> str:
 
 
 def build_rows(store: Store, findings: list[Finding], now_ms: float, rewritten: set[str] = frozenset()) -> list[Row]:
+    """One row per memory file, in title order (the list's first sort: sorted here, off the UI thread); equal titles in file order."""
     by_path: dict[str, list[Finding]] = {}
     for finding in findings:
         by_path.setdefault(finding.path, []).append(finding)
     rows = []
-    for memory in store.files:
+    for position, memory in enumerate(store.files):
         attrs = memory.attrs
         title = attrs.get("title") if isinstance(attrs.get("title"), str) else memory.name
         importance = js_to_string(attrs["importance"]) if "importance" in attrs else ""
-        rows.append(Row(memory, importance, title, by_path.get(memory.rel_path, []), memory.rel_path in rewritten, now_ms))
+        rows.append(Row(memory, importance, title, by_path.get(memory.rel_path, []), memory.rel_path in rewritten, now_ms, position))
+    rows.sort(key=lambda r: r.title.casefold())
     return rows
 
 
@@ -119,7 +128,7 @@ def _badges(memory: MemoryFile, findings: list[Finding], rewritten: bool = False
 
 
 class MemoryList(FollowsSelection, Vertical):
-    """The memory files of the store as a table, with a fuzzy filter."""
+    """The memory files of the store as a table, with a filter."""
 
     BORDER_TITLE = "1 Memories"
     BINDINGS = [
@@ -136,25 +145,24 @@ class MemoryList(FollowsSelection, Vertical):
         self.rows: list[Row] = []
         self.passed_over = 0
         self.shown_rows: list[Row] = []
-        self.sort = "name"
+        self.sort = "title"
         self.scored_preview: Preview | None = None
         self._scores_of: Preview | None = None
         self._scores: dict[str, float] = {}
         self._filter_scores: dict[str, float] | None = None
+        self._filter_index: tuple[list[Row], FilterIndex] | None = None  # the rows it indexes, and the index
+        self._cells: list[tuple[Text, ...]] = []  # the shown rows' cells
+        self._widths: dict[str, int] = {}  # the columns' widths now
         self._subtitle = ""  # the counts and sort; follow() adds whether the selection is listed
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="/ filter: title, tags, patterns, path", id="memory-filter")
         table = RowTable(id="memory-table", cursor_type="row", zebra_stripes=True)
-        table.add_column("Imp", key="imp", width=8)
-        table.add_column("Title", key="title", width=24)
-        table.add_column("Tags", key="tags", width=12)
-        table.add_column("Age", key="age", width=5)
-        table.add_column("Status", key="status", width=9)
+        self._add_columns(table, self._column_widths(table))
         yield table
 
     def set_rows(self, rows: list[Row], passed_over: int = 0) -> None:
-        """``passed_over``: entries of memories/ that are not memory files (FIFOs, symlinked folders, ...); lint names them."""
+        """``rows`` in title order (``build_rows``). ``passed_over``: entries of memories/ that are not memory files (FIFOs, symlinked folders, ...); lint names them."""
         self.rows = rows
         self.passed_over = passed_over
         self._refresh_table()
@@ -177,7 +185,7 @@ class MemoryList(FollowsSelection, Vertical):
     def action_cycle_sort(self) -> None:
         self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
         self._refresh_table()
-        self.app.notify(f"Memories sorted by {self.sort}", timeout=2)
+        self.app.notify(f"Memories sorted by {SORT_LABELS.get(self.sort, self.sort)}", timeout=2)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action in ("cycle_sort", "focus_filter") and isinstance(self.screen.focused, Input):
@@ -197,15 +205,14 @@ class MemoryList(FollowsSelection, Vertical):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="memory-filter", description="filter memories")
     def run_filter(self, query: str) -> None:
-        """Fuzzy-match the query against every row (rapidfuzz), off the UI thread."""
-        query = query.strip().lower()
-        if not query:
+        """Keep the rows that find every word of the query (``core.memoryfilter``), off the UI thread."""
+        rows = self.rows
+        if not query.strip():
             result = None
         else:
-            from rapidfuzz import fuzz, process
-
-            matches = process.extract(query, [r.haystack for r in self.rows], scorer=fuzz.partial_ratio, score_cutoff=70, limit=None)
-            result = {self.rows[index].memory.rel_path: score for _, score, index in matches}
+            if self._filter_index is None or self._filter_index[0] is not rows:
+                self._filter_index = (rows, FilterIndex([r.haystack for r in rows]))
+            result = {rows[index].memory.rel_path: score for index, score in self._filter_index[1].scores(query).items()}
         if not get_current_worker().is_cancelled:
             deliver(self, self._apply_filter, result)
 
@@ -217,46 +224,85 @@ class MemoryList(FollowsSelection, Vertical):
             self.select_path(self.shown_rows[0].memory.rel_path)
 
     def _sorted(self, rows: list[Row]) -> list[Row]:
+        """``rows`` (in title order) in the current sort; filtered, in title order the best matches come first."""
         if self._filter_scores is not None:
             rows = [r for r in rows if r.memory.rel_path in self._filter_scores]
-            if self.sort == "name":
+            if self.sort == "title":
                 return sorted(rows, key=lambda r: -self._filter_scores[r.memory.rel_path])
         if self.sort == "importance":
             return sorted(rows, key=lambda r: -IMPORTANCE_ORDER.get(r.importance, -1))
         if self.sort == "age":
             return sorted(rows, key=lambda r: math.inf if math.isnan(r.age_hours) else r.age_hours)
-        if self.sort == "title":
-            return sorted(rows, key=lambda r: r.title.lower())
+        if self.sort == "file":
+            return sorted(rows, key=lambda r: r.position)
         if self.sort == "score":
             return sorted(rows, key=lambda r: -self.scores.get(r.memory.rel_path, -1))
         return list(rows)
 
     def _refresh_table(self) -> None:
-        table = self.query_one(DataTable)
         ordered = self._sorted(self.rows)
         # a table of thousands of rows costs the UI thread seconds; the filter finds the rest
         self.shown_rows = ordered[:MAX_LIST_ROWS]
-        self.hide_cursor_for_rebuild()
-        table.clear()
-        table.add_rows(
-            [
-                (
-                    cell(r.importance or "—", _IMPORTANCE_STYLE.get(r.importance, "red")),
-                    cell(r.title),
-                    cell(r.tags, "dim"),
-                    cell(_age(r.age_hours)),
-                    r.badges,
-                )
-                for r in self.shown_rows
-            ]
-        )
+        self._cells = [
+            (
+                cell(r.importance or "—", _IMPORTANCE_STYLE.get(r.importance, "red")),
+                cell(r.title),
+                cell(r.tags, "dim"),
+                cell(_age(r.age_hours)),
+                r.badges,
+            )
+            for r in self.shown_rows
+        ]
         if len(ordered) > len(self.shown_rows):
             shown = f"first {len(self.shown_rows):,} of {len(ordered):,}{' matches' if self._filter_scores is not None else ''} (/ to filter)"
         else:
             shown = f"{len(self.shown_rows)} of {len(self.rows)}" if self._filter_scores is not None else f"{len(self.rows)}"
         skipped = f" · {self.passed_over} passed over (rawko-tui lint)" if self.passed_over else ""
-        self._subtitle = f"{shown}{skipped} · sort: {self.sort}"
+        best_first = " (best match first)" if self._filter_scores is not None and self.sort == "title" else ""
+        self._subtitle = f"{shown}{skipped} · sort: {SORT_LABELS.get(self.sort, self.sort)}{best_first}"
+        self._fill_table()
+
+    def _fill_table(self) -> None:
+        """The shown rows, in columns as wide as the pane allows: the title takes what the others leave."""
+        table = self.query_one(DataTable)
+        widths = self._column_widths(table)
+        self.hide_cursor_for_rebuild()
+        if widths != self._widths:
+            table.clear(columns=True)
+            self._add_columns(table, widths)
+        else:
+            table.clear()
+        table.add_rows(self._cells)
         self.follow(self.selected_path)
+
+    def _add_columns(self, table: DataTable, widths: dict[str, int]) -> None:
+        for key, label in COLUMNS:
+            table.add_column(label, key=key, width=widths[key])
+        self._widths = widths
+
+    def on_resize(self) -> None:
+        if self._cells and self._column_widths(self.query_one(DataTable)) != self._widths:
+            self._fill_table()
+
+    def _column_widths(self, table: DataTable) -> dict[str, int]:
+        """Each column's width: importance, age and badges as wide as their widest value (the levels and ages are never cut); the title
+        and the tags share the rest, the title taking what is left."""
+        natural = {key: len(label) for key, label in COLUMNS}
+        for cells in self._cells:
+            for (key, _), shown in zip(COLUMNS, cells):
+                natural[key] = max(natural[key], shown.cell_len)
+        natural["status"] = min(natural["status"], MAX_STATUS_WIDTH)
+        natural["imp"] = min(natural["imp"], MAX_IMPORTANCE_WIDTH)
+        available = table.size.width
+        if not available:  # not laid out yet
+            available = 64  # a first guess: the first resize fits them
+        if len(self._cells) + 1 > table.size.height:  # the header and the rows: a vertical scrollbar takes its width
+            available -= table.styles.scrollbar_size_vertical
+        padding = 2 * table.cell_padding
+        rest = available - sum(natural[key] + padding for key in ("imp", "age", "status")) - 2 * padding
+        # the tags get what the titles do not need, and at least a quarter when neither fits
+        tags = min(natural["tags"], max(len("Tags"), rest // 4, rest - natural["title"]))
+        return {"imp": natural["imp"], "title": max(MIN_TITLE_WIDTH, rest - tags), "tags": tags, "age": natural["age"], "status": natural["status"]}
 
     def first_path(self) -> str | None:
         return self.shown_rows[0].memory.rel_path if self.shown_rows else None
