@@ -140,9 +140,13 @@ def build_parser() -> argparse.ArgumentParser:
     # prog: "usage: rawko-tui append [-h] …", not the top usage
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", prog="rawko-tui", help="`rawko-tui COMMAND --help` explains one")
     init = sub.add_parser("init", help="start a memory store: .rawko/memories/ and a commented .rawko/rawko-tui.yaml")
-    init.add_argument("path", nargs="?", metavar="PATH", help="the folder to start the store in: .rawko/ is made there (default: here; a missing folder is made)")
-    init.add_argument("--nested", action="store_true", help="start a store inside a folder a store above already covers (a second store: commands run below PATH use it)")
-    init.add_argument("--hook", action="store_true", help="also install the git pre-commit hook that refuses a commit rewriting a memory file (`rawko-tui hook install`)")
+    init.add_argument("path", nargs="?", metavar="PATH", help="the folder to start the store in: .rawko/ is made there (default: here; made if missing)")
+    init.add_argument(
+        "--nested", action="store_true", help="start a store inside a folder a store above already covers (a second store: commands run below PATH use it)"
+    )
+    init.add_argument(
+        "--hook", action="store_true", help="also install the git pre-commit hook that refuses a commit rewriting a memory file (`rawko-tui hook install`)"
+    )
 
     preview = sub.add_parser("preview", help="what the arbiter injects for a task, ranked, with every candidate's reason")
     _add_store_path(preview)

@@ -174,10 +174,14 @@ def file_name_note(stem: str, title: str) -> str | None:
     Chosen on 581 files people wrote (README, lint; ``bench/lint_file_names.py``): asking for exactly the title's
     slug flagged 70% of them, good names among them (``pg-pool`` for "Postgres pool size"); this flags 13%.
     """
+    name, slug = repr(stem + ".md"), slugify(title)
     if names_another_subject(stem, title):
-        return f"file name {stem + '.md'!r} has none of the title's words: someone looking for this memory by its name would not find it (its slug: {slugify(title)}.md)"
+        return f"file name {name} has none of the title's words: someone looking for this memory by its name would not find it (its slug: {slug}.md)"
     if not _PLAIN_NAME.fullmatch(stem):
-        return f"file name {stem + '.md'!r} holds characters a plain name does not (upper case, spaces, quotes, non-ASCII): a shell needs it quoted, and file systems differ on case and accents; its slug: {slugify(title)}.md"
+        return (
+            f"file name {name} holds characters a plain name does not (upper case, spaces, quotes, non-ASCII): "
+            f"a shell needs it quoted, and file systems differ on case and accents; its slug: {slug}.md"
+        )
     return None
 
 

@@ -140,6 +140,21 @@ def where_it_belongs(keys: list[str]) -> str:
     )
 
 
+def pinned_now(config: dict) -> float | None:
+    """``now:`` of rawko-tui.yaml (a store pinned to one moment, as a demo is) in epoch ms; None when unset or invalid."""
+    import datetime as dt
+
+    from .jsvalue import JsDate, js_new_date
+
+    value = config.get("now")
+    if value is None:
+        return None
+    if isinstance(value, dt.datetime):  # an unquoted YAML timestamp; without a zone it is UTC (YAML 1.1)
+        value = (value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)).isoformat()
+    date = value if isinstance(value, JsDate) else js_new_date(value) if isinstance(value, str) else None
+    return date.ms if date is not None and date.valid else None
+
+
 def person_author() -> str | None:
     """``author`` of the person's settings, or None."""
     return load_person_settings().get("author")
@@ -206,7 +221,6 @@ def store_settings_problems(config: dict) -> list[SettingsProblem]:
     """The problems of a store's ``.rawko/rawko-tui.yaml`` (as ``load_config`` read it)."""
     from .arbiters.profiles import defined_profiles
     from .jsvalue import display_value, js_to_string
-    from .store import pinned_now
 
     def warn(key: str | None, message: str, code: str = "config") -> None:
         found.append(SettingsProblem(STORE_FILE, key, WARNING, code, message))
@@ -233,7 +247,8 @@ def store_settings_problems(config: dict) -> list[SettingsProblem]:
         else:
             wrong = [f"{agent}: {display_value(value)}" for agent, value in budgets.items() if not _positive_whole(value)]
             if wrong:
-                warn("budgets", f"budgets ({', '.join(wrong)}): not a whole number of tokens above 0: ignored, no budget is checked for {'it' if len(wrong) == 1 else 'them'}")
+                them = "it" if len(wrong) == 1 else "them"
+                warn("budgets", f"budgets ({', '.join(wrong)}): not a whole number of tokens above 0: ignored, no budget is checked for {them}")
     keys = ignored_person_keys(config)
     if keys:
         warn(None, where_it_belongs(keys), "person-setting")
@@ -255,11 +270,13 @@ def person_settings_problems(person: PersonSettings, binding_ids=None, themes=No
     keymap = person.get("keymap") or {}
     unknown = [binding for binding in keymap if binding not in binding_ids]
     if unknown:
-        hints = "".join(_did_you_mean(u, binding_ids) for u in unknown[:1])
-        found.append(SettingsProblem(where, "keymap", WARNING, "settings", f"keymap: no key binding has the id {', '.join(repr(u) for u in unknown)}{hints} (? in the app lists the ids): ignored"))
+        named = ", ".join(repr(u) for u in unknown) + _did_you_mean(unknown[0], binding_ids)
+        found.append(SettingsProblem(where, "keymap", WARNING, "settings", f"keymap: no key binding has the id {named} (? in the app lists the ids): ignored"))
     theme = person.get("theme")
     if theme is not None and theme not in themes:
-        found.append(SettingsProblem(where, "theme", WARNING, "settings", f"theme {theme!r} is not a theme here{_did_you_mean(theme, themes)}; the default is used (e.g. {', '.join(sorted(themes)[:4])})"))
+        examples = ", ".join(sorted(themes)[:4])
+        message = f"theme {theme!r} is not a theme here{_did_you_mean(theme, themes)}; the default is used (e.g. {examples})"
+        found.append(SettingsProblem(where, "theme", WARNING, "settings", message))
     return found
 
 

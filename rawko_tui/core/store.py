@@ -26,7 +26,7 @@ from pathlib import Path
 from .jsregex import JS_WHITESPACE
 from .safeio import MEMORY_LIMIT, SETTINGS_LIMIT, linked_part, read_in_store, read_regular
 from .safetext import clean_name
-from .settings import store_settings
+from .settings import pinned_now, store_settings  # noqa: F401 - pinned_now: read from here by the commands and the app
 from .jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
 from .yamljs import YamlError, is_refusal, tab_message, load_with_ruamel, load_yaml, load_yaml_shared, plain_yaml_error
 
@@ -908,21 +908,6 @@ def load_config(root: Path) -> dict:
         return {"_error": f"{CONFIG_FILE}: cannot be read ({exc.strerror or exc})"}
     except UnicodeDecodeError as exc:
         return {"_error": f"{CONFIG_FILE}: {plain_yaml_error(exc)[0]}"}
-
-
-def pinned_now(config: dict) -> float | None:
-    """``now:`` of rawko-tui.yaml (a store pinned to one moment, as a demo is) in epoch ms; None when unset or invalid."""
-    import datetime as dt
-
-    from .jsvalue import JsDate, js_new_date
-
-    value = config.get("now")
-    if value is None:
-        return None
-    if isinstance(value, dt.datetime):  # an unquoted YAML timestamp; without a zone it is UTC (YAML 1.1)
-        value = (value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)).isoformat()
-    date = value if isinstance(value, JsDate) else js_new_date(value) if isinstance(value, str) else None
-    return date.ms if date is not None and date.valid else None
 
 
 def config_from(text: str) -> dict:
