@@ -53,8 +53,13 @@ class UsageError(Exception):
     pass
 
 
-def _add_store_path(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", nargs="?", metavar="PATH", help="the folder holding .rawko/ (default: searched upward from here)")
+def _add_memory_path(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("memory", metavar="MEMORY_PATH", help="the memory file: its path (from anywhere: it names its store), or its name in .rawko/memories/")
+
+
+def _add_store_path(parser: argparse.ArgumentParser, memory_path: bool = False) -> None:
+    where = "the store of the memory path given, else searched upward from here" if memory_path else "searched upward from here"
+    parser.add_argument("path", nargs="?", metavar="PATH", help=f"the folder holding .rawko/ (default: {where})")
 
 
 def _add_context(parser: argparse.ArgumentParser, required: bool) -> None:
@@ -63,7 +68,7 @@ def _add_context(parser: argparse.ArgumentParser, required: bool) -> None:
         "--agent", default=DEFAULT_AGENT, help=f"the agent name (planner, developer, tester, reviewer, or one in .rawko/agents/; default: {DEFAULT_AGENT}, as in the app)"
     )
     parser.add_argument("--now", help="the time to score recency against, ISO 8601 (default: now)")
-    parser.add_argument("--max", type=int, dest="max_memories", metavar="N", help="memories to inject at most (default: agent config, else 5)")
+    parser.add_argument("--max", type=_count, dest="max_memories", metavar="N", help="memories to inject at most, 1 or more (default: agent config, else 5)")
     parser.add_argument("--min-importance", choices=list(IMPORTANCE_ORDER), help="lowest importance injected (default: agent config, else low)")
     parser.add_argument("--recursive", action="store_true", default=None, help="also load memories in subfolders (for arbiters that read them)")
     parser.add_argument("--at", metavar="REV", help="the store as it was at this git revision (default: the working tree)")
@@ -95,6 +100,17 @@ def _add_regex_budget(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _count(text: str) -> int:
+    """A number of memories: a whole number, 1 or more (0 or fewer would be read as a cut from the end, not a cap)."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a number of memories to inject: give 1 or more (leave --max out for the agent's own)")
+    return value
+
+
 def _duration(text: str) -> float:
     """``10s``, ``500ms``, ``2m`` or plain seconds."""
     value = text.strip().lower()
@@ -121,10 +137,16 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"rawko-tui {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", prog="rawko-tui")  # "rawko-tui append [-h] …", not the top usage
+    # prog: "usage: rawko-tui append [-h] …", not the top usage
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", prog="rawko-tui", help="`rawko-tui COMMAND --help` explains one")
     init = sub.add_parser("init", help="start a memory store: .rawko/memories/ and a commented .rawko/rawko-tui.yaml")
-    _add_store_path(init)
-
+    init.add_argument("path", nargs="?", metavar="PATH", help="the folder to start the store in: .rawko/ is made there (default: here; made if missing)")
+    init.add_argument(
+        "--nested", action="store_true", help="start a store inside a folder a store above already covers (a second store: commands run below PATH use it)"
+    )
+    init.add_argument(
+        "--hook", action="store_true", help="also install the git pre-commit hook that refuses a commit rewriting a memory file (`rawko-tui hook install`)"
+    )
 
     preview = sub.add_parser("preview", help="what the arbiter injects for a task, ranked, with every candidate's reason")
     _add_store_path(preview)
@@ -156,8 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
     arbiters.add_argument("--json", action="store_true", help="machine-readable output")
 
     explain = sub.add_parser("explain", help="the full score and gate tree for one memory")
-    explain.add_argument("memory", metavar="MEMORY_PATH", help="the memory file (path, or name inside .rawko/memories/)")
-    _add_store_path(explain)
+    _add_memory_path(explain)
+    _add_store_path(explain, memory_path=True)
     _add_context(explain, required=True)
     explain.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -182,25 +204,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     new = sub.add_parser("new", help="create a memory file named after its title, and commit it")
     _add_store_path(new)
-    new.add_argument("--title", required=True)
+    new.add_argument("--title", required=True, help="the memory's title; the file is named after it (kebab-case), and a title another memory has is refused")
     new.add_argument("--when", action="append", required=True, metavar="PATTERN", help="a whenToUse pattern (repeat for more)")
-    new.add_argument("--importance", choices=list(IMPORTANCE_ORDER), required=True)
+    new.add_argument("--importance", choices=list(IMPORTANCE_ORDER), required=True, help="how much it matters: the threshold agents filter on, and part of its score")
     new.add_argument("--tags", default="", help="comma-separated tags")
     new.add_argument("--by", required=True, help="discoveredBy: the agent (or person) it comes from")
     new.add_argument("--discovered-in", help="discoveredIn: the task that led to it")
     new.add_argument("--discovered-at", help="discoveredAt, ISO 8601 (default: now)")
+    _add_allow_duplicate_title(new)
     _add_write_options(new)
 
     append = sub.add_parser("append", help="append an update or correction to a memory, and commit it")
-    append.add_argument("memory", metavar="MEMORY_PATH")
-    _add_store_path(append)
+    _add_memory_path(append)
+    _add_store_path(append, memory_path=True)
     append.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="a field the new entry sets (YAML value; repeat)")
     _add_write_options(append)
 
     retire = sub.add_parser("retire", help="retire a memory by appending `status: retired`, and commit it")
-    retire.add_argument("memory", metavar="MEMORY_PATH")
-    _add_store_path(retire)
-    retire.add_argument("--reason", required=True)
+    _add_memory_path(retire)
+    _add_store_path(retire, memory_path=True)
+    retire.add_argument("--reason", required=True, help="why it no longer holds (written in the entry and the commit message)")
     retire.add_argument("--superseded-by", metavar="MEMORY", help="the memory that replaces it")
     retire.add_argument("--by", help="who retires it")
     retire.add_argument("--dry-run", action="store_true", help="show the exact text that would be appended; write nothing")
@@ -208,22 +231,22 @@ def build_parser() -> argparse.ArgumentParser:
     _add_include_uncommitted(retire)
 
     link = sub.add_parser("link", help="append relatedMemories to two memories, each naming the other (one commit)")
-    link.add_argument("memory", metavar="MEMORY_PATH")
-    link.add_argument("other", metavar="OTHER_MEMORY_PATH")
-    _add_store_path(link)
+    _add_memory_path(link)
+    link.add_argument("other", metavar="OTHER_MEMORY_PATH", help="the memory to link it to (path or name)")
+    _add_store_path(link, memory_path=True)
     link.add_argument("--by", help="who links them")
     _add_write_options(link, body=False)
 
     confirm = sub.add_parser("confirm", help="append a dated confirmation: the memory still holds (it is no longer stale)")
-    confirm.add_argument("memory", metavar="MEMORY_PATH")
-    _add_store_path(confirm)
+    _add_memory_path(confirm)
+    _add_store_path(confirm, memory_path=True)
     confirm.add_argument("--note", help="what was checked (default: 'Checked: this still holds.')")
     confirm.add_argument("--by", help="who confirms it")
     _add_write_options(confirm, body=False)
 
     torn = sub.add_parser("torn", help="an interrupted write in a memory: show it, take back rawko-tui's own torn bytes, or acknowledge it")
-    torn.add_argument("memory", metavar="MEMORY_PATH")
-    _add_store_path(torn)
+    _add_memory_path(torn)
+    _add_store_path(torn, memory_path=True)
     resolve = torn.add_mutually_exclusive_group()
     resolve.add_argument(
         "--take-back", action="store_true", help="remove the torn bytes (shown first) when they are rawko-tui's own, uncommitted, and end the file"
@@ -238,9 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_include_uncommitted(torn)
 
     opinion = sub.add_parser("opinion", help="ask Claude whether two memories are a duplicate, a contradiction, related or unrelated")
-    opinion.add_argument("memory", metavar="MEMORY_PATH")
-    opinion.add_argument("other", metavar="OTHER_MEMORY_PATH")
-    _add_store_path(opinion)
+    _add_memory_path(opinion)
+    opinion.add_argument("other", metavar="OTHER_MEMORY_PATH", help="the memory to compare it with (path or name)")
+    _add_store_path(opinion, memory_path=True)
     opinion.add_argument("--model", help="the Claude model (default: `model:` in your own settings file, else the built-in one)")
     opinion.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -260,7 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     extract.add_argument("--from", dest="source", required=True, metavar="FILE", help="the agent's output")
     extract.add_argument("--agent", required=True, help="the agent that produced it")
     extract.add_argument("--task", required=True, help="the agent's task")
-    extract.add_argument("--result", choices=("success", "failure", "partial"), default="success")
+    extract.add_argument("--result", choices=("success", "failure", "partial"), default="success", help="how the agent's task ended (default: success)")
     extract.add_argument("--model", help="the Claude model (default: `model:` in your own settings file, else a current Sonnet)")
     extract.add_argument("--write", action="store_true", help="write the proposed memory (after showing it) and commit it")
     extract.add_argument("--no-commit", action="store_true", help="with --write: do not commit")
@@ -271,7 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument("--json", action="store_true", help="machine-readable output")
 
     promote = sub.add_parser("promote", help="turn a session's discovery, attempt or decision into a long-term memory")
-    promote.add_argument("session", metavar="SESSION_ID")
+    promote.add_argument("session", metavar="SESSION_ID", help="the session (`rawko-tui sessions` lists them)")
     promote.add_argument("item", metavar="ITEM_ID", help="the discovery, attempt or decision id")
     _add_store_path(promote)
     promote.add_argument("--title", help="the memory's title, as written (default: the item's first sentence, cut to at most 60 characters where a clause ends)")
@@ -279,6 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     promote.add_argument("--write", action="store_true", help="write the memory (after showing it) and commit it")
     promote.add_argument("--no-commit", action="store_true", help="with --write: do not commit")
     promote.add_argument("--force", action="store_true", help="with --write: write even when lint finds errors")
+    _add_allow_duplicate_title(promote)
 
     check = sub.add_parser("check", help="run the saved tasks (.rawko/checks.yaml) and their expectations; exit 1 on a failure")
     _add_store_path(check)
@@ -293,7 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     impact = sub.add_parser("impact", help="saved tasks whose injection changes between two revisions")
-    impact.add_argument("before", metavar="REV1")
+    impact.add_argument("before", metavar="REV1", help="the revision to compare from")
     impact.add_argument("after", metavar="REV2", help="a revision, or `worktree` for the files on disk")
     _add_store_path(impact)
     impact.add_argument("--json", action="store_true", help="machine-readable output")
@@ -308,12 +332,21 @@ def build_parser() -> argparse.ArgumentParser:
     _add_regex_budget(matrix_parser)
 
     hook = sub.add_parser("hook", help="git hooks that enforce the append-only rule")
-    hook_sub = hook.add_subparsers(dest="hook_command", metavar="ACTION", required=True)
+    hook_sub = hook.add_subparsers(dest="hook_command", metavar="ACTION", required=True, help="`rawko-tui hook ACTION --help` explains one")
     install = hook_sub.add_parser("install", help="install a pre-commit hook running `verify --staged` where git runs hooks (core.hooksPath honoured)")
     install.add_argument("path", nargs="?", metavar="PATH", help="a folder in the repository (default: here)")
     install.add_argument("--force", action="store_true", help="replace an existing hook, or install into a core.hooksPath outside the repository")
     install.add_argument("--server", action="store_true", help="install the pre-receive hook of a server's (bare) repository, running `verify --pre-receive`")
+    uninstall = hook_sub.add_parser("uninstall", help="remove the hooks `hook install` wrote (never a hook of your own, nor one with lines added)")
+    uninstall.add_argument("path", nargs="?", metavar="PATH", help="a folder in the repository (default: here)")
+    uninstall.add_argument("--server", action="store_true", help="remove the pre-receive hook instead (a server's repository)")
     return parser
+
+
+def _add_allow_duplicate_title(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--allow-duplicate-title", action="store_true", help="create it even though another memory has the same title (lint then warns: duplicate-title)"
+    )
 
 
 def _add_write_options(parser: argparse.ArgumentParser, body: bool = True) -> None:
@@ -387,7 +420,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv and argv[0] in COMMANDS or any(a in ("-h", "--help", "--version") for a in argv[:1]):
-            args = build_parser().parse_args(argv)
+            parser = build_parser()
+            args, extra = parser.parse_known_args(argv)
+            if extra:  # said by the command's own parser: its usage line, not the top one
+                _command_parser(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
             handlers = {
                 "init": cmd_init,
                 "preview": cmd_preview,
@@ -447,6 +483,15 @@ _FAILURES = (
 )
 
 
+def _command_parser(parser: argparse.ArgumentParser, args) -> argparse.ArgumentParser:
+    """The parser of the command ``args`` ran (``hook install``'s own), for an error said with its usage."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(args, action.dest, None) or "")
+            return parser if chosen is None else _command_parser(chosen, args)
+    return parser
+
+
 def _known_failure(exc: Exception) -> tuple[str, int] | None:
     for module, name, text, code in _FAILURES:
         loaded = sys.modules.get(f"{__package__}.{module}")
@@ -466,18 +511,44 @@ def _now(args, store=None) -> float | None:
 
 
 def _load(args, rev: str | None = None):
-    root = find_store_root(args.path)
+    root = _store_root(args)
     rev = rev if rev is not None else getattr(args, "at", None)
     return load_store_at(root, rev) if rev else load_store(root)
 
 
 def _profile(args, store):
-    """``--arbiter`` (and ``--order``) over the store's ``arbiter:``. Raises ProfileError for an unknown name."""
-    profile, source = resolve_profile(store.config, getattr(args, "arbiter", None))
+    """``--arbiter`` (and ``--order``) over the store's ``arbiter:``. Raises ProfileError for an unknown name, and
+    UsageError for a store whose ``arbiter:`` names no profile (never another arbiter in its place)."""
+    name = getattr(args, "arbiter", None)
+    if name is None:
+        _refuse_unusable_arbiter(store.config)
+    profile, source = resolve_profile(store.config, name)
     order = getattr(args, "order", None)
     if order is not None and order != profile.loader.order:
         profile = dataclasses.replace(profile, loader=dataclasses.replace(profile.loader, order=order))
     return profile, source
+
+
+def _refuse_unusable_arbiter(config: dict) -> None:
+    """A store whose ``arbiter:`` names no usable profile: said as lint says it, exit 2 (``--arbiter`` overrides it)."""
+    from .core.settings import arbiter_problem
+
+    problem = arbiter_problem(config)
+    if problem is not None:
+        raise UsageError(str(problem))
+
+
+def _store_root(args) -> Path:
+    """PATH; else the store a memory's path names (``explain /work/proj/.rawko/memories/x.md`` from anywhere);
+    else the nearest store at or above here."""
+    from .core.store import store_root_of
+
+    memory = getattr(args, "memory", None)
+    if args.path is None and memory:
+        root = store_root_of(memory)
+        if root is not None:
+            return root
+    return find_store_root(args.path)
 
 
 def _preview(args, rev: str | None = None):
@@ -638,6 +709,8 @@ def cmd_compare(args) -> int:
     from .core.arbiters.compare import compare_profiles
 
     store = _load(args)
+    if not args.arbiters:
+        _refuse_unusable_arbiter(store.config)
     profiles, problems = defined_profiles(store.config)
     if args.arbiters:
         names = [n.strip() for n in args.arbiters.split(",") if n.strip()]
@@ -679,12 +752,13 @@ def cmd_compare(args) -> int:
 
 
 def cmd_arbiters(args) -> int:
+    from .core.settings import arbiter_problem
+
     store = _load(args)
     profiles, problems = defined_profiles(store.config)
-    try:
-        active = resolve_profile(store.config)[0].name
-    except ProfileError as exc:
-        active, problems = "spec-0007", problems + [f"{exc}; spec-0007 is used"]
+    unusable = arbiter_problem(store.config)
+    active = None if unusable else resolve_profile(store.config)[0].name
+    problems = problems + ([str(unusable)] if unusable else [])
     if args.json:
         data = [{"name": p.name, "base": p.base, "active": p.name == active, "summary": p.summary, "dimensions": dict(p.describe())} for p in profiles.values()]
         _write(_dumps({"profiles": data, "problems": problems}))
@@ -833,7 +907,7 @@ _ARBITER_SOURCES = {"default": "the default", "option": "--arbiter", "rawko-tui.
 def cmd_explain(args) -> int:
     store, preview = _preview(args)
     wanted = args.memory.replace("\\", "/")
-    candidate = _named(preview.candidate, wanted)
+    candidate = _named(preview.candidate, wanted, store.root)
     if candidate is None:
         raise UsageError(f"no memory file {args.memory!r} in {store.root}/.rawko/memories" + _did_you_mean(store, wanted))
     tree = explain_candidate(preview, candidate)
@@ -887,11 +961,13 @@ def render_entry_log(memory, entries: list[dict]) -> str:
 
 def cmd_lint(args) -> int:
     from .core.lint import ERROR, lint_store
+    from .core.settings import load_person_settings
 
     store = _load(args)
     if args.arbiter:
-        _profile(args, store)  # an unknown name is a usage error, not a finding
-    findings = lint_store(store, _now(args, store), arbiter=args.arbiter)
+        resolve_profile(store.config, args.arbiter)  # an unknown --arbiter is a usage error, not a finding
+    # the person's own settings file too: what the app would ignore there is said here, on that file
+    findings = lint_store(store, _now(args, store), arbiter=args.arbiter, person=load_person_settings())
     errors = sum(1 for f in findings if f.severity == ERROR)
     if args.json:
         _write(_dumps({"files": len(store.files), "errors": errors, "findings": [f.to_dict() for f in findings]}))
@@ -944,10 +1020,17 @@ def cmd_verify(args) -> int:
 
 
 def cmd_hook(args) -> int:
+    path = Path(args.path or ".").resolve()
+    if args.hook_command == "uninstall":
+        return _uninstall_hook(path, server=args.server)
+    return _install_hook(path, force=args.force, server=args.server)
+
+
+def _install_hook(path: Path, force: bool, server: bool) -> int:
     from .core.hooks import install_hook
     from .core.safetext import clean_name
 
-    installed = install_hook(Path(args.path or ".").resolve(), force=args.force, server=args.server)
+    installed = install_hook(path, force=force, server=server)
     where = clean_name(str(installed.path))
     if installed.hooks_path is not None:
         where += f" (core.hooksPath is {clean_name(installed.hooks_path)})"
@@ -955,8 +1038,21 @@ def cmd_hook(args) -> int:
         _write(f"Installed {where}: a push that loses or rewrites a memory entry is refused.\n")
     else:
         also = "".join(f" and {clean_name(str(path))}" for path in installed.also)
-        _write(f"Installed {where}{also}: a commit or a merge that rewrites a memory file is refused (`--no-verify` skips it).\n")
+        _write(f"Installed {where}{also}: a commit or a merge that rewrites a memory file is refused (`--no-verify` skips it; `rawko-tui hook uninstall` removes it).\n")
     return EXIT_OK
+
+
+def _uninstall_hook(path: Path, server: bool) -> int:
+    from .core.hooks import uninstall_hook
+    from .core.safetext import clean_name
+
+    result = uninstall_hook(path, server=server)
+    lines = [f"Removed {clean_name(str(hook))}: rawko-tui's own {hook.name} hook." for hook in result.removed]
+    lines += [f"Left {clean_name(str(hook))} as it is: {why}." for hook, why in result.kept]
+    if not result.removed and not result.kept:
+        lines.append(f"No {'pre-receive' if server else 'pre-commit or pre-merge-commit'} hook in {clean_name(str(result.folder))}: nothing to remove.")
+    _write(_report(lines))
+    return EXIT_FINDINGS if result.edited else EXIT_OK  # rawko-tui's check is still in force there
 
 
 def _apply(args, root, writes, action: str, summary: str = "") -> int:
@@ -1056,9 +1152,20 @@ def _show_and_check(args, root, writes, ask_on_warnings: bool = False) -> bool:
 
 
 def cmd_init(args) -> int:
+    from .core.gitrepo import repo_root
     from .core.writer import init_store
 
     root = Path(args.path or ".").resolve()
+    above = _store_above(root) if not (root / ".rawko" / "memories").is_dir() else None  # a store here: said below
+    if above is not None and not args.nested:
+        raise UsageError(
+            f"{above} holds a store already, and {root} is inside it: commands run there use that store. "
+            f"Open it with `rawko-tui {above}`, or use --nested to start a second store in {root}"
+        )
+    existing = next((folder for folder in (root, *root.parents) if folder.is_dir()), root)
+    repository = repo_root(existing)
+    if args.hook and repository is None:
+        raise UsageError(f"--hook: {root} is not in a git repository (`git init` makes one); nothing was created")
     created = init_store(root)
     for path in created:
         _write(f"Created {path.relative_to(root).as_posix()}{'/' if path.is_dir() else ''}\n")
@@ -1070,13 +1177,25 @@ def cmd_init(args) -> int:
         "`rawko-tui new --title … --when … --importance … --by …`. Commit .rawko/ with the project.\n"
         f"Open the app: {opener}\n"
     )
+    if args.hook:
+        return _install_hook(root, force=False, server=False)
+    at = f" {args.path}" if args.path else ""
+    if repository is not None:
+        _write(f"Refuse commits that rewrite a memory file (a git hook): rawko-tui hook install{at}\n")
+    else:
+        _write(f"Not in a git repository yet: after `git init`, `rawko-tui hook install{at}` refuses commits that rewrite a memory file.\n")
     return EXIT_OK
+
+
+def _store_above(folder: Path) -> Path | None:
+    """The nearest folder above ``folder`` holding a store (``.rawko/memories/``), or None."""
+    return next((above for above in folder.parents if (above / ".rawko" / "memories").is_dir()), None)
 
 
 def cmd_new(args) -> int:
     from .core.writer import format_entry, plan_create
 
-    root = find_store_root(args.path)
+    root = _store_root(args)
     fields = {
         "title": args.title,
         "whenToUse": args.when if len(args.when) > 1 else args.when[0],
@@ -1090,8 +1209,32 @@ def cmd_new(args) -> int:
     if args.discovered_in:
         fields["discoveredIn"] = args.discovered_in
     body = _body(args)
-    _write_closest(load_store(root), args.title, body, fields["whenToUse"])
+    store = load_store(root)
+    _refuse_duplicate_title(args, store, args.title)
+    _write_closest(store, args.title, body, fields["whenToUse"])
     return _write_planned(args, root, lambda: [plan_create(root, args.title, format_entry(fields, body))], "create", f"New memory: {args.title}")
+
+
+def _refuse_duplicate_title(args, store, title: str, writing: bool = True) -> None:
+    """A title another memory has is refused (lint would warn duplicate-title on both), naming that memory;
+    --allow-duplicate-title writes it all the same. Not ``writing`` (a proposal only): said, not refused."""
+    from .core.lint import memories_titled
+    from .core.writer import WriteError
+
+    same = memories_titled(store, title)
+    if not same:
+        return
+    names = ", ".join(m.rel_path for m in same)
+    if args.allow_duplicate_title:
+        _write(_report([f"Note: {names} has this title too; lint will warn duplicate-title on both (--allow-duplicate-title)."]))
+        return
+    if not writing:
+        _write(_report([f"Note: {names} has this title already: --write refuses it (give another --title, or --allow-duplicate-title)."]))
+        return
+    raise WriteError(
+        f"{names} already has the title {title!r}: add to it with `rawko-tui append {same[0].name} --body …`, "
+        "choose another title, or use --allow-duplicate-title to create a second memory with it; nothing was written"
+    )
 
 
 def _memory_name(root, given: str) -> str:
@@ -1102,14 +1245,21 @@ def _memory_name(root, given: str) -> str:
         raise UsageError(f"{linked} is a symlink; rawko-tui never reads or writes through links (lint reports it: store-link)")
     store = load_store(root)
     wanted = given.replace("\\", "/")
-    memory = _named(store.file, wanted)
+    memory = _named(store.file, wanted, root)
     if memory is None:
         raise UsageError(f"no memory file {given!r} in {root}/.rawko/memories" + _did_you_mean(store, wanted))
     return memory.name
 
 
-def _named(lookup, wanted: str):
-    """A memory by the name given, or by that name with ``.md`` added (``explain jwt``)."""
+def _named(lookup, wanted: str, root=None):
+    """A memory by the name given, or by that name with ``.md`` added (``explain jwt``); a path to it (``root``: its
+    store) by its name in that store, wherever the path was given from."""
+    if root is not None:
+        inside = Path(root).resolve() / ".rawko" / "memories"
+        given = Path(os.path.abspath(os.path.expanduser(wanted)))
+        given = given.parent.resolve() / given.name  # the folders as the store's root is named; the file itself never followed
+        if inside in given.parents:
+            wanted = given.relative_to(inside).as_posix()
     return lookup(wanted) or (lookup(wanted + ".md") if not wanted.endswith(".md") else None)
 
 
@@ -1143,7 +1293,7 @@ def _write_closest(store, title: str, body: str, when) -> None:
 def cmd_append(args) -> int:
     from .core.writer import person_name
 
-    root = find_store_root(args.path)
+    root = _store_root(args)
     name = _memory_name(root, args.memory)
     try:
         fields = parse_assignments(args.set)
@@ -1157,7 +1307,7 @@ def cmd_append(args) -> int:
 def cmd_retire(args) -> int:
     from .core.writer import person_name
 
-    root = find_store_root(args.path)
+    root = _store_root(args)
     name = _memory_name(root, args.memory)
     by = args.by or person_name(root)
     if args.superseded_by:
@@ -1171,7 +1321,7 @@ def cmd_retire(args) -> int:
 def cmd_link(args) -> int:
     from .core.writer import person_name
 
-    root = find_store_root(args.path)
+    root = _store_root(args)
     name, other = _memory_name(root, args.memory), _memory_name(root, args.other)
     if name == other:
         raise UsageError("a memory cannot be linked to itself")
@@ -1183,7 +1333,7 @@ def cmd_link(args) -> int:
 def cmd_confirm(args) -> int:
     from .core.writer import person_name, plan_append
 
-    root = find_store_root(args.path)
+    root = _store_root(args)
     name = _memory_name(root, args.memory)
     entry = confirm_entry(args.by or person_name(root), args.note)
     return _write_planned(args, root, lambda: [plan_append(root, name, entry)], "confirm", f"Confirmed {name}: it still holds.")
@@ -1194,7 +1344,7 @@ def cmd_torn(args) -> int:
     complete entry, or acknowledging a torn one."""
     from .core.writer import acknowledge, journal_problems, person_name, plan_commit, shown_text, take_back, torn_hint, torn_writes
 
-    root = find_store_root(args.path)
+    root = _store_root(args)
     name = _memory_name(root, args.memory)
     for where, why in journal_problems(root):
         _write(_report([f"note: {where}: {why}"]))
@@ -1240,10 +1390,10 @@ def cmd_candidates(args) -> int:
     unknown = sorted(kinds - set(allowed))
     if unknown:
         raise UsageError(f"--kind: {', '.join(unknown)} is not one of {', '.join(allowed)}")
-    store = load_store(find_store_root(args.path))
+    store = load_store(_store_root(args))
     now_ms = _now(args, store) or time.time() * 1000
     groups = consolidation_candidates(store, now_ms, kinds=kinds or None)
-    profile = _profile(args, store)[0] if args.arbiter else None
+    profile = _profile(args, store)[0]
     saved = [(t.task, t.agent) for t in _saved_tasks(store.root)[0]] if any(g.kind == "contradiction" for g in groups) else []
     injections = {g.paths: injected_today(store, g.paths, saved, now_ms, profile) for g in groups if g.kind == "contradiction"}
     if args.json:
@@ -1278,7 +1428,7 @@ def cmd_opinion(args) -> int:
 
     from .core.consolidation.opinion import opinion_on
 
-    root = find_store_root(args.path)
+    root = _store_root(args)
     store = load_store(root)
     a, b = (store.file(_memory_name(root, given)) for given in (args.memory, args.other))
     model = args.model or person_model(DEFAULT_MODEL)  # the person's key pays: never a store's choice
@@ -1306,7 +1456,7 @@ def cmd_extract(args) -> int:
 
     import os
 
-    root = find_store_root(args.path)
+    root = _store_root(args)
     try:
         output = read_named(args.source).decode("utf-8", errors="replace")  # a pipe is fine; /dev/zero is not read for ever
     except OSError as exc:
@@ -1334,7 +1484,7 @@ def cmd_extract(args) -> int:
 def cmd_sessions(args) -> int:
     from .core.sessions import load_sessions, promoted_to, promotions
 
-    root = find_store_root(args.path)
+    root = _store_root(args)
     sessions = load_sessions(root)
     if args.json:
         _write(_dumps({"sessions": [s.to_dict() for s in sessions]}))
@@ -1359,7 +1509,7 @@ def cmd_promote(args) -> int:
     from .core.sessions import load_sessions, promoted_to, promotion_draft, promotions
     from .core.writer import plan_create
 
-    root = find_store_root(args.path)
+    root = _store_root(args)
     session = next((s for s in load_sessions(root) if s.id == args.session or Path(s.path).parent.name == args.session), None)
     if session is None or session.error:
         raise UsageError(f"no readable session {args.session!r} in .rawko/sessions/" + (f" ({session.error.reason})" if session and session.error else ""))
@@ -1375,6 +1525,7 @@ def cmd_promote(args) -> int:
         title = spec_extract(text).attrs["title"]
     except (ValueError, TypeError, KeyError) as exc:  # never expected: the draft is written to load; said, never a traceback
         raise UsageError(f"session {session.id}, {item.kind} {item.id}: its draft does not load ({exc}); nothing was written") from None
+    _refuse_duplicate_title(args, store, title, writing=args.write)
     _write_closest(store, title, item.text, None)
     plan = plan_create(root, title, text)
     if not _show_and_check(args, root, [plan]):
@@ -1393,12 +1544,17 @@ def _saved_tasks(root):
 
 
 def cmd_check(args) -> int:
-    root = find_store_root(args.path)
-    tasks, errors = _saved_tasks(root)
-    if not tasks and not errors:
-        raise UsageError(f"no saved tasks: add some to {root}/.rawko/checks.yaml (the app's `t` key saves the current one)")
+    root = _store_root(args)
     store = _load(args)
-    results = run_checks(store, tasks, _profile(args, store)[0] if args.arbiter else None, args.regex_budget)
+    profile = _profile(args, store)[0]  # the store's arbiter is refused here, with or without saved tasks
+    tasks, errors = _saved_tasks(root)
+    if not tasks and not errors:  # a new store: nothing fails (`verify && check` passes in CI)
+        if args.json:
+            _write(_dumps({"passed": 0, "failed": 0, "undecided": 0, "results": []}))
+        else:
+            _write(f"No saved tasks to check yet: add some to {root}/.rawko/checks.yaml (the app's t key saves the current one).\n")
+        return EXIT_OK
+    results = run_checks(store, tasks, profile, args.regex_budget)
     failed = [r for r in results if r.status == "fail"]
     undecided = [r for r in results if r.status == "undecided"]
     passed = len(results) - len(failed) - len(undecided)
@@ -1431,10 +1587,13 @@ def cmd_check(args) -> int:
 
 
 def cmd_impact(args) -> int:
-    root = find_store_root(args.path)
+    root = _store_root(args)
     tasks, _ = _saved_tasks(root)
     before = load_store_at(root, args.before)
     after = load_store(root) if args.after == "worktree" else load_store_at(root, args.after)
+    if not args.arbiter:  # each side is ranked under its own store's arbiter: neither may be replaced by another
+        for side in (before, after):
+            _refuse_unusable_arbiter(side.config)
     changes = impact(before, after, tasks, _profile(args, after)[0] if args.arbiter else None, args.regex_budget)
     if args.json:
         _write(_dumps({"before": args.before, "after": args.after, "changed": [c.to_dict() for c in changes]}))
@@ -1449,12 +1608,16 @@ def cmd_impact(args) -> int:
 def cmd_matrix(args) -> int:
     import time as _time
 
-    root = find_store_root(args.path)
-    tasks, _ = _saved_tasks(root)
-    if not tasks:
-        raise UsageError(f"no saved tasks in {root}/.rawko/checks.yaml: the matrix is built from them")
+    root = _store_root(args)
     store = load_store(root)
     profile = _profile(args, store)[0]
+    tasks, _ = _saved_tasks(root)
+    if not tasks:  # a new store: nothing to build it from, nothing wrong
+        if args.json:
+            _write(_dumps({"agents": [], "tasks": [], "counts": {}, "dead": [], "overBroad": [], "emptyTasks": [], "failingTasks": [], "undecidedTasks": []}))
+        else:
+            _write(f"No saved tasks yet: the matrix is built from the tasks in {root}/.rawko/checks.yaml (the app's t key saves the current one).\n")
+        return EXIT_OK
     result = matrix(store, [(t.task, t.agent) for t in tasks], _now(args, store) or _time.time() * 1000, profile, args.regex_budget)
     if args.json:
         _write(_dumps(result.to_dict()))

@@ -194,7 +194,7 @@ CASES: list[Case] = [
                 body="\x1b]0;owned\x07\x1b[2J\x1b[31mred [@click=app.quit]x[/] " * 20,
             ),
         ),
-        [("file-name", "not the kebab-case slug")],
+        [("file-name", "has none of the title's words")],
         loaded=True,
         group="display",
     ),

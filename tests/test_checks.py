@@ -130,7 +130,7 @@ def test_saving_a_task_keeps_comments_and_a_bad_file_is_reported(tmp_path, capsy
 
 
 TABBED = '---\ntitle: Tabbed\n\twhenToUse: ["token"]\nimportance: high\n---\n\nFrontmatter indented with a tab.\n'
-YAML_TAB_ERROR = "YAMLError: frontmatter is not valid YAML: found a tab character that violates indentation"
+YAML_TAB_ERROR = "YAMLError: frontmatter is not valid YAML: a tab at line 3, column 1: YAML cannot be indented with tabs; indent with spaces"
 
 
 def test_a_run_that_throws_fails_the_check_changes_the_impact_and_differs_from_a_revision(repo, capsys):
@@ -187,7 +187,7 @@ def test_a_run_that_throws_fails_the_check_changes_the_impact_and_differs_from_a
     (repo / ".rawko" / "memories" / "tabbed.md").write_text(TABBED.replace("\twhenToUse", "whenToUse").replace("title: Tabbed\n", "title: [Tabbed\n"))
     assert main(["impact", "HEAD", "worktree", str(repo)]) == 0
     out = capsys.readouterr().out
-    assert "2 of 2 saved tasks change" in out and "throws while loading .rawko/memories/tabbed.md (YAMLError: frontmatter is not valid YAML: found a tab" in out
+    assert "2 of 2 saved tasks change" in out and "throws while loading .rawko/memories/tabbed.md (YAMLError: frontmatter is not valid YAML: a tab at line 3" in out
     assert "-> throws while loading .rawko/memories/tabbed.md (YAMLError" in out
     (repo / ".rawko" / "memories" / "tabbed.md").write_text(TABBED.replace("\twhenToUse", "whenToUse"))
     assert main(["impact", "HEAD", "worktree", str(repo), "--json"]) == 0

@@ -197,9 +197,9 @@ def test_the_failure_banner_says_whether_the_ranking_below_keeps_the_file(capsys
 
 
 def test_counts_are_worded_in_the_right_number(capsys, tmp_path):
-    root = write_store(tmp_path, {"solo.md": memory(title="Not solo", body="word " * 80)})
+    root = write_store(tmp_path, {"solo.md": memory(title="Solo", at=None, body="word " * 80)})
     _, out, _ = run(capsys, "lint", str(root))
-    assert out.strip().endswith("1 file: 0 errors, 1 warning, 0 info")  # the file-name warning
+    assert out.strip().endswith("1 file: 0 errors, 1 warning, 1 info")  # no discoveredAt, which rawko-sdk skips it for
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     subprocess.run(["git", "add", "-A"], cwd=root, check=True)
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"], cwd=root, check=True)
@@ -250,3 +250,167 @@ def test_a_one_shot_command_exits_fast_and_writes_all_its_output(capsys, tmp_pat
     reader.stdout.read(100)
     reader.stdout.close()
     assert reader.wait(timeout=60) == 0 and b"Traceback" not in reader.stderr.read()
+
+
+# --------------------------------------------------------------------------
+# Help, usage and numbers: what a person reads before anything runs
+# --------------------------------------------------------------------------
+
+
+def _commands(parser, words=()):
+    """(words, parser) of every command and sub-command (``hook install``)."""
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield (*words, name), sub
+                yield from _commands(sub, (*words, name))
+
+
+def test_every_option_and_argument_of_every_command_has_a_help_line():
+    from rawko_tui.cli import build_app_parser, build_parser
+
+    parsers = [(("rawko-tui",), build_parser()), (("the app",), build_app_parser()), *_commands(build_parser())]
+    missing = [f"{' '.join(words)}: {'/'.join(action.option_strings) or action.dest}" for words, parser in parsers for action in parser._actions if not action.help]
+    assert missing == []
+    assert len(parsers) > 25
+
+
+@pytest.mark.parametrize("words", [words for words, _ in _commands(__import__("rawko_tui.cli").cli.build_parser())], ids=" ".join)
+def test_each_commands_help_starts_with_its_own_usage_line(capsys, words):
+    with pytest.raises(SystemExit) as stopped:
+        main([*words, "--help"])
+    out = capsys.readouterr().out
+    assert stopped.value.code == 0 and out.startswith(f"usage: rawko-tui {' '.join(words)} "), out[:200]
+    assert "COMMAND [PATH] [options]" not in out  # the top usage is not glued in front of it
+
+
+def test_an_unknown_option_is_said_with_the_commands_own_usage(capsys):
+    for words in (["init"], ["hook", "install"]):
+        with pytest.raises(SystemExit) as stopped:
+            main([*words, "--bogus"])
+        err = capsys.readouterr().err
+        assert stopped.value.code == 2 and err.startswith(f"usage: rawko-tui {' '.join(words)} [-h]"), err
+        assert f"rawko-tui {' '.join(words)}: error: unrecognized arguments: --bogus" in err and "COMMAND" not in err
+
+
+def test_inits_path_is_the_folder_it_starts_the_store_in(capsys):
+    with pytest.raises(SystemExit):
+        main(["init", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "the folder to start the store in" in out and "searched upward" not in out
+
+
+@pytest.mark.parametrize("value", ["-3", "0", "two"])
+@pytest.mark.parametrize("command", ["preview", "explain"])
+def test_a_max_that_is_not_a_number_of_memories_is_refused(capsys, store, command, value):
+    memory_arg = ["jwt.md"] if command == "explain" else []
+    with pytest.raises(SystemExit) as stopped:
+        main([command, *memory_arg, str(store), "--task", "auth", "--max", value])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and f"rawko-tui {command}: error: argument --max:" in err
+    assert ("give 1 or more" if value != "two" else "is not a whole number") in err and "top-" not in err
+
+
+# --------------------------------------------------------------------------
+# new: what rawko-tui writes passes its own lint
+# --------------------------------------------------------------------------
+
+
+def test_new_refuses_a_title_another_memory_has_and_names_it(capsys, tmp_path):
+    from rawko_tui.core.lint import lint_store
+    from rawko_tui.core.store import load_store
+
+    root = write_store(tmp_path, {"postgres-pool-size.md": memory(title="Postgres pool size", body="word " * 60)})
+    new = ["new", str(root), "--when", "pool", "--importance", "high", "--by", "developer", "--body", "word " * 60, "--no-commit"]
+    code, out, err = run(capsys, *new, "--title", "postgres pool size ")
+    assert code == 1 and ".rawko/memories/postgres-pool-size.md already has the title 'postgres pool size '" in err
+    assert "--allow-duplicate-title" in err and "rawko-tui append postgres-pool-size.md" in err
+    assert sorted(p.name for p in (root / ".rawko" / "memories").iterdir()) == ["postgres-pool-size.md"]
+    code, out, _ = run(capsys, *new, "--title", "Postgres pool size", "--allow-duplicate-title")
+    assert code == 0 and "Note: .rawko/memories/postgres-pool-size.md has this title too" in out
+    found = lint_store(load_store(root))
+    assert {f.code for f in found if f.path.endswith("postgres-pool-size-2.md")} == {"duplicate-title"}  # asked for; no file-name
+    code, _, _ = run(capsys, *new, "--title", "Postgres: pool size?")  # another title, the same slug: a name lint accepts
+    assert code == 0 and not [f for f in lint_store(load_store(root)) if f.code == "file-name"]
+
+
+# --------------------------------------------------------------------------
+# init: one store per project, every key of its file, the hook offered
+# --------------------------------------------------------------------------
+
+
+def test_init_inside_a_store_refuses_naming_it_unless_nested(capsys, tmp_path):
+    assert run(capsys, "init", str(tmp_path))[0] == 0
+    inner = tmp_path / "services" / "api"
+    code, _, err = run(capsys, "init", str(inner))
+    assert code == 2 and f"{tmp_path} holds a store already, and {inner} is inside it" in err and "--nested" in err
+    assert not inner.exists()
+    code, out, _ = run(capsys, "init", str(inner), "--nested")
+    assert code == 0 and (inner / ".rawko" / "memories").is_dir()
+
+
+def test_inits_settings_file_lists_every_store_key_commented_out_and_none_of_the_persons(capsys, tmp_path):
+    import re
+
+    from rawko_tui.core.settings import PERSON_KEYS, STORE_KEYS, store_settings_problems
+    from rawko_tui.core.store import config_from
+
+    run(capsys, "init", str(tmp_path))
+    text = (tmp_path / ".rawko" / "rawko-tui.yaml").read_text()
+    assert config_from(text) == {}  # all comments
+    for key in STORE_KEYS:
+        assert re.search(rf"^# {key}: .*# \w", text, re.MULTILINE), key  # each with its line saying what it is
+    for key in PERSON_KEYS:
+        assert not re.search(rf"^#\s*{key}:", text, re.MULTILINE), key
+    # uncommented, it is a valid store file: the examples are ones rawko-tui accepts
+    uncommented = "\n".join(line[2:] for line in text.splitlines() if re.match(r"# (\w+:|  )", line))
+    config = config_from(uncommented)
+    assert set(config) == set(STORE_KEYS) and store_settings_problems(config) == []
+
+
+def test_init_offers_the_hook_and_installs_it_only_when_asked(capsys, tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    code, out, _ = run(capsys, "init", str(tmp_path))
+    assert code == 0 and f"rawko-tui hook install {tmp_path}" in out
+    assert not (tmp_path / ".git" / "hooks" / "pre-commit").exists()
+    other = tmp_path / "other"
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    code, out, _ = run(capsys, "init", str(other), "--nested", "--hook")
+    assert code == 0 and "Installed" in out and "rawko-tui hook uninstall" in out
+    assert "installed by rawko-tui" in (other / ".git" / "hooks" / "pre-commit").read_text()
+    code, _, err = run(capsys, "init", str(tmp_path.parent / f"{tmp_path.name}-no-git"), "--hook")
+    assert code == 2 and "not in a git repository" in err and not (tmp_path.parent / f"{tmp_path.name}-no-git").exists()
+
+
+# --------------------------------------------------------------------------
+# check and matrix on a new store; a memory's path finds its store
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["check", "matrix"])
+def test_check_and_matrix_with_no_saved_tasks_say_so_and_pass(capsys, store, command):
+    code, out, err = run(capsys, command, str(store))
+    assert code == 0 and "No saved tasks" in out and "checks.yaml" in out and err == ""
+    code, out, _ = run(capsys, command, str(store), "--json")
+    data = json.loads(out)
+    assert code == 0 and (data["results"] == [] if command == "check" else data["tasks"] == [])
+
+
+def test_a_memory_path_finds_its_store_from_anywhere(capsys, store, tmp_path_factory, monkeypatch):
+    import os
+
+    elsewhere = tmp_path_factory.mktemp("elsewhere")  # no store here or above
+    monkeypatch.chdir(elsewhere)
+    absolute = str(store / ".rawko" / "memories" / "jwt.md")
+    code, out, err = run(capsys, "explain", absolute, "--task", "auth", "--now", FIXED_NOW)
+    assert code == 0, err
+    assert out.startswith("Project uses JWT authentication  [.rawko/memories/jwt.md]")
+    relative = os.path.relpath(store / ".rawko" / "memories" / "deep" / "nested.md", elsewhere)
+    code, out, err = run(capsys, "explain", relative, "--task", "auth", "--now", FIXED_NOW, "--json")
+    assert code == 0 and json.loads(out)["path"] == ".rawko/memories/deep/nested.md", err
+    code, out, err = run(capsys, "confirm", absolute, "--dry-run")
+    assert code == 0 and "--- appended to .rawko/memories/jwt.md" in out, err
+    code, _, err = run(capsys, "explain", str(elsewhere / "nothing.md"), "--task", "auth")
+    assert code == 2 and "no .rawko/ directory" in err

@@ -74,10 +74,37 @@ def test_field_rules(tmp_path, kwargs, code, severity, text):
     assert any(text in f.message for f in matching), matching
 
 
-def test_file_name_must_be_the_title_slug(tmp_path):
-    found = findings_for(tmp_path, {"other-name.md": memory(title='"OAuth2: Too Broad!"', body=LONG_BODY)})
-    assert ("file-name", "warning") in codes(found)
+@pytest.mark.parametrize(
+    ("name", "title", "said"),
+    [
+        ("other-name.md", "OAuth2: Too Broad!", "file name 'other-name.md' has none of the title's words"),
+        ("redis-ttl.md", "Postgres pool size", "(its slug: postgres-pool-size.md)"),
+        ("Name With Spaces.md", "Name With Spaces", "holds characters a plain name does not"),
+        ("pg-pool.md", "Postgres pool size", None),  # a name people write: one of the title's words is enough
+        ("auth-flow.md", "Authentication flow", None),  # a shared start of four letters or more
+        ("jekyll-macos.md", "Jekyll on macOS", None),  # written as one word in the title
+        ("postgres-pool-size-2.md", "Postgres pool size", None),  # the name `new` gives a second memory of that title
+        ("2026-01-release_notes.v2.md", "Release notes", None),  # dates, dots and underscores are plain
+        ("kansai-weather.md", "関西の天気", None),  # a title in another script says nothing about an English name
+    ],
+)
+def test_file_name_is_a_note_for_a_name_that_misleads_or_is_not_plain(tmp_path, name, title, said):
+    """Measured on 581 hand-written files (README, lint): exactly the title's slug flagged 70% of them; this rule 13%,
+    and as a note: the arbiter never reads a file's name."""
+    found = [f for f in findings_for(tmp_path, {name: memory(title=f'"{title}"', body=LONG_BODY)}) if f.code == "file-name"]
+    if said is None:
+        assert found == []
+    else:
+        assert [f.severity for f in found] == ["info"] and said in found[0].message, found
     assert slugify("OAuth2: Too Broad!") == "oauth2-too-broad"
+
+
+def test_a_tab_in_the_frontmatter_is_said_plainly_with_its_line_and_column(tmp_path):
+    found = findings_for(tmp_path, {"tabbed.md": "---\ntitle: Tabbed\nwhenToUse:\n\t- auth\nimportance: high\n---\nbody\n", "inner.md": "---\ntitle: Inner\ntags:\n  - a\n  \t- b\n---\nbody\n"})
+    parse = {f.path.rsplit("/", 1)[-1]: f for f in found if f.code == "parse"}
+    assert parse["tabbed.md"].line == 4 and "a tab at line 4, column 1: YAML cannot be indented with tabs; indent with spaces" in parse["tabbed.md"].message
+    assert parse["inner.md"].line == 5 and "a tab at line 5, column 3: YAML cannot be indented with tabs" in parse["inner.md"].message
+    assert not any("cannot start any token" in f.message or "violates indentation" in f.message for f in found)
 
 
 def test_body_length_limits(tmp_path):
@@ -163,8 +190,8 @@ def test_a_short_body_is_a_note_not_a_warning(tmp_path):
 
 
 def test_file_name_finding_quotes_the_whole_name(tmp_path):
-    (finding,) = findings_for(tmp_path, {"old-name.md": memory(title="New name", body=LONG_BODY)})
-    assert finding.message == "file name 'old-name.md' is not the kebab-case slug of the title (new-name.md)"
+    (finding,) = findings_for(tmp_path, {"old-thing.md": memory(title="New name", body=LONG_BODY)})
+    assert finding.message == "file name 'old-thing.md' has none of the title's words: someone looking for this memory by its name would not find it (its slug: new-name.md)"
 
 
 def test_alternatives_that_are_frequent_english_words_are_flagged():

@@ -684,3 +684,34 @@ async def test_the_app_shows_a_torn_write_and_takes_its_bytes_back(repo):
         await open_append(pilot)
         assert isinstance(app.screen, MemoryEditor)
     assert path.read_bytes() == before and not torn_findings(repo)
+
+
+def test_hook_uninstall_removes_only_rawko_tuis_own_hooks_and_says_what_it_did(repo, capsys):
+    from rawko_tui.core.hooks import hook_script
+
+    hooks = Path(git(repo, "rev-parse", "--absolute-git-dir")) / "hooks"
+    assert main(["hook", "install", str(repo)]) == 0
+    # installed by another Python (a moved virtualenv): still rawko-tui's own script
+    (hooks / "pre-commit").write_text(hook_script("/old/venv/bin/python3"))
+    mine = "#!/bin/sh\n# my own check\nexec make lint\n"
+    (hooks / "pre-merge-commit").write_text(mine)
+    capsys.readouterr()
+    assert main(["hook", "uninstall", str(repo)]) == 0
+    out = capsys.readouterr().out
+    assert f"Removed {hooks / 'pre-commit'}: rawko-tui's own pre-commit hook." in out
+    assert f"Left {hooks / 'pre-merge-commit'} as it is: not rawko-tui's." in out
+    assert not (hooks / "pre-commit").exists() and (hooks / "pre-merge-commit").read_text() == mine
+
+    (hooks / "pre-merge-commit").unlink()
+    assert main(["hook", "install", str(repo)]) == 0
+    edited = (hooks / "pre-commit").read_text() + "make lint\n"  # someone added a line of their own to it
+    (hooks / "pre-commit").write_text(edited)
+    capsys.readouterr()
+    assert main(["hook", "uninstall", str(repo)]) == 1
+    out = capsys.readouterr().out
+    assert f"Left {hooks / 'pre-commit'} as it is: rawko-tui's hook with other lines in it" in out
+    assert (hooks / "pre-commit").read_text() == edited and not (hooks / "pre-merge-commit").exists()
+
+    (hooks / "pre-commit").unlink()
+    assert main(["hook", "uninstall", str(repo)]) == 0
+    assert f"No pre-commit or pre-merge-commit hook in {hooks}: nothing to remove." in capsys.readouterr().out

@@ -250,3 +250,76 @@ def test_mistakes_in_the_persons_settings_are_said_and_the_rest_kept(own_setting
     settings = load_person_settings()
     assert any(problem in p for p in settings.problems), settings.problems
     assert set(settings.values) <= {"author"}
+
+
+# --------------------------------------------------------------------------
+# One rule for every surface: lint, the commands and the app read the same problems
+# --------------------------------------------------------------------------
+
+
+def test_lint_reports_what_the_app_cannot_use_in_the_persons_settings(repo, own_settings, capsys):
+    own_settings.write_text("theme: textual-lite\nkeymap: {memories-srot: f5, memories-sort: f6}\ncolour: blue\n")
+    assert main(["lint", str(repo)]) == 0  # warnings: the defaults are used
+    out = capsys.readouterr().out
+    assert f"{own_settings}: warning: theme 'textual-lite' is not a theme here (did you mean textual-light?); the default is used" in out
+    assert f"{own_settings}: warning: keymap: no key binding has the id 'memories-srot' (did you mean memories-sort?)" in out
+    assert f"{own_settings}: warning: unknown setting 'colour' (yours are keymap, theme, author, model): ignored [settings]" in out
+    assert main(["lint", str(repo), "--json"]) == 0
+    found = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["path"] == str(own_settings)]
+    assert [f["code"] for f in found] == ["settings"] * 3
+
+
+def test_an_arbiter_the_store_names_that_does_not_exist_is_an_error_everywhere(repo, capsys):
+    from rawko_tui.core.settings import STORE_FILE, settings_problems
+    from rawko_tui.core.store import load_config
+
+    (repo / ".rawko" / "rawko-tui.yaml").write_text("arbiter: rawko-sdkk\n")
+    (problem,) = [p for p in settings_problems(load_config(repo)) if p.severity == "error"]
+    assert (problem.file, problem.key, problem.code) == (STORE_FILE, "arbiter", "config")
+    assert problem.message.startswith("arbiter: unknown arbiter profile 'rawko-sdkk': choose one of spec-0007, rawko-sdk, spec-0005 (did you mean rawko-sdk?)")
+    assert main(["lint", str(repo)]) == 1
+    out = capsys.readouterr().out
+    assert f".rawko/rawko-tui.yaml: error: {problem.message} [config]" in out and "spec-0007 is used" not in out
+    task = ["--task", "fix the login token", "--now", FIXED_NOW]
+    for argv in (["preview", str(repo), *task], ["explain", "jwt-tokens.md", str(repo), *task], ["check", str(repo)], ["compare", str(repo), *task], ["matrix", str(repo)], ["candidates", str(repo)]):
+        assert main(argv) == 2, argv
+        assert capsys.readouterr().err == f"rawko-tui: .rawko/rawko-tui.yaml: {problem.message}\n", argv
+    # --arbiter on the command line chooses for that command: nothing is refused
+    assert main(["preview", str(repo), *task, "--arbiter", "rawko-sdk"]) == 0
+    assert "Arbiter: rawko-sdk (--arbiter)" in capsys.readouterr().out
+    assert main(["check", str(repo), "--arbiter", "spec-0005"]) == 0
+    assert main(["compare", str(repo), *task, "--arbiters", "spec-0007,rawko-sdk"]) == 0
+    capsys.readouterr()
+    assert main(["arbiters", str(repo)]) == 1  # lists the profiles to choose from, and says the problem
+    out = capsys.readouterr().out
+    assert f"Problem: .rawko/rawko-tui.yaml: {problem.message}" in out and "(this store's arbiter)" not in out
+
+
+def test_settings_problems_are_plain_data_for_the_app(own_settings):
+    from rawko_tui.core.settings import settings_problems
+    from rawko_tui.core.store import config_from
+
+    own_settings.write_text("theme: solarised-dark\n")
+    config = config_from("staledays: 30\nbudgets: {developer: -3, tester: 2000}\nauthor: Mallory\n")
+    problems = settings_problems(config, load_person_settings(), themes=["solarized-dark", "nord"])
+    assert [(p.file, p.key, p.severity, p.code) for p in problems] == [
+        (".rawko/rawko-tui.yaml", "budgets", "warning", "config"),
+        (".rawko/rawko-tui.yaml", None, "warning", "person-setting"),
+        (".rawko/rawko-tui.yaml", "staledays", "warning", "config"),
+        (str(own_settings), "theme", "warning", "settings"),
+    ]
+    assert problems[0].message == "budgets (developer: -3): not a whole number of tokens above 0: ignored, no budget is checked for it"
+    assert problems[2].message.startswith("unknown setting 'staledays' (did you mean staleDays?)")
+    assert "did you mean solarized-dark?" in problems[3].message
+    assert json.loads(json.dumps([p.to_dict() for p in problems]))[3]["key"] == "theme"
+
+
+def test_the_binding_ids_and_themes_lint_checks_are_the_apps():
+    """data/app_names.json lets lint check a keymap and a theme without loading the app; it must stay the app's."""
+    from rawko_tui.core.settings import _app_names
+    from rawko_tui.tui.app import create_app
+
+    app = create_app(None, now=FIXED_NOW, poll_seconds=None)
+    actual = {"bindingIds": [binding_id for _, _, binding_id in app._binding_sources()], "themes": sorted(app.available_themes)}
+    recorded = {key: _app_names()[key] for key in actual}
+    assert recorded == actual, f"update rawko_tui/core/data/app_names.json to: {json.dumps(actual)}"

@@ -1,4 +1,4 @@
-"""Installing the git hooks that refuse a commit (pre-commit) or a push (pre-receive) losing a memory entry.
+"""Installing (and removing) the git hooks that refuse a commit (pre-commit) or a push (pre-receive) losing a memory entry.
 
 A hook is written where git will run it: the folder ``git rev-parse --git-path
 hooks`` names, which honours ``core.hooksPath`` and linked worktrees. A
@@ -10,6 +10,7 @@ is refused unless forced.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import sys
 from dataclasses import dataclass
@@ -30,17 +31,17 @@ class InstalledHook:
     also: tuple[Path, ...] = ()  # the same check under another hook's name (pre-merge-commit)
 
 
-def hook_script() -> str:
-    return _script(MARKER, "verify --staged \"$top\"", 'top=$(git rev-parse --show-toplevel) || exit 1\n', "Skipped with `git commit --no-verify`.")
+def hook_script(python: str | None = None) -> str:
+    return _script(MARKER, "verify --staged \"$top\"", 'top=$(git rev-parse --show-toplevel) || exit 1\n', "Skipped with `git commit --no-verify`.", python)
 
 
-def server_hook_script() -> str:
+def server_hook_script(python: str | None = None) -> str:
     # git gives a pre-receive hook "old new ref" lines on stdin; `verify --pre-receive` reads them
-    return _script(SERVER_MARKER, "verify --pre-receive .", "", "Checks what each pushed ref does to every memory file.")
+    return _script(SERVER_MARKER, "verify --pre-receive .", "", "Checks what each pushed ref does to every memory file.", python)
 
 
-def _script(marker: str, command: str, setup: str, note: str) -> str:
-    python = shlex.quote(sys.executable)
+def _script(marker: str, command: str, setup: str, note: str, python: str | None = None) -> str:
+    python = shlex.quote(sys.executable) if python is None else python
     return f"""#!/bin/sh
 {marker}
 # {note}
@@ -90,6 +91,57 @@ def install_hook(path: Path, force: bool = False, server: bool = False) -> Insta
     for hook in hooks:
         write_git_file(hook, script, f"the {hook.name} hook", executable=True)
     return InstalledHook(hooks[0], configured, server, tuple(hooks[1:]))
+
+
+@dataclass(frozen=True)
+class UninstalledHooks:
+    removed: tuple[Path, ...]  # rawko-tui's own hooks, removed
+    kept: tuple[tuple[Path, str], ...]  # (a hook by that name left in place, why)
+    folder: Path
+    hooks_path: str | None
+    edited: tuple[Path, ...] = ()  # among ``kept``: rawko-tui's hook with lines added, so still checking commits
+
+
+def uninstall_hook(path: Path, server: bool = False) -> UninstalledHooks:
+    """Remove the hooks ``install_hook`` wrote (pre-commit and pre-merge-commit; ``server``: pre-receive).
+
+    ``install_hook`` writes each hook whole, so a hook is removed only when it is exactly such a script (with any
+    Python's path in it): never a person's own hook, and never rawko-tui's with lines someone added to it.
+    """
+    _, folder, configured, _ = hooks_folder(path)
+    names, make = (("pre-receive",), server_hook_script) if server else (("pre-commit", "pre-merge-commit"), hook_script)
+    own = _own_script(make)
+    removed, kept, edited = [], [], []
+    for name in names:
+        hook = folder / name
+        if not os.path.lexists(hook):
+            continue
+        if hook.is_symlink() or not hook.is_file():
+            kept.append((hook, "a link or not a file: not rawko-tui's"))
+            continue
+        try:
+            text = read_regular(hook, 1 << 16).decode("utf-8", "replace")
+        except OSError as exc:
+            kept.append((hook, f"cannot be read ({exc.strerror or exc})"))
+            continue
+        if own.fullmatch(text):
+            try:
+                hook.unlink()
+            except OSError as exc:
+                raise GitError(f"cannot remove {hook}: {exc.strerror or exc}") from None
+            removed.append(hook)
+        elif (SERVER_MARKER if server else MARKER) in text:
+            kept.append((hook, "rawko-tui's hook with other lines in it (edited, or written by another version): remove rawko-tui's lines yourself"))
+            edited.append(hook)
+        else:
+            kept.append((hook, "not rawko-tui's"))
+    return UninstalledHooks(tuple(removed), tuple(kept), folder, configured, tuple(edited))
+
+
+def _own_script(make) -> re.Pattern:
+    """The script ``make`` writes, whatever the Python path in it (the one that installed it may have moved)."""
+    placeholder = "\x00python\x00"
+    return re.compile(re.escape(make(placeholder)).replace(re.escape(placeholder), r"[^\n]+"))
 
 
 def _head(hook: Path) -> str:

@@ -26,9 +26,9 @@ from pathlib import Path
 from .jsregex import JS_WHITESPACE
 from .safeio import MEMORY_LIMIT, SETTINGS_LIMIT, linked_part, read_in_store, read_regular
 from .safetext import clean_name
-from .settings import store_settings
+from .settings import pinned_now, store_settings  # noqa: F401 - pinned_now: read from here by the commands and the app
 from .jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
-from .yamljs import YamlError, is_refusal, load_with_ruamel, load_yaml, load_yaml_shared, plain_yaml_error
+from .yamljs import YamlError, is_refusal, tab_message, load_with_ruamel, load_yaml, load_yaml_shared, plain_yaml_error
 
 RAWKO_DIR = ".rawko"
 MEMORIES_DIR = "memories"
@@ -441,6 +441,18 @@ def find_store_root(path: str | os.PathLike | None = None) -> Path:
     raise StoreNotFound(f"no {RAWKO_DIR}/ directory in {here} or any folder above it")
 
 
+def store_root_of(memory_path: str) -> Path | None:
+    """The store a memory's path names (``/work/proj/.rawko/memories/x.md`` -> ``/work/proj``), from anywhere; None
+    when the path goes through no ``.rawko/memories/`` folder that exists."""
+    parts = Path(os.path.abspath(os.path.expanduser(memory_path))).parts
+    for at in range(len(parts) - 2, 0, -1):  # the innermost: a store's memory may mention another path above it
+        if parts[at] == RAWKO_DIR and parts[at + 1] == MEMORIES_DIR:
+            root = Path(*parts[:at])
+            if (root / RAWKO_DIR / MEMORIES_DIR).is_dir():
+                return root.resolve()
+    return None
+
+
 # --------------------------------------------------------------------------
 # Reading files
 # --------------------------------------------------------------------------
@@ -482,7 +494,8 @@ def spec_extract(text: str) -> SpecView:
         # libyaml puts an end-of-input error past the last line; the last line is where to look
         line = first_line + min(exc.line, frontmatter.count("\n")) if exc.line is not None else first_line
         said = "frontmatter not read" if is_refusal(exc.message) else "frontmatter is not valid YAML"  # a limit: valid, but not read
-        raise _ExtractError(f"{said}: {exc.message}", line) from None
+        message = tab_message(line, exc.column + 1) if exc.tab else exc.message  # the file's line, not the frontmatter's
+        raise _ExtractError(f"{said}: {message}", line) from None
     return SpecView(attrs=attrs, body=text[match.end() :], frontmatter_text=frontmatter, frontmatter_line=first_line)
 
 
@@ -895,21 +908,6 @@ def load_config(root: Path) -> dict:
         return {"_error": f"{CONFIG_FILE}: cannot be read ({exc.strerror or exc})"}
     except UnicodeDecodeError as exc:
         return {"_error": f"{CONFIG_FILE}: {plain_yaml_error(exc)[0]}"}
-
-
-def pinned_now(config: dict) -> float | None:
-    """``now:`` of rawko-tui.yaml (a store pinned to one moment, as a demo is) in epoch ms; None when unset or invalid."""
-    import datetime as dt
-
-    from .jsvalue import JsDate, js_new_date
-
-    value = config.get("now")
-    if value is None:
-        return None
-    if isinstance(value, dt.datetime):  # an unquoted YAML timestamp; without a zone it is UTC (YAML 1.1)
-        value = (value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)).isoformat()
-    date = value if isinstance(value, JsDate) else js_new_date(value) if isinstance(value, str) else None
-    return date.ms if date is not None and date.valid else None
 
 
 def config_from(text: str) -> dict:

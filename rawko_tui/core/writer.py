@@ -2110,12 +2110,16 @@ def person_name(root: Path) -> str:
     return name or os.environ.get("USER") or "unknown"
 
 
-STARTER_SETTINGS = """# rawko-tui's settings for this store (all optional); they describe the store and are committed with it.
-# recursive: false           # preview an arbiter that also reads subfolders of memories/
+STARTER_SETTINGS = """# rawko-tui's settings for this store, committed with it: every key, commented out, with its default or an example.
+# They describe the store; your own keymap, theme, author and model go in ~/.config/rawko-tui/config.yaml.
+# arbiter: spec-0007         # the arbiter whose code decides injection here: spec-0007, rawko-sdk, spec-0005 or one of arbiters:
+# arbiters:                  # the store's own profiles, each a built-in with changes (`rawko-tui arbiters` lists what they may set)
+#   ours: {base: rawko-sdk, maxMemories: 8}
+# recursive: false           # preview arbiters that read subfolders of memories/ as reading them
 # now: 2026-01-24T12:00:00Z  # pin "now" (recency) for reproducible reviews; default: the clock
-# arbiter: spec-0007         # which arbiter's code decides injection for this store (rawko-tui arbiters lists them)
-# staleDays: 180             # how long a memory may go without a dated entry before consolidation calls it stale
-# Your own keys, theme, name and model go in ~/.config/rawko-tui/config.yaml, never here (docs/CONFIGURATION.md).
+# staleDays: 180             # days without a dated entry before consolidation offers a memory as stale
+# budgets:                   # token budgets per agent: the preview says when the injected block is over one
+#   developer: 2000
 """
 
 

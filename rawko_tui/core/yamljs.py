@@ -66,9 +66,16 @@ class YamlError(Exception):
     message: str
     line: int | None = None
     column: int | None = None
+    tab: bool = False  # a tab where YAML wants indentation: ``tab_message`` says so with the line and column
 
     def __str__(self) -> str:
         return self.message
+
+
+def tab_message(line: int | None, column: int) -> str:
+    """The plain words for a tab in YAML's indentation (libyaml says "cannot start any token"); 1-based places."""
+    where = f"line {line}, column {column}" if line is not None else f"column {column}"
+    return f"a tab at {where}: YAML cannot be indented with tabs; indent with spaces"
 
 
 # --------------------------------------------------------------------------
@@ -930,6 +937,11 @@ def _rewrite_quoted(text: str, start: int) -> tuple[str, bool]:
     return "".join(out), used
 
 
+def _character_at(text: str, line: int, column: int) -> str:
+    lines = text.split("\n", line + 1)
+    return lines[line][column : column + 1] if line < len(lines) else ""
+
+
 def parse_document(loader_class, text: str, empty: object, check_aliases=None, check_document=None, shared: bool = False) -> object:
     """One YAML document through libyaml with ``loader_class``'s resolution and construction.
 
@@ -983,6 +995,8 @@ def parse_document(loader_class, text: str, empty: object, check_aliases=None, c
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
+        if mark is not None and (_character_at(text, mark.line, mark.column) == "\t" or "tab character" in problem):
+            raise YamlError(tab_message(None, mark.column + 1), mark.line, mark.column, tab=True) from None
         context = f" ({exc.context})" if exc.context and exc.problem else ""
         raise YamlError(f"{problem}{context}", mark.line if mark else None, mark.column if mark else None) from None
     except yaml.YAMLError as exc:
