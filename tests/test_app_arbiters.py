@@ -124,3 +124,24 @@ async def test_a_failure_of_the_other_arbiters_never_stops_the_ranking(tmp_path,
         app.query_one(PreviewPane).set_task("find the login")
         await settle(pilot)
         assert app.preview.task == "find the login" and len(app.preview.injected) == 3  # still ranking
+
+
+async def test_an_arbiter_the_store_names_that_is_no_profile_ranks_nothing_in_its_place(tmp_path):
+    """The rule of every command: lint says error, the commands refuse, the app ranks nothing until one is chosen."""
+    from rawko_tui.core.settings import arbiter_problem
+    from rawko_tui.core.store import load_config
+
+    root = write_store(tmp_path, DISAGREEING)
+    (root / ".rawko" / "rawko-tui.yaml").write_text("arbiter: rawko-sdkk\n")
+    problem = arbiter_problem(load_config(root))
+    app = app_for(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.preview is None and app.query_one("#results", DataTable).row_count == 0
+        banner = str(app.query_one("#preview-failure", Static).render())
+        assert problem.message[:60] in banner.replace("\n", " ") and "Press b" in banner.replace("\n", " ")
+        app.query_one("#memory-table").focus()
+        await pilot.press("b")  # the person chooses one for this session: then it ranks, named as chosen
+        await settle(pilot)
+        assert app.preview is not None and app.preview.profile.name == "spec-0007"
+        assert "chosen with b" in header(app)

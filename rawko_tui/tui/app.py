@@ -422,7 +422,11 @@ class RawkoApp(App[int]):
                 started = time.perf_counter()
                 if query.effective:
                     store = self._effective(store)
-                profile, source = _chosen_profile(store, query.arbiter, self._arbiter_label)
+                try:
+                    profile, source = _chosen_profile(store, query.arbiter, self._arbiter_label)
+                except ArbiterRefused as refused:
+                    deliver(self.main, self._arbiter_refused, str(refused))
+                    continue
                 options = resolve_options(store, query.agent, query.max_memories, query.min_importance, query.recursive, profile)
                 options = dataclasses.replace(options, regex_budget=QUERY_REGEX_SECONDS)  # typing never waits on a regex
                 options.sources["arbiter"] = source
@@ -540,6 +544,12 @@ class RawkoApp(App[int]):
         self._unshown_ranking = (preview, seconds, now_source)
         if self._show_ranking_timer is None:  # else the timer set looks again when it fires
             self._show_ranking_when_due()
+
+    def _arbiter_refused(self, message: str) -> None:
+        """The store names an arbiter that is no profile: said where the ranking would be, and nothing ranked."""
+        self._unshown_ranking = None
+        self.preview = None
+        self.main.query_one(PreviewPane).show_refusal(message)
 
     def _show_ranking_when_due(self) -> None:
         """Show the newest ranking once input pauses (or the one shown grows old); else check again then."""
@@ -872,7 +882,7 @@ class RawkoApp(App[int]):
         profiles = defined_profiles(self.store.config)[0]
         names = list(profiles)
         pane = self.main.query_one(PreviewPane)
-        current = self.preview.profile.name if self.preview is not None else _chosen_profile(self.store, pane.arbiter, "")[0].name
+        current = self.preview.profile.name if self.preview is not None else None  # None: no ranking (e.g. refused)
         following = names[(names.index(current) + 1) % len(names)] if current in names else names[0]
         self._arbiter_label = "chosen with b"
         pane.set_arbiter(following)
@@ -902,7 +912,10 @@ class RawkoApp(App[int]):
         view = "effective" if preview.view == "effective" else "spec"
         saved, _ = load_checks(self.root)
         arbiter = preview.profile.name
-        store_arbiter = _chosen_profile(self.store, None, "")[0].name
+        try:
+            store_arbiter = _chosen_profile(self.store, None, "")[0].name
+        except ArbiterRefused:
+            store_arbiter = None  # the store's own is no profile: a saved task names the one it was ranked under
         same = next((t for t in saved if t.task == preview.task and t.agent == preview.agent and t.view == view and (t.arbiter or store_arbiter) == arbiter), None)
         if same is not None:
             self.notify(one_line(f"Already saved as {same.label} in {same.source}: nothing written.", 300), severity="warning", timeout=6)
@@ -1014,9 +1027,17 @@ def _chosen_profile(store: Store, name: str | None, chosen: str):
 
     try:
         profile, source = resolve_profile(store.config, name)
-    except ProfileError:
-        profile, source = resolve_profile({}, None)
+    except ProfileError as exc:
+        # the rule of every command: never another arbiter in the place of the one the store names
+        from ..core.settings import arbiter_problem
+
+        problem = arbiter_problem(store.config) if name is None else None
+        raise ArbiterRefused(f"{problem.message if problem else exc}. Press b to choose an arbiter for this session.") from None
     return profile, {"option": chosen, "rawko-tui.yaml": "from rawko-tui.yaml", "default": "the default"}[source]
+
+
+class ArbiterRefused(Exception):
+    """The arbiter named (by the store or the person) is no profile: nothing is ranked in its place."""
 
 
 def _compare_with_others(store: Store, preview: Preview, query):

@@ -268,6 +268,16 @@ class PreviewPane(FollowsSelection, Vertical):
         self._update_arbiter()
         self._update_summary()
 
+    def show_refusal(self, message: str) -> None:
+        """Nothing is ranked (the arbiter the store names is no profile): the reason where the ranking would be."""
+        self.preview = None
+        failure = self.query_one("#preview-failure", Static)
+        failure.display = True
+        failure.update(literal("⚠ " + message, "bold red", limit=1000))
+        self.hide_cursor_for_rebuild()
+        self.query_one("#results", DataTable).clear()
+        self.rows = []
+
     def set_deciding(self, deciding: bool) -> None:
         """The app is (or no longer is) deciding this ranking's undecided regexes in a worker process."""
         self.deciding = deciding
