@@ -8,7 +8,8 @@ under two names: the one its author gave it (the original path's last part in
 MANIFEST.tsv: many are index.md or SKILL.md, whose folder says the subject), and
 the corpus's (the folder kept for such names, its numbering taken off). The
 demo store (.rawko/) is measured too.
-The figures are in the README's lint section, where the rule in use is chosen.
+The figures are in docs/reference/lint-rules.md ("Why `file-name` is a note"), where the rule in
+use is chosen.
 """
 
 from __future__ import annotations

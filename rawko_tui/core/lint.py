@@ -171,7 +171,7 @@ def file_name_note(stem: str, title: str) -> str | None:
     """``file-name``, a note (the arbiter never reads a file's name): the name names another subject than the title,
     or it holds characters a plain name does not (upper case, spaces, quotes, ``$``, non-ASCII letters).
 
-    Chosen on 581 files people wrote (README, lint; ``bench/lint_file_names.py``): asking for exactly the title's
+    Chosen on 581 files people wrote (docs/reference/lint-rules.md; ``bench/lint_file_names.py``): asking for exactly the title's
     slug flagged 70% of them, good names among them (``pg-pool`` for "Postgres pool size"); this flags 13%.
     """
     name, slug = repr(stem + ".md"), slugify(title)
