@@ -127,7 +127,7 @@ def test_a_paraphrased_duplicate_naming_the_same_file_is_found_with_its_evidence
     found = [g for g in groups if g.kind == "near-duplicate"]
     assert [set(g.paths) for g in found] == [{".rawko/memories/a.md", ".rawko/memories/b.md"}]
     evidence = found[0].evidence
-    assert "src/auth/token.ts" in evidence.paths and "expiresIn" in evidence.identifiers and "24 hour" in evidence.values
+    assert "src/auth/token.ts" in evidence.paths and "expiresIn" in evidence.identifiers and "24 hours" in evidence.values
     assert "both name src/auth/token.ts" in found[0].reason
 
 
@@ -191,6 +191,20 @@ def test_named_choices_versions_and_rates_conflict_in_context(tmp_path, a, b, co
     groups = consolidation_candidates(load_store(pair_store(tmp_path, a, b)), NOW)
     found = [g for g in groups if g.kind == "contradiction"]
     assert found and (found[0].evidence.conflicts[0].value_a, found[0].evidence.conflicts[0].value_b) == conflict
+
+
+def test_labels_use_the_words_as_the_memories_write_them_never_a_stem(tmp_path):
+    a = ("Login retries", "The login job makes 5 attempts before it gives up; attempts are counted per user, over 24 hours, in src/auth/login.ts.")
+    b = ("Login retry limit", "The login job makes 10 attempts before it locks the account; the lock lasts 24 hours (src/auth/login.ts).")
+    groups = consolidation_candidates(load_store(pair_store(tmp_path, a, b)), NOW)
+    contradiction = next(g for g in groups if g.kind == "contradiction")
+    assert contradiction.evidence.conflicts[0].describe() == "5 against 10 (attempts)"  # not the stem "attemp"
+    assert "24 hours" in contradiction.evidence.values and "24 hour" not in contradiction.evidence.values
+    assert "(attemp)" not in contradiction.reason and "(attempts)" in contradiction.reason
+    settings = ("Token lifetime", 'Access tokens are signed in src/auth/token.ts with `expiresIn: "24h"`.')
+    other = ("Short tokens", 'Access tokens are signed in src/auth/token.ts with `expiresIn: "1h"`.')
+    found = next(g for g in consolidation_candidates(load_store(pair_store(tmp_path / "two", settings, other)), NOW) if g.kind == "contradiction")
+    assert found.evidence.conflicts[0].describe() == "24h against 1h (expiresIn)"  # an identifier keeps its case
 
 
 def test_numbers_in_unrelated_code_samples_are_not_a_contradiction_on_the_demo_store(tmp_path):
