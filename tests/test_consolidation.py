@@ -162,6 +162,30 @@ def test_the_new_users_pool_size_contradiction_shows_both_phrases_and_what_is_in
     ]["injectedToday"]
 
 
+def test_what_a_contradiction_says_about_injection_comes_from_the_arbiter_even_when_it_throws(tmp_path, capsys):
+    root = write_store(
+        tmp_path,
+        {
+            "a.md": memory(title=f'"{POOL_A[0]}"', when='"pool"', body=POOL_A[1]),
+            "b.md": memory(title=f'"{POOL_B[0]}"', when='"pool"', body=POOL_B[1]),
+            "broken.md": memory(title="42", when='"pool"'),  # SPEC-0007's scoring calls title.toLowerCase() on it and throws
+            **DISTRACTORS,
+        },
+    )
+    (root / ".rawko" / "checks.yaml").write_text("tasks:\n  - task: tune the db pool\n    agent: developer\n")
+    assert main(["candidates", str(root), "--now", FIXED_NOW, "--kind", "contradiction"]) == 0
+    out = capsys.readouterr().out
+    assert "injects both" not in out
+    assert (
+        "today: 'tune the db pool' (developer): An arbiter running SPEC-0007's code verbatim throws while scoring "
+        ".rawko/memories/broken.md: TypeError: memory.frontmatter.title.toLowerCase is not a function. It injects nothing at all."
+    ) in out
+    assert main(["candidates", str(root), "--now", FIXED_NOW, "--kind", "contradiction", "--json"]) == 0
+    today = json.loads(capsys.readouterr().out)["candidates"][0]["evidence"]["injectedToday"][0]
+    assert today["injected"] == [] and today["arbiterFailure"]["path"] == ".rawko/memories/broken.md"
+    assert today["arbiterFailure"]["stage"] == "score"
+
+
 @pytest.mark.parametrize(
     ("a", "b", "conflict"),
     [

@@ -14,12 +14,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..curation import dismissed, effective_body, entry_stamp, memory_id, related_of, status_of
 from ..jsvalue import js_new_date, js_to_string
 from ..store import MemoryFile, Store
 from .evidence import Evidence, extract
 from .pairs import DUPLICATE, RELATED, SAME_SUBJECT, AlignmentBudget, PairEvidence, shared_evidence
+
+if TYPE_CHECKING:
+    from ..arbiter import ArbiterFailure
 
 KIND_ORDER = {"near-duplicate": 0, "contradiction": 1, "related": 2, "stale": 3, "unused": 4}
 KINDS = tuple(KIND_ORDER)
@@ -272,13 +276,17 @@ def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float, p
 
 @dataclass(frozen=True)
 class Injection:
-    """For one task both memories of a contradiction match: which of them the arbiter injects today."""
+    """For one task both memories of a contradiction match: which of them the arbiter injects today, or that it fails."""
 
     task: str
     agent: str
-    injected: tuple[str, ...]  # of the pair's paths
+    injected: tuple[str, ...]  # of the pair's paths (none when the arbiter surely throws)
+    failure: ArbiterFailure | None = None  # where the arbiter throws on this task, as the preview says it
 
     def describe(self, paths: tuple[str, ...]) -> str:
+        said = f"{self.task!r} ({self.agent}): "
+        if self.failure is not None and self.failure.certain:
+            return said + self.failure.describe()
         names = [p.rsplit("/", 1)[-1] for p in self.injected]
         if len(self.injected) == len(paths):
             verdict = "injects both, side by side in one prompt"
@@ -286,10 +294,14 @@ class Injection:
             verdict = f"injects only {names[0]}"
         else:
             verdict = "injects neither"
-        return f"{self.task!r} ({self.agent}): the arbiter {verdict}"
+        said += f"the arbiter {verdict}"
+        return said + (f"; but {self.failure.describe()}" if self.failure is not None else "")
 
     def to_dict(self) -> dict:
-        return {"task": self.task, "agent": self.agent, "injected": list(self.injected)}
+        found = {"task": self.task, "agent": self.agent, "injected": list(self.injected)}
+        if self.failure is not None:
+            found["arbiterFailure"] = self.failure.to_dict()
+        return found
 
 
 def injected_today(store: Store, paths: tuple[str, ...], tasks: list[tuple[str, str]], now_ms: float, profile=None) -> list[Injection]:
@@ -309,5 +321,7 @@ def injected_today(store: Store, paths: tuple[str, ...], tasks: list[tuple[str, 
         preview = run_preview(store, task, agent, resolve_options(store, agent, profile=profile), now_ms)
         decisions = [preview.candidate(p) for p in paths]  # these memories' decisions only, not all of them
         if all(d is not None and d.matched for d in decisions):
-            found.append(Injection(task, agent, tuple(d.path for d in decisions if d.injected)))
+            failure = preview.arbiter_failure  # a run that surely throws injects nothing, whatever the ranking beside it says
+            injected = () if failure is not None and failure.certain else tuple(d.path for d in decisions if d.injected)
+            found.append(Injection(task, agent, injected, failure))
     return found
