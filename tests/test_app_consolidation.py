@@ -214,3 +214,49 @@ async def test_claudes_opinion_on_a_pair_arrives_in_a_worker_and_is_shown_with_i
         assert "Claude: contradiction: Two sizes for one pool.  left: '`max: 20`'  right: '`max: 50`'" in reason
         assert today in reason  # the opinion joins what was shown; it does not replace it
     assert len([s for s in fake.seen if s["path"].startswith("/v1/messages") and "count_tokens" not in s["path"]]) == 1
+
+
+async def test_keep_and_merge_are_not_offered_on_a_related_pair_and_their_keys_say_why(tmp_path, monkeypatch):
+    from rawko_tui.tui.curation import ConsolidationScreen
+
+    root = committed(
+        tmp_path,
+        monkeypatch,
+        {"expiry.md": memory(title=f'"{JWT_A[0]}"', body=JWT_A[1]), "rotation.md": memory(title=f'"{ROTATION[0]}"', body=ROTATION[1]), **DISTRACTORS},
+    )
+    app = create_app(root, now=FIXED_NOW, poll_seconds=None)
+    async with app.run_test(size=SIZE) as pilot:
+        queue = await open_queue(pilot)
+        assert [g.kind for g in queue.groups] == ["related"]
+        offered = {active.binding.action for active in queue.active_bindings.values()}
+        assert {"link", "dismiss_group"} <= offered and not offered & {"keep_left", "supersede", "merge"}  # the footer
+        for key in ("k", "s", "m"):
+            await pilot.press(key)
+            await settle(pilot)
+            assert isinstance(app.screen, ConsolidationScreen)  # no retirement, no merge editor
+        notes = [n.message for n in app._notifications]
+        assert len([n for n in notes if "This pair is related" in n and "l links them" in n]) == 3
+    assert commits(root) == 1
+
+
+async def test_linking_a_pair_linked_already_says_so_and_writes_nothing(tmp_path, monkeypatch):
+    from rawko_tui.tui.curation import ConsolidationScreen
+
+    root = committed(
+        tmp_path,
+        monkeypatch,
+        {
+            "a.md": memory(title=f'"{JWT_A[0]}"', extra="relatedMemories: [b]", body=JWT_A[1]),
+            "b.md": memory(title=f'"{JWT_B[0]}"', extra="relatedMemories: [a]", body=JWT_B[1]),
+            **DISTRACTORS,
+        },
+    )
+    app = create_app(root, now=FIXED_NOW, poll_seconds=None)
+    async with app.run_test(size=SIZE) as pilot:
+        queue = await open_queue(pilot)
+        assert [g.kind for g in queue.groups] == ["near-duplicate"]  # linked, but still the same knowledge
+        await pilot.press("l")
+        await settle(pilot)
+        assert isinstance(app.screen, ConsolidationScreen)
+        assert "a.md and b.md are linked already: each lists the other in relatedMemories. Nothing was written." in [n.message for n in app._notifications]
+    assert commits(root) == 1

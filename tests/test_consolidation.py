@@ -263,6 +263,10 @@ def test_related_pairs_are_offered_as_links_and_a_link_is_two_appends_in_one_com
     store = load_store(root)
     assert store.file("expiry.md").effective()[0]["relatedMemories"] == ["rotation"]
     assert store.file("rotation.md").effective()[0]["relatedMemories"] == ["expiry"]
+    head, before = git(root, "rev-parse", "HEAD"), (root / ".rawko" / "memories" / "expiry.md").read_bytes()
+    assert main(["link", "rotation", "expiry", str(root)]) == 0  # linked already, in either order: said, nothing written
+    assert capsys.readouterr().out == "rotation.md and expiry.md are linked already: each lists the other in relatedMemories. Nothing was written.\n"
+    assert git(root, "rev-parse", "HEAD") == head and (root / ".rawko" / "memories" / "expiry.md").read_bytes() == before
     assert kinds(consolidation_candidates(store, NOW), "expiry.md", "rotation.md") == []  # linked: not offered again
     assert not [f for f in lint_store(store) if f.code == "related-missing"]
     git(root, "rm", "-q", ".rawko/memories/rotation.md")
@@ -451,3 +455,15 @@ def test_term_counts_drop_the_terms_of_files_that_are_gone_and_stay_the_same(tmp
         return [{counts.vocabulary[j]: v for j, v in zip(matrix[r].indices.tolist(), matrix[r].data.tolist(), strict=True)} for r in range(matrix.shape[0])]
 
     assert rows(cached) == rows(fresh)
+
+
+def test_a_link_one_side_holds_already_writes_only_the_other_side(tmp_path, monkeypatch, capsys):
+    root = committed_store(
+        tmp_path,
+        monkeypatch,
+        {"a.md": memory(title="A", extra="relatedMemories: [b]", body=JWT_A[1]), "b.md": memory(title="B", body=JWT_B[1])},
+    )
+    assert main(["link", "a", "b", str(root)]) == 0
+    assert "--- appended to .rawko/memories/b.md" in capsys.readouterr().out
+    assert git(root, "show", "--name-only", "--format=", "HEAD").split() == [".rawko/memories/b.md"]
+    assert main(["link", "b", "a", str(root)]) == 0 and "linked already" in capsys.readouterr().out

@@ -199,24 +199,37 @@ def related_of(memory: MemoryFile) -> list[str]:
     return [js_to_string(v) for v in items]
 
 
+def lists_related(memory: MemoryFile, other: str) -> bool:
+    """Whether the memory's ``relatedMemories`` names ``other`` already (after the fold of its entries)."""
+    return memory_id(other) in {memory_id(r) for r in related_of(memory)}
+
+
 def link_entry(memory: MemoryFile, other: str, by: str) -> str:
     """The entry that adds ``other`` to the memory's ``relatedMemories`` (the list is repeated: a later entry's field wins)."""
     from .writer import format_entry
 
-    related = related_of(memory)
-    related += [memory_id(other)] if memory_id(other) not in {memory_id(r) for r in related} else []
+    related = related_of(memory) + ([] if lists_related(memory, other) else [memory_id(other)])
     fields = {"relatedMemories": related, "updatedAt": now_iso(), "updatedBy": by}
     return format_entry(fields, f"Related: {memory_id(other)}.")
 
 
 def link_writes(root: Path, store: Store, a: str, b: str, by: str) -> list:
-    """Both sides of a link, as planned writes: each memory lists the other in ``relatedMemories``."""
+    """The sides of a link still missing, as planned writes: each memory lists the other in ``relatedMemories``.
+
+    A side that lists the other already is not written again; none at all (``[]``) when the two are linked.
+    """
     from .writer import WriteError, plan_append
 
     first, second = store.file(a), store.file(b)
     if first is None or second is None:
         raise WriteError(f"no memory {a if first is None else b!r} to link")
-    return [plan_append(root, a, link_entry(first, b, by)), plan_append(root, b, link_entry(second, a, by))]
+    return [plan_append(root, name, link_entry(memory, other, by)) for name, memory, other in ((a, first, b), (b, second, a)) if not lists_related(memory, other)]
+
+
+def already_linked(store: Store, a: str, b: str) -> bool:
+    """Whether each of the two memories lists the other in ``relatedMemories``: a link would write nothing."""
+    first, second = store.file(a), store.file(b)
+    return first is not None and second is not None and lists_related(first, b) and lists_related(second, a)
 
 
 def confirm_entry(by: str, note: str | None = None) -> str:

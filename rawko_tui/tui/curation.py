@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -31,7 +31,7 @@ from ..core.sessions import promoted_to, promotions, title_from
 from ..core.store import Store
 from ..core.writer import PlannedWrite, TornWrite, WriteError, ends_with_newline, person_name, plan_create
 from .confirm import ConfirmDiscard, ConfirmWrite, Planner, bytes_text, cut_bytes, impact_text, keys_named, too_many
-from .keys import shown_keys
+from .keys import bound_keys, shown_keys
 from .safe import cell, clean, literal
 
 
@@ -596,15 +596,39 @@ class ConsolidationScreen(Screen[None]):
 
     PAIR_ACTIONS = frozenset({"merge", "keep_left", "supersede", "link", "opinion"})
     SINGLE_ACTIONS = frozenset({"confirm_memory", "retire"})
+    # keeping one side (the other retired) or merging the two: only where both say the same thing, or cannot both hold
+    ONE_OF_TWO_ACTIONS = {"merge": "consolidation-merge", "keep_left": "consolidation-keep-left", "supersede": "consolidation-supersede"}
+    ONE_OF_TWO_KINDS = frozenset({"near-duplicate", "contradiction"})
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        """The footer offers what applies to the row shown: pair actions for a pair, confirm and retire for one memory."""
+        """The footer offers what applies to the row shown: pair actions for a pair (keep and merge only for a
+        duplicate or a contradiction), confirm and retire for one memory."""
         if action in self.PAIR_ACTIONS or action in self.SINGLE_ACTIONS:
             group = self._current() if self.is_mounted else None
             if group is None:
                 return False
+            if action in self.ONE_OF_TWO_ACTIONS and group.kind not in self.ONE_OF_TWO_KINDS:
+                return False
             return (len(group.paths) >= 2) == (action in self.PAIR_ACTIONS)
         return True
+
+    def on_key(self, event: events.Key) -> None:
+        """A keep or merge key on a pair it does not apply to: its binding is off there (not in the footer), so say why here."""
+        group = self._current()
+        if group is None or len(group.paths) < 2 or group.kind in self.ONE_OF_TWO_KINDS:
+            return
+        if any(event.key in bound_keys(self.app, ConsolidationScreen, binding) for binding in self.ONE_OF_TWO_ACTIONS.values()):
+            event.stop()
+            event.prevent_default()
+            self._one_of_two_does_not_apply(group)
+
+    def _one_of_two_does_not_apply(self, group: CandidateGroup) -> None:
+        link, dismiss = (shown_keys(self.app, ConsolidationScreen, b)[0] for b in ("consolidation-link", "consolidation-dismiss"))
+        self.notify(
+            f"Keeping one memory or merging the two is for a duplicate or a contradiction. This pair is {group.kind}: "
+            f"different knowledge, both worth keeping. {link} links them (relatedMemories), {dismiss} dismisses the pair.",
+            timeout=6,
+        )
 
     def action_filter_kind(self) -> None:
         self.kind_filter = FILTERS[(FILTERS.index(self.kind_filter) + 1) % len(FILTERS)]
@@ -673,6 +697,9 @@ class ConsolidationScreen(Screen[None]):
     def action_merge(self) -> None:
         group = self._current()
         if group is None or len(group.paths) < 2:
+            return
+        if group.kind not in self.ONE_OF_TWO_KINDS:
+            self._one_of_two_does_not_apply(group)
             return
         memories = [self.store.file(p) for p in group.paths]
         names = [m.name for m in memories]
@@ -744,6 +771,9 @@ class ConsolidationScreen(Screen[None]):
         group = self._current()
         if group is None or len(group.paths) < 2:
             return
+        if group.kind not in self.ONE_OF_TWO_KINDS:
+            self._one_of_two_does_not_apply(group)
+            return
         names = [self.store.file(p).name for p in group.paths[:2]]
         new, old = names[kept], names[1 - kept]
         try:
@@ -769,6 +799,9 @@ class ConsolidationScreen(Screen[None]):
             writes = link_writes(self.store.root, self.store, a, b, person_name(self.store.root))
         except WriteError as exc:
             self.notify(clean(str(exc)), severity="error", timeout=8)
+            return
+        if not writes:
+            self.notify(clean(f"{a} and {b} are linked already: each lists the other in relatedMemories. Nothing was written."), timeout=5)
             return
         self._confirm_writes(f"Link {a} and {b}? Each lists the other in relatedMemories.", writes, "link", f"Linked {a} and {b} (relatedMemories).")
 
