@@ -467,3 +467,31 @@ def test_a_link_one_side_holds_already_writes_only_the_other_side(tmp_path, monk
     assert "--- appended to .rawko/memories/b.md" in capsys.readouterr().out
     assert git(root, "show", "--name-only", "--format=", "HEAD").split() == [".rawko/memories/b.md"]
     assert main(["link", "b", "a", str(root)]) == 0 and "linked already" in capsys.readouterr().out
+
+
+def test_the_app_and_the_command_line_offer_one_list_of_kinds_and_unused_is_judged_by_the_saved_tasks(tmp_path, capsys):
+    from rawko_tui.core.consolidation import KINDS
+    from rawko_tui.tui.curation import FILTERS
+
+    assert FILTERS == (None, *KINDS) and "unused" in KINDS
+    root = write_store(
+        tmp_path,
+        {
+            "pool.md": memory(title="Database connection pool size", when='"pool"', body=POOL_A[1]),
+            "branches.md": memory(title="Git branches follow the ticket id", when='"branch"', body="Branch names start with the ticket."),
+        },
+    )
+    for kind in KINDS:  # every kind the app's filter offers, the command line accepts
+        assert main(["candidates", str(root), "--now", FIXED_NOW, "--kind", kind]) == 0
+    assert "unused: needs at least 3 saved tasks to judge by (.rawko/checks.yaml has 0)" in capsys.readouterr().out
+    tasks = "".join(f"  - task: {task}\n    agent: developer\n" for task in ("tune the pool", "pool sizes", "raise the pool max"))
+    (root / ".rawko" / "checks.yaml").write_text("tasks:\n" + tasks)
+    assert main(["candidates", str(root), "--now", FIXED_NOW]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "unused                 1 memory that none of the 3 saved tasks injects (--kind unused lists them)"
+    assert main(["candidates", str(root), "--now", FIXED_NOW, "--kind", "unused"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "unused              0  .rawko/memories/branches.md",
+        "                      none of the 3 saved tasks injects it",
+    ]
+    assert main(["candidates", str(root), "--kind", "unusd"]) == 2
+    assert "--kind: unusd is not one of near-duplicate, contradiction, related, stale, unused" in capsys.readouterr().err

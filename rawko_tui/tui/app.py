@@ -685,7 +685,7 @@ class RawkoApp(App[int]):
             self.notify("The store is still loading.", timeout=3)
             return
         now_ms = self._now_ms()
-        self.push_screen(ConsolidationScreen(self.store, now_ms, self.recent_tasks[:8]))
+        self.push_screen(ConsolidationScreen(self.store, now_ms))
 
     def action_sessions(self) -> None:
         if self.root is not None and not self._refuse_at_revision():

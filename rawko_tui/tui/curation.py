@@ -13,7 +13,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Header, Static, TextArea
 from textual.worker import get_current_worker
 
-from ..core.consolidation.queue import KINDS, CandidateGroup, closest_memories, consolidation_candidates, unused_memories
+from ..core.consolidation.queue import KINDS, CandidateGroup, closest_memories, consolidation_candidates
 from ..core.curation import (
     DISMISS,
     RESTORE,
@@ -512,11 +512,10 @@ class ConsolidationScreen(Screen[None]):
         Binding("escape", "app.pop_screen", "Back", id="consolidation-back"),
     ]
 
-    def __init__(self, store: Store, now_ms: float, recent_tasks: list[tuple[str, str]] | None = None) -> None:
+    def __init__(self, store: Store, now_ms: float) -> None:
         super().__init__()
         self.store = store
         self.now_ms = now_ms
-        self.recent_tasks = recent_tasks or []
         self.all_groups: list[CandidateGroup] = []
         self.groups: list[CandidateGroup | str] = []  # the rows shown: a group, or STALE_SUMMARY
         self.kind_filter: str | None = None
@@ -546,7 +545,10 @@ class ConsolidationScreen(Screen[None]):
         self.find_candidates()
 
     def _find(self, store: Store) -> list[CandidateGroup]:
-        return consolidation_candidates(store, self.now_ms) + unused_memories(store, self.recent_tasks, self.now_ms, self.app.active_profile())
+        # unused: by the saved tasks, as `rawko-tui candidates` judges it, and the tasks previewed here
+        return consolidation_candidates(
+            store, self.now_ms, tasks=self.app.impact_tasks(), profile=self.app.active_profile(), tasks_named="saved and recent tasks"
+        )
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="candidates", description="find consolidation candidates")
     def find_candidates(self) -> None:

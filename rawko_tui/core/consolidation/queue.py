@@ -6,7 +6,9 @@ Kinds, in the order a reviewer sees them:
 - ``contradiction``: the same subject with a conflicting value (``max: 20`` / ``max: 50``);
 - ``related``: the same area, different knowledge: offered as a link (``relatedMemories``), never a merge;
 - ``stale``: past ``expiresAt``, or no dated entry for ``staleDays`` days, counted from the last entry;
-- ``unused``: injected by none of the recent tasks (the app's queue only).
+- ``unused``: injected by none of the tasks given (the saved tasks; in the app, the recently previewed ones too).
+
+``KINDS`` is the one list of kinds: ``rawko-tui candidates --kind`` and the app's filter both offer exactly these.
 """
 
 from __future__ import annotations
@@ -19,14 +21,14 @@ from typing import TYPE_CHECKING
 from ..curation import dismissed, effective_body, entry_stamp, memory_id, related_of, status_of
 from ..jsvalue import js_new_date, js_to_string
 from ..store import MemoryFile, Store
+from . import KINDS
 from .evidence import Evidence, extract
 from .pairs import DUPLICATE, RELATED, SAME_SUBJECT, AlignmentBudget, PairEvidence, shared_evidence
 
 if TYPE_CHECKING:
     from ..arbiter import ArbiterFailure
 
-KIND_ORDER = {"near-duplicate": 0, "contradiction": 1, "related": 2, "stale": 3, "unused": 4}
-KINDS = tuple(KIND_ORDER)
+KIND_ORDER = {kind: order for order, kind in enumerate(KINDS)}
 STALE_DAYS = 180
 
 
@@ -174,12 +176,19 @@ def stale_groups(memories: list[MemoryFile], now_ms: float, stale_days: int) -> 
 
 
 def consolidation_candidates(
-    store: Store, now_ms: float, stale_days: int | None = None, kinds: set[str] | None = None
+    store: Store,
+    now_ms: float,
+    stale_days: int | None = None,
+    kinds: set[str] | None = None,
+    tasks: list[tuple[str, str]] | None = None,
+    profile=None,
+    tasks_named: str = "saved tasks",
 ) -> list[CandidateGroup]:
-    """Near-duplicates, contradictions, related pairs and stale memories, by kind then strength (dismissed ones left out).
+    """Every kind of candidate, by kind then strength (dismissed ones left out).
 
     ``kinds``: only these kinds (default: all). Stale: past ``expiresAt``, or no dated entry in
-    ``stale_days`` (default: ``staleDays:`` of rawko-tui.yaml, else 180).
+    ``stale_days`` (default: ``staleDays:`` of rawko-tui.yaml, else 180). Unused: injected by none of
+    ``tasks`` (``tasks_named`` says which they are) under ``profile``; none without tasks.
     """
     stale_days = configured_stale_days(store.config) if stale_days is None else stale_days
     wanted = set(KINDS) if kinds is None else kinds
@@ -189,6 +198,8 @@ def consolidation_candidates(
         groups += [g for g in pair_groups(active, store.root) if g.kind in wanted]
     if "stale" in wanted:
         groups += stale_groups(active, now_ms, stale_days)
+    if "unused" in wanted and tasks:
+        groups += unused_memories(store, tasks, now_ms, profile, tasks_named)
     gone = dismissed(store.root)
     groups = [g for g in groups if tuple(sorted(g.paths)) not in gone]
     groups.sort(key=lambda g: (KIND_ORDER[g.kind], -g.score, g.paths))
@@ -249,8 +260,11 @@ def closest_memories(
 MIN_TASKS_FOR_UNUSED = 3
 
 
-def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float, profile=None) -> list[CandidateGroup]:
-    """Active memories that none of the given tasks injects (in the effective view), under ``profile`` (default: the store's)."""
+def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float, profile=None, tasks_named: str = "tasks") -> list[CandidateGroup]:
+    """Active memories that none of the given tasks injects (in the effective view), under ``profile`` (default: the store's).
+
+    None with fewer than ``MIN_TASKS_FOR_UNUSED`` tasks. ``tasks_named``: what the tasks are, as the reason names them.
+    """
     from ..arbiter import resolve_options
     from ..arbiters.ranking import run_preview
     from ..curation import effective_store
@@ -270,7 +284,7 @@ def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float, p
             and status_of(memory).active
             and memory.rel_path not in injected
         ):
-            groups.append(CandidateGroup("unused", (memory.rel_path,), 0.0, f"none of the {len(tasks)} recent task(s) injects it"))
+            groups.append(CandidateGroup("unused", (memory.rel_path,), 0.0, f"none of the {len(tasks)} {tasks_named} injects it"))
     return groups
 
 
