@@ -39,7 +39,7 @@ from .core.consolidation import KINDS as CANDIDATE_KINDS
 from .core.checks import budget_for, impact, load_checks, matrix, prompt_shares, run_checks
 from .core.settings import person_model
 from .core.tokens import DEFAULT_MODEL
-from .core.curation import already_linked, confirm_entry, effective_store, link_writes, now_iso, parse_assignments, read_body, retire_entry, status_of, supersede_writes
+from .core.curation import already_linked, confirm_entry, effective_store, link_writes, now_iso, parse_assignments, read_body, reason_problem, retire_entry, status_of, supersede_writes
 from .core.jsdate import parse_iso_date
 from .core.jsvalue import display_value
 from .core.store import StoreNotFound, find_store_root, load_store, load_store_at, pinned_now, spec_extract
@@ -1161,6 +1161,9 @@ def cmd_append(args) -> int:
 def cmd_retire(args) -> int:
     from .core.writer import person_name
 
+    problem = reason_problem(args.reason)
+    if problem:
+        raise UsageError(f"--reason: {problem}")
     root = find_store_root(args.path)
     name = _memory_name(root, args.memory)
     by = args.by or person_name(root)

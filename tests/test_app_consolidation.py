@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import FIXED_NOW, memory
 from test_consolidation import DISTRACTORS, JWT_A, JWT_B, committed_store, git
-from textual.widgets import DataTable, TextArea
+from textual.widgets import DataTable, Static, TextArea
 
 from rawko_tui.tui.app import create_app
 
@@ -260,3 +260,49 @@ async def test_linking_a_pair_linked_already_says_so_and_writes_nothing(tmp_path
         assert isinstance(app.screen, ConsolidationScreen)
         assert "a.md and b.md are linked already: each lists the other in relatedMemories. Nothing was written." in [n.message for n in app._notifications]
     assert commits(root) == 1
+
+
+async def test_retiring_a_stale_memory_asks_for_the_reason_and_never_writes_the_placeholder_or_the_queues_note(tmp_path, monkeypatch):
+    from rawko_tui.tui.confirm import ConfirmWrite
+    from rawko_tui.tui.curation import ConsolidationScreen, MemoryEditor
+
+    root = committed(
+        tmp_path,
+        monkeypatch,
+        {"old.md": memory(title="How queues work", at="2024-01-01T00:00:00Z", body="Notes on queues: see src/queues/index.ts.")},
+    )
+    app = create_app(root, now=FIXED_NOW, poll_seconds=None)
+    async with app.run_test(size=SIZE) as pilot:
+        queue = await open_queue(pilot)
+        await pilot.press("f", "f", "f", "f")  # stale only: listed
+        await settle(pilot)
+        assert [g.kind for g in queue.groups] == ["stale"]
+        await pilot.press("r")
+        await settle(pilot)
+        editor = app.screen
+        assert isinstance(editor, MemoryEditor)  # the retire editor every retirement goes through, not a ready-made write
+        shown = " ".join(str(static.render()) for static in editor.query(Static))
+        assert "Why the queue lists it (a note, not a reason): stale: discovered " in shown
+        area = editor.query_one("#merge-text", TextArea)
+        assert "reason: why it no longer holds" in area.text and "stale:" not in area.text  # the queue's note is shown, not written
+        for reason in ("why it no longer holds", "''", "'   '"):
+            area.text = area.text.replace("reason: why it no longer holds", f"reason: {reason}")
+            await settle(pilot)
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            assert app.screen is editor  # refused: no confirmation to say yes to
+            assert "not written: " in str(editor.query_one("#merge-lint").render())
+            area.text = area.text.replace(f"reason: {reason}", "reason: why it no longer holds")
+        notes = [n.message for n in app._notifications if n.message.startswith("Not written:")]
+        assert notes[0] == "Not written: the reason is still the placeholder ('why it no longer holds'): write why this memory no longer holds."
+        assert notes[1] == notes[2] == "Not written: a retirement needs a reason: write why the memory no longer holds."
+        area.text = area.text.replace("reason: why it no longer holds", "reason: the queues moved to SQS in March")
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmWrite)
+        await write_confirmed(pilot)
+        assert isinstance(app.screen, ConsolidationScreen) and queue.groups == []  # written, and the queue found again
+    assert commits(root) == 2
+    text = (root / ".rawko" / "memories" / "old.md").read_text()
+    assert "reason: the queues moved to SQS in March" in text and "never updated since" not in text

@@ -93,6 +93,33 @@ def effective_store(store: Store) -> Store:
     return Store(root=store.root, files=files, agents=store.agents, config=store.config, view="effective", skipped=store.skipped)
 
 
+RETIRE_REASON_PLACEHOLDER = "why it no longer holds"  # what the retire editor's reason says until a person writes one
+
+
+def reason_problem(reason: object) -> str | None:
+    """Why ``reason`` is not a reason a person gave for retiring a memory (None: it is one)."""
+    text = "" if reason is None else js_to_string(reason).strip()
+    if not text:
+        return "a retirement needs a reason: write why the memory no longer holds"
+    if text.lower() == RETIRE_REASON_PLACEHOLDER:
+        return f"the reason is still the placeholder ({RETIRE_REASON_PLACEHOLDER!r}): write why this memory no longer holds"
+    return None
+
+
+def entry_problems(text: str) -> list[str]:
+    """What keeps an entry from being written as it is: a retirement without a real reason."""
+    from .store import spec_extract
+
+    try:
+        fields = spec_extract(text).attrs
+    except (ValueError, AttributeError):
+        return []  # lint says what is wrong with the text itself
+    if not isinstance(fields, dict) or js_to_string(fields.get("status", "")).strip().lower() != RETIRED:
+        return []
+    problem = reason_problem(fields.get("reason"))
+    return [problem] if problem else []
+
+
 def retire_entry(reason: str, by: str | None = None, superseded_by: str | None = None) -> dict:
     fields: dict = {"status": RETIRED, "reason": reason, "retiredAt": now_iso()}
     if by:
@@ -450,7 +477,7 @@ def append_template(kind: str, memory: MemoryFile, by: str) -> str:
         current = js_to_string(memory.effective()[0].get("importance", "medium"))
         return format_entry({"importance": current, **signed}, f"## Importance changed ({today})\n\nWhy: ")
     if kind == "retire":
-        return format_entry(retire_entry("why it no longer holds", by), f"Retired ({today}): ")
+        return format_entry(retire_entry(RETIRE_REASON_PLACEHOLDER, by), f"Retired ({today}): ")
     return format_entry(signed, f"## Update ({today})\n\n")
 
 

@@ -20,10 +20,10 @@ from ..core.curation import (
     confirm_entry,
     decision_write,
     effective_body,
+    entry_problems,
     link_writes,
     merge_draft,
     merge_writes,
-    retire_entry,
     supersede_writes,
 )
 from ..core.lint import lint_text
@@ -93,6 +93,7 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
         self.file_name = name
         self.impact = impact
         self.errors: list = []
+        self.refusals: list[str] = []  # what keeps the text from being written at all (a retirement without a reason)
         self._impact_timer = None
 
     def compose(self) -> ComposeResult:
@@ -206,6 +207,10 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
             shown.append(f"Appends {len(self._result(text)) - len(self.prefix):,} bytes after the {len(self.prefix):,} bytes of {self.file_name}.\n", "dim")
         # a new file is named after its title when it is written: its name cannot be wrong
         findings = [f for f in findings if self.prefix or f.code != "file-name"]
+        self.refusals = entry_problems(text)
+        for refusal in self.refusals:
+            shown.append("not written: ", "bold red")
+            shown.append_text(literal(refusal + "\n", limit=500))
         for finding in findings:
             shown.append(f"{finding.severity}: ", {"error": "bold red", "warning": "yellow"}.get(finding.severity, "cyan"))
             shown.append_text(literal(finding.message + "\n", limit=500))
@@ -228,6 +233,9 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
         self.query_one("#merge-impact", Static).update(impact_text("Impact on recently previewed tasks: ", lines))
 
     def action_save(self) -> None:
+        if self.refusals:
+            self.notify(f"Not written: {self.refusals[0]}.", severity="error", timeout=8)
+            return
         if self.errors:
             self.notify("Fix the lint errors first.", severity="error")
             return
@@ -828,18 +836,12 @@ class ConsolidationScreen(Screen[None]):
         self._confirm_writes(f"Confirm that {name} still holds? A dated entry restarts its stale clock.", writes, "confirm", f"Confirmed {name}: it still holds.")
 
     def action_retire(self) -> None:
-        from ..core.writer import format_entry, plan_append
-
+        """The retire editor, as everywhere: the person writes the reason; the queue's note is shown, never written for them."""
         group, name = self._current(), self._single()
         if name is None:
             return
-        reason = f"{group.kind}: {group.reason}"
-        try:
-            writes = [plan_append(self.store.root, name, format_entry(retire_entry(reason, person_name(self.store.root)), f"Retired: {reason}"))]
-        except WriteError as exc:
-            self.notify(clean(str(exc)), severity="error", timeout=8)
-            return
-        self._confirm_writes(f"Retire {name}? It stays in the file, marked retired.", writes, "retire", f"Retired {name} ({reason}).")
+        note = f"Why the queue lists it (a note, not a reason): {group.kind}: {group.reason}."
+        self.app.open_append_editor(self.store.file(name), "retire", note, then=lambda _written: self.find_again())
 
     def action_opinion(self) -> None:
         group = self._current()
