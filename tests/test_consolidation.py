@@ -495,3 +495,32 @@ def test_the_app_and_the_command_line_offer_one_list_of_kinds_and_unused_is_judg
     ]
     assert main(["candidates", str(root), "--kind", "unusd"]) == 2
     assert "--kind: unusd is not one of near-duplicate, contradiction, related, stale, unused" in capsys.readouterr().err
+
+
+def test_a_memory_without_a_readable_date_is_as_old_as_its_last_commit_and_without_one_its_age_is_unknown(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2024-06-01T00:00:00Z")  # 602 days before FIXED_NOW
+    root = committed_store(
+        tmp_path,
+        monkeypatch,
+        {
+            "no-date.md": memory(title="How queues work", at=None, body="Notes on queues: see src/queues/index.ts."),
+            "bad-date.md": memory(title="How billing works", at='"sometime last spring"', body="Notes on billing: see src/billing/index.ts."),
+        },
+    )
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-01-20T00:00:00Z")
+    (root / ".rawko" / "memories" / "recent.md").write_text(memory(title="How search works", at=None, body="Notes on search."))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "recent")
+    (root / ".rawko" / "memories" / "new.md").write_text(memory(title="How uploads work", at="'not a date'", body="Notes on uploads."))
+    stale = {g.paths[0].rsplit("/", 1)[-1]: g.reason for g in consolidation_candidates(load_store(root), NOW) if g.kind == "stale"}
+    no_date = "none of its entries carries a readable date (discoveredAt, updatedAt or retiredAt)"
+    assert stale == {
+        "no-date.md": f"{no_date}; last committed 602 days ago",
+        "bad-date.md": f"{no_date}; last committed 602 days ago",
+        "new.md": f"age unknown: {no_date}, and no commit holds it yet",
+    }  # recent.md: committed four days ago, not stale
+    assert main(["candidates", str(root), "--now", FIXED_NOW, "--kind", "stale"]) == 0
+    assert "age unknown" in capsys.readouterr().out
+    assert [g.reason for g in consolidation_candidates(load_store(write_store(tmp_path / "no-git", {"a.md": memory(at=None)})), NOW) if g.kind == "stale"] == [
+        f"age unknown: {no_date}, and no commit holds it yet"
+    ]  # outside git: no commit holds it

@@ -135,8 +135,8 @@ def pair_reason(kind: str, evidence: PairEvidence) -> str:
     return f"same area, different knowledge (link them?): {evidence.describe()}"
 
 
-def stale_reason(memory: MemoryFile, now_ms: float, stale_days: int) -> tuple[float, str] | None:
-    """(score, reason) when the memory's last dated entry is older than ``stale_days``, counted from that entry."""
+def last_dated_entry(memory: MemoryFile) -> tuple[float, int] | None:
+    """(ms, 0-based index) of the memory's latest entry that carries a readable date; None when none does."""
     dated = []
     for entry in memory.entries:
         when = entry_stamp(entry.frontmatter)[0]
@@ -144,9 +144,12 @@ def stale_reason(memory: MemoryFile, now_ms: float, stale_days: int) -> tuple[fl
             date = js_new_date(when)
             if date.valid:
                 dated.append((date.ms, entry.index))
-    if not dated:
-        return None
-    last_ms, last_index = max(dated)
+    return max(dated) if dated else None
+
+
+def stale_reason(memory: MemoryFile, last: tuple[float, int], now_ms: float, stale_days: int) -> tuple[float, str] | None:
+    """(score, reason) when the memory's last dated entry (``last``) is older than ``stale_days``, counted from that entry."""
+    last_ms, last_index = last
     days = int((now_ms - last_ms) / 86_400_000)
     if days <= stale_days:
         return None
@@ -157,11 +160,23 @@ def stale_reason(memory: MemoryFile, now_ms: float, stale_days: int) -> tuple[fl
         reason = f"discovered {days} days ago; its {total - 1} later entr{'y carries' if total == 2 else 'ies carry'} no date"
     else:
         reason = f"last updated {days} days ago (entry {last_index + 1} of {total})"
-    return float(min(100, days / 10)), reason
+    return _stale_score(days), reason
 
 
-def stale_groups(memories: list[MemoryFile], now_ms: float, stale_days: int) -> list[CandidateGroup]:
-    groups = []
+def _stale_score(days: int) -> float:
+    return float(min(100, days / 10))
+
+
+NO_READABLE_DATE = "none of its entries carries a readable date (discoveredAt, updatedAt or retiredAt)"
+
+
+def stale_groups(memories: list[MemoryFile], now_ms: float, stale_days: int, root: Path) -> list[CandidateGroup]:
+    """Memories past ``expiresAt``, or whose last dated entry is older than ``stale_days``.
+
+    A memory none of whose entries carries a readable date is as old as the last commit that changed it
+    (git is the record of when it was written); one no commit holds yet is listed with its age unknown.
+    """
+    groups, undated = [], []
     for memory in memories:
         expires = memory.effective()[0].get("expiresAt")
         if expires is not None:
@@ -169,9 +184,25 @@ def stale_groups(memories: list[MemoryFile], now_ms: float, stale_days: int) -> 
             if when.valid and when.ms < now_ms:
                 groups.append(CandidateGroup("stale", (memory.rel_path,), 100.0, f"expired on {when.iso()}"))
                 continue
-        stale = stale_reason(memory, now_ms, stale_days)
+        last = last_dated_entry(memory)
+        if last is None:
+            undated.append(memory)
+            continue
+        stale = stale_reason(memory, last, now_ms, stale_days)
         if stale is not None:
             groups.append(CandidateGroup("stale", (memory.rel_path,), *stale))
+    if undated:
+        from ..gitrepo import last_commit_ms
+
+        committed = last_commit_ms(root, [m.rel_path for m in undated])
+        for memory in undated:
+            when = committed.get(memory.rel_path)
+            if when is None:
+                groups.append(CandidateGroup("stale", (memory.rel_path,), 0.0, f"age unknown: {NO_READABLE_DATE}, and no commit holds it yet"))
+                continue
+            days = int((now_ms - when) / 86_400_000)
+            if days > stale_days:
+                groups.append(CandidateGroup("stale", (memory.rel_path,), _stale_score(days), f"{NO_READABLE_DATE}; last committed {days} days ago"))
     return groups
 
 
@@ -197,7 +228,7 @@ def consolidation_candidates(
     if wanted & {"near-duplicate", "contradiction", "related"}:
         groups += [g for g in pair_groups(active, store.root) if g.kind in wanted]
     if "stale" in wanted:
-        groups += stale_groups(active, now_ms, stale_days)
+        groups += stale_groups(active, now_ms, stale_days, store.root)
     if "unused" in wanted and tasks:
         groups += unused_memories(store, tasks, now_ms, profile, tasks_named)
     gone = dismissed(store.root)
