@@ -418,7 +418,7 @@ async def test_a_whole_consolidation_in_the_app(tmp_path, monkeypatch):
         await settle(pilot)
         assert isinstance(app.screen, MergeScreen)
         editor = app.screen.query_one("#merge-text", TextArea)
-        assert "supersedes:" in editor.text and "<!-- from session-storage.md -->" in editor.text
+        assert "supersedes:" in editor.text and "## From session-storage\n" in editor.text
         editor.text = editor.text.replace("title: Session storage", "title: Session storage and timeouts")  # the person edits the draft
         await pilot.pause(0.8)
         await settle(pilot)

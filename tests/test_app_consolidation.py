@@ -306,3 +306,51 @@ async def test_retiring_a_stale_memory_asks_for_the_reason_and_never_writes_the_
     assert commits(root) == 2
     text = (root / ".rawko" / "memories" / "old.md").read_text()
     assert "reason: the queues moved to SQS in March" in text and "never updated since" not in text
+
+
+async def test_the_merge_editor_lints_the_draft_as_lint_will_once_it_is_written(tmp_path, monkeypatch):
+    from rawko_tui.core.lint import lint_store
+    from rawko_tui.core.store import load_store
+    from rawko_tui.tui.curation import ConsolidationScreen, MergeScreen
+
+    root = committed(
+        tmp_path,
+        monkeypatch,
+        {
+            "a.md": memory(title=f'"{JWT_A[0]}"', body=JWT_A[1]),
+            "b.md": memory(title=f'"{JWT_B[0]}"', body=JWT_B[1]),
+            # a third memory in force with a's title: a merged memory under that title would clash with it
+            "c.md": memory(title=f'"{JWT_A[0]}"', when='"csp"', body="The CSP header set by helmet has no unsafe-inline; scripts need a nonce."),
+            **DISTRACTORS,
+        },
+    )
+    app = create_app(root, now=FIXED_NOW, poll_seconds=None)
+    async with app.run_test(size=SIZE) as pilot:
+        queue = await open_queue(pilot)
+        assert queue.groups[0].kind == "near-duplicate" and {p.rsplit("/", 1)[-1] for p in queue.groups[0].paths} == {"a.md", "b.md"}
+        await pilot.press("m")
+        await settle(pilot)
+        editor = app.screen
+        assert isinstance(editor, MergeScreen)
+        area = editor.query_one("#merge-text", TextArea)
+        assert f"title: {JWT_B[0]}\n" in area.text  # the original's title nothing in force holds once the merge is written
+        assert "Lint: clean" in str(editor.query_one("#merge-lint").render())
+        area.text = area.text.replace(f"title: {JWT_B[0]}\n", f"title: {JWT_A[0]}\n")
+        await settle(pilot)
+        shown = str(editor.query_one("#merge-lint").render())
+        assert "warning: the title is shared by .rawko/memories/c.md, .rawko/memories/jwt-tokens-expire-after-24-hours.md" in shown
+        assert "a.md" not in shown  # a.md is retired by this merge: its title is no clash
+        area.text = area.text.replace(f"title: {JWT_A[0]}\n", f"title: {JWT_B[0]}\n")
+        await settle(pilot)
+        assert "Lint: clean" in str(editor.query_one("#merge-lint").render())
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await write_confirmed(pilot)
+        assert isinstance(app.screen, ConsolidationScreen)
+    assert commits(root) == 2
+    findings = lint_store(load_store(root))
+    merged = ".rawko/memories/jwt-token-expiry-is-24-hours.md"
+    assert (root / merged).is_file()
+    assert [f for f in findings if f.path == merged] == []  # what the editor said: clean
+    # b.md (the merged title's original) and a.md (c.md's) are retired by the merge: history, not a second memory of the title
+    assert [f for f in findings if f.code == "duplicate-title"] == []

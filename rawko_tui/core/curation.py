@@ -164,13 +164,40 @@ def read_body(text: str | None, file: str | None) -> str:
 # --------------------------------------------------------------------------
 
 
-def merge_draft(memories: list[MemoryFile]) -> str:
-    """A first draft of the merged memory file for a person to edit: fields combined, bodies in order."""
+def merge_title(store: Store, memories: list[MemoryFile]) -> str:
+    """The title a merge proposes: the first original's title that clashes with nothing lint checks once the merge is
+    written: its file can be named after it (``file-name``), and no memory left in force has it (``duplicate-title``:
+    the originals are retired by the merge). The first original's title when every one clashes: the editor says so."""
+    from .writer import WriteError, committed_names, new_memory_name, slugify
+
+    titles = [js_to_string(m.effective()[0].get("title", "Merged memory")) for m in memories]
+    originals = {m.name for m in memories}
+    in_force = {
+        js_to_string(m.attrs.get("title")).strip().lower()
+        for m in store.files
+        if m.name not in originals and isinstance(m.attrs.get("title"), str) and m.error is None and status_of(m).active
+    }
+    taken = {m.name for m in store.files} | committed_names(store.root)
+    for title in titles:
+        try:
+            named_after_it = new_memory_name(store.root, title, taken) == slugify(title) + ".md"
+        except WriteError:
+            continue
+        if named_after_it and title.strip().lower() not in in_force:
+            return title
+    return titles[0]
+
+
+def merge_draft(memories: list[MemoryFile], title: str | None = None) -> str:
+    """A first draft of the merged memory file for a person to edit: fields combined, bodies in order.
+
+    ``title``: the merged memory's (``merge_title``); default: the first original's.
+    """
     from .arbiter import IMPORTANCE_ORDER
     from .writer import format_entry
 
     folded = [m.effective()[0] for m in memories]
-    title = js_to_string(folded[0].get("title", "Merged memory"))
+    title = title if title is not None else js_to_string(folded[0].get("title", "Merged memory"))
     patterns: list[str] = []
     tags: list[str] = []
     for fields in folded:
@@ -193,7 +220,8 @@ def merge_draft(memories: list[MemoryFile]) -> str:
         "discoveredBy": js_to_string(folded[0].get("discoveredBy", "unknown")),
         "supersedes": [m.name for m in memories],
     }
-    body = "\n\n".join(f"<!-- from {m.name} -->\n{effective_body(m)}" for m in memories)
+    # each part under a heading naming its original: visible text (an HTML comment is hidden text lint warns about)
+    body = "\n\n".join(f"## From {memory_id(m.name)}\n\n{effective_body(m)}" for m in memories)
     return format_entry(fields, body)
 
 
@@ -290,15 +318,19 @@ def merge_writes(root: Path, store: Store, originals: list[str], merged_text: st
     return [created] + [plan_append(root, name, supersede_entry(created.name, by, f"merged into {created.name}")) for name in originals]
 
 
-def merge_changes(store: Store, originals: list[str], merged_text: str) -> dict[str, bytes]:
-    """The bytes every file would hold after a merge (for its impact, before anything is written)."""
-    from .store import spec_extract
-    from .writer import plan_create
+def merge_changes(store: Store, originals: list[str], merged_text: str, new_name: str | None = None) -> dict[str, bytes]:
+    """The bytes every file would hold after a merge (for its impact and its lint, before anything is written).
 
-    title = spec_extract(merged_text).attrs.get("title") if merged_text.startswith("---") else None
-    # the name merge_writes gives the new memory
-    new_name = plan_create(store.root, str(title or "merged"), merged_text, {m.name for m in store.files}).name
-    changes = {new_name: merged_text.encode("utf-8")}
+    ``new_name``: the merged memory's file name, when the caller knows it already.
+    """
+    from .store import spec_extract
+    from .writer import ends_with_newline, plan_create
+
+    if new_name is None:
+        title = spec_extract(merged_text).attrs.get("title") if merged_text.startswith("---") else None
+        # the name merge_writes gives the new memory
+        new_name = plan_create(store.root, str(title or "merged"), merged_text, {m.name for m in store.files}).name
+    changes = {new_name: ends_with_newline(merged_text).encode("utf-8")}  # as plan_create writes it
     for name in originals:
         current = store.file(name)
         try:  # never through a link, never past the limit
@@ -387,20 +419,18 @@ def decision_write(root: Path, decision: str, paths: tuple[str, ...], kind: str,
 # --------------------------------------------------------------------------
 
 
+def files_with(store: Store, changes: dict[str, bytes]) -> list[MemoryFile]:
+    """The store's memory files with each ``.rawko/memories/<name>`` of ``changes`` holding its new bytes (in no order)."""
+    from .store import memory_from_bytes
+
+    return [f for f in store.files if f.name not in changes] + [memory_from_bytes(store.root, name, data) for name, data in changes.items()]
+
+
 def store_with(store: Store, changes: dict[str, bytes]) -> Store:
     """The store as it would be with each ``.rawko/memories/<name>`` holding its new bytes (nothing is written)."""
     from .jsvalue import utf16_sort_key
-    from .store import parse_memory_bytes
 
-    replaced = []
-    for name, data in changes.items():
-        memory = MemoryFile(
-            location=store.root / ".rawko" / "memories" / name, rel_path=f".rawko/memories/{name}", name=name, top_level="/" not in name, size=len(data)
-        )
-        parse_memory_bytes(memory, data)
-        replaced.append(memory)
-    files = [f for f in store.files if f.name not in changes] + replaced
-    files.sort(key=lambda f: (not f.top_level, utf16_sort_key(f.name)))
+    files = sorted(files_with(store, changes), key=lambda f: (not f.top_level, utf16_sort_key(f.name)))
     return Store(root=store.root, files=files, agents=store.agents, config=store.config, skipped=store.skipped)
 
 

@@ -784,7 +784,7 @@ class RawkoApp(App[int]):
         # planned when Ctrl+S is pressed, on the file as it is then (an agent may have appended while the person typed)
         planner = lambda text: [plan_append(root, name, text)]  # noqa: E731
         draft = append_template(kind, memory, person_name(self.root))
-        self.push_screen(MemoryEditor(self.root, draft, intro, planner, prefix=prefix, name=memory.name, impact=self._impact), written)
+        self.push_screen(MemoryEditor(self.root, draft, intro, planner, prefix=prefix, name=memory.name, impact=self._impact, store=self.store), written)
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="write and commit")
     def apply_plan(self, writes: list[PlannedWrite], action: str, summary: str, plan_again=None, then=None) -> None:

@@ -23,10 +23,11 @@ from ..core.curation import (
     entry_problems,
     link_writes,
     merge_draft,
+    merge_title,
     merge_writes,
     supersede_writes,
 )
-from ..core.lint import lint_text
+from ..core.lint import lint_in_store, lint_text
 from ..core.sessions import promoted_to, promotions, title_from
 from ..core.store import Store
 from ..core.writer import PlannedWrite, TornWrite, WriteError, ends_with_newline, person_name, plan_create
@@ -69,7 +70,10 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
     Ctrl+S plans the writes (``planner``) and shows them in ``ConfirmWrite``:
     the editor closes with the writes the person confirmed.  With ``prefix``
     the text is appended to that file: lint judges the file as it would be.
-    With ``impact`` the effect on recently previewed tasks is shown.
+    With ``impact`` the effect on recently previewed tasks is shown. With
+    ``store``, lint judges the text in it, as ``rawko-tui lint`` will once
+    it is written (a title another memory in force has too, a link to a
+    memory that does not exist).
     """
 
     BINDINGS = [
@@ -79,9 +83,12 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
     ]
 
     def __init__(self, root, draft: str, intro: str, planner: Planner, prefix: bytes = b"", name: str = "draft.md", impact=None, store: Store | None = None) -> None:
-        """``store``: for a new memory, the existing memories closest to it are shown as it is typed (dedup at birth)."""
+        """``store``: the store the text is linted in; for a new memory, the existing memories closest to it are shown
+        as it is typed (dedup at birth)."""
         super().__init__()
+        self.context = store
         self.store = store if not prefix else None
+        self._taken: set[str] | None = None  # the names a new file may not take (asked of git once)
         self.exclude: frozenset[str] = frozenset()
         self.closest: list = []
         self._closest_timer = None
@@ -178,35 +185,49 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
         self._lint(event.text_area.text)
 
     def _name_for(self, text: str) -> str:
-        """A new file is named after its title; an append goes to its file."""
+        """A new file is named after its title, as the writer will name it (the first free name); an append goes to its file."""
         if self.prefix:
             return self.file_name
         from ..core.store import spec_extract
-        from ..core.writer import slugify
+        from ..core.writer import committed_names, new_memory_name
 
         try:
             title = spec_extract(text).attrs.get("title")
         except (ValueError, AttributeError):
             return self.file_name
-        return slugify(title) + ".md" if isinstance(title, str) and title.strip() else self.file_name
+        if not isinstance(title, str) or not title.strip():
+            return self.file_name
+        if self._taken is None:
+            self._taken = committed_names(self.root) | ({m.name for m in self.context.files} if self.context is not None else set())
+        try:
+            return new_memory_name(self.root, title, self._taken)
+        except WriteError:
+            return self.file_name
 
     def _result(self, text: str) -> bytes:
         """The file as it would be: every entry rawko-tui writes ends with a newline."""
         return self.prefix + (b"\n\n" if self.prefix else b"") + ends_with_newline(text).encode("utf-8")
 
+    def _changes(self, name: str, text: str) -> dict[str, bytes]:
+        """Every file the write changes, with its bytes after it (``name``: the file this text goes to)."""
+        return {name: self._result(text)}
+
     def _lint(self, text: str) -> None:
         self._find_closest_soon(text)
+        name = self._name_for(text)
         target = Text("Appends to " if self.prefix else "Creates ", "bold")
-        target.append_text(literal(f".rawko/memories/{self._name_for(text)}", "bold cyan"))
+        target.append_text(literal(f".rawko/memories/{name}", "bold cyan"))
         if not self.prefix:
             target.append(" (named after its title)", "dim")
         self.query_one("#editor-target", Static).update(target)
-        findings = lint_text(self.root, self.file_name, self._result(text))
+        # what `rawko-tui lint` will say once it is written: under the name it gets, among the other memories
+        if self.context is not None:
+            findings = lint_in_store(self.context, self._changes(name, text), name)
+        else:
+            findings = lint_text(self.root, name, self._result(text))
         shown = Text()
         if self.prefix:
             shown.append(f"Appends {len(self._result(text)) - len(self.prefix):,} bytes after the {len(self.prefix):,} bytes of {self.file_name}.\n", "dim")
-        # a new file is named after its title when it is written: its name cannot be wrong
-        findings = [f for f in findings if self.prefix or f.code != "file-name"]
         self.refusals = entry_problems(text)
         for refusal in self.refusals:
             shown.append("not written: ", "bold red")
@@ -221,7 +242,6 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
         if self.impact is not None:
             if self._impact_timer is not None:
                 self._impact_timer.stop()
-            name = self._name_for(text)
             self._impact_timer = self.set_timer(0.5, lambda: self.compute_impact(name, self._result(text)))
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="editor-impact", description="impact on recent tasks")
@@ -284,6 +304,12 @@ class MergeScreen(MemoryEditor):
         )
         self.originals = originals or []
         self.exclude = frozenset(name for name, _ in self.originals)  # the merge's own memories are not "closest"
+
+    def _changes(self, name: str, text: str) -> dict[str, bytes]:
+        """The new memory, and each original with the entry that retires it (so its title no longer counts as a clash)."""
+        from ..core.curation import merge_changes
+
+        return {**merge_changes(self.context, [n for n, _ in self.originals], text, name), name: self._result(text)}
 
     def action_claude_draft(self) -> None:
         self.query_one("#merge-text", TextArea).loading = True
@@ -713,7 +739,7 @@ class ConsolidationScreen(Screen[None]):
             return
         memories = [self.store.file(p) for p in group.paths]
         names = [m.name for m in memories]
-        draft = merge_draft(memories)
+        draft = merge_draft(memories, merge_title(self.store, memories))
         root, store, by = self.store.root, self.store, person_name(self.store.root)
 
         def merged(writes: list[PlannedWrite] | None) -> None:
