@@ -39,7 +39,7 @@ from .core.consolidation import KINDS as CANDIDATE_KINDS
 from .core.checks import budget_for, impact, load_checks, matrix, prompt_shares, run_checks
 from .core.settings import person_model
 from .core.tokens import DEFAULT_MODEL
-from .core.curation import already_linked, confirm_entry, effective_store, link_writes, now_iso, parse_assignments, read_body, reason_problem, retire_entry, status_of, supersede_writes
+from .core.curation import confirm_entry, effective_store, link_writes, now_iso, parse_assignments, read_body, reason_problem, retire_entry, status_of, supersede_writes
 from .core.jsdate import parse_iso_date
 from .core.jsvalue import display_value
 from .core.store import StoreNotFound, find_store_root, load_store, load_store_at, pinned_now, spec_extract
@@ -1182,11 +1182,11 @@ def cmd_link(args) -> int:
     name, other = _memory_name(root, args.memory), _memory_name(root, args.other)
     if name == other:
         raise UsageError("a memory cannot be linked to itself")
-    if already_linked(load_store(root), name, other):
-        _write(f"{name} and {other} are linked already: each lists the other in relatedMemories. Nothing was written.\n")
-        return EXIT_OK
     by = args.by or person_name(root)
     plan = lambda: link_writes(root, load_store(root), name, other, by)  # noqa: E731
+    if not plan():
+        _write(f"{name} and {other} are linked already: each lists the other in relatedMemories. Nothing was written.\n")
+        return EXIT_OK
     return _write_planned(args, root, plan, "link", f"Linked {name} and {other} (relatedMemories).")
 
 

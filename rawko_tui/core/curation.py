@@ -278,13 +278,11 @@ def link_writes(root: Path, store: Store, a: str, b: str, by: str) -> list:
     first, second = store.file(a), store.file(b)
     if first is None or second is None:
         raise WriteError(f"no memory {a if first is None else b!r} to link")
-    return [plan_append(root, name, link_entry(memory, other, by)) for name, memory, other in ((a, first, b), (b, second, a)) if not lists_related(memory, other)]
-
-
-def already_linked(store: Store, a: str, b: str) -> bool:
-    """Whether each of the two memories lists the other in ``relatedMemories``: a link would write nothing."""
-    first, second = store.file(a), store.file(b)
-    return first is not None and second is not None and lists_related(first, b) and lists_related(second, a)
+    sides = ((a, first, b), (b, second, a))
+    # both planned first: a file that may not be appended to (an interrupted write in it) is refused, even on a side
+    # that seems linked already (the link may be in that write's uncommitted bytes)
+    planned = [plan_append(root, name, link_entry(memory, other, by)) for name, memory, other in sides]
+    return [write for write, (_, memory, other) in zip(planned, sides) if not lists_related(memory, other)]
 
 
 def confirm_entry(by: str, note: str | None = None) -> str:
