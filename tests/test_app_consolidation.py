@@ -354,3 +354,30 @@ async def test_the_merge_editor_lints_the_draft_as_lint_will_once_it_is_written(
     assert [f for f in findings if f.path == merged] == []  # what the editor said: clean
     # b.md (the merged title's original) and a.md (c.md's) are retired by the merge: history, not a second memory of the title
     assert [f for f in findings if f.code == "duplicate-title"] == []
+
+
+async def test_the_contradiction_view_says_the_arbiter_throws_when_it_does(tmp_path, monkeypatch):
+    from test_consolidation import POOL_A, POOL_B
+
+    root = committed(
+        tmp_path,
+        monkeypatch,
+        {
+            "a.md": memory(title=f'"{POOL_A[0]}"', when='"pool"', body=POOL_A[1]),
+            "b.md": memory(title=f'"{POOL_B[0]}"', when='"pool"', body=POOL_B[1]),
+            "broken.md": memory(title="42", when='"pool"'),  # SPEC-0007's scoring throws on a title that is not text
+            **DISTRACTORS,
+        },
+    )
+    app = create_app(root, now=FIXED_NOW, poll_seconds=None)
+    async with app.run_test(size=SIZE) as pilot:
+        queue = await open_queue(pilot)
+        assert [g.kind for g in queue.groups] == ["contradiction"]
+        await pilot.pause(0.3)
+        await settle(pilot)
+        reason = str(queue.query_one("#candidate-reason").render())
+        assert "injects both" not in reason
+        assert (
+            "today: 'Database connection pool size' (developer): An arbiter running SPEC-0007's code verbatim throws while scoring "
+            ".rawko/memories/broken.md: TypeError: memory.frontmatter.title.toLowerCase is not a function. It injects nothing at all."
+        ) in reason
