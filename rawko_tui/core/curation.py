@@ -55,6 +55,12 @@ def status_of(memory: MemoryFile) -> Status:
     return Status(True)
 
 
+def in_force(memory: MemoryFile) -> bool:
+    """Whether the memory is in force as far as anything can tell: not retired nor superseded (one whose entries
+    cannot be read counts as in force: nothing says otherwise)."""
+    return memory.error is not None or memory.spec is None or status_of(memory).active
+
+
 ENTRY_DATE_FIELDS = ("discoveredAt", "updatedAt", "retiredAt")
 ENTRY_AUTHOR_FIELDS = ("discoveredBy", "updatedBy", "retiredBy")
 
@@ -172,18 +178,14 @@ def merge_title(store: Store, memories: list[MemoryFile]) -> str:
 
     titles = [js_to_string(m.effective()[0].get("title", "Merged memory")) for m in memories]
     originals = {m.name for m in memories}
-    in_force = {
-        js_to_string(m.attrs.get("title")).strip().lower()
-        for m in store.files
-        if m.name not in originals and isinstance(m.attrs.get("title"), str) and m.error is None and status_of(m).active
-    }
+    held = {m.attrs["title"].strip().lower() for m in store.files if m.name not in originals and isinstance(m.attrs.get("title"), str) and in_force(m)}
     taken = {m.name for m in store.files} | committed_names(store.root)
     for title in titles:
         try:
             named_after_it = new_memory_name(store.root, title, taken) == slugify(title) + ".md"
         except WriteError:
             continue
-        if named_after_it and title.strip().lower() not in in_force:
+        if named_after_it and title.strip().lower() not in held:
             return title
     return titles[0]
 

@@ -120,7 +120,7 @@ def store_level_findings(files: list[MemoryFile], only: str | None = None) -> li
 def _duplicate_titles(files: list[MemoryFile], only: str | None) -> list[Finding]:
     """Two memories in force with one title. A retired or superseded memory is history, not a second memory of that
     title: a merge gives the new memory an original's title and retires the originals, and that is no clash."""
-    from .curation import status_of
+    from .curation import in_force
 
     titles: dict[str, list[MemoryFile]] = defaultdict(list)
     for memory in files:
@@ -130,7 +130,7 @@ def _duplicate_titles(files: list[MemoryFile], only: str | None) -> list[Finding
     found = []
     for same in titles.values():
         if len(same) > 1:  # the fold of the entries is read only for the memories that share a title
-            same = [m for m in same if m.error is not None or m.spec is None or status_of(m).active]
+            same = [m for m in same if in_force(m)]
         if len(same) > 1 and (only is None or any(m.rel_path == only for m in same)):
             names = ", ".join(m.rel_path for m in same)
             for memory in same:

@@ -735,8 +735,6 @@ class RawkoApp(App[int]):
         self.push_screen(MemoryEditor(self.root, new_memory_template(agent), intro, new_memory_planner(self.root), impact=self._impact, store=self.store), written)
 
     def action_append(self, kind: str) -> None:
-        if self._refuse_at_revision():
-            return
         memory = self.store.file(self.selected) if self.store and self.selected else None
         if memory is None:
             self.notify("No memory is selected: choose one in the Memories pane (1) or the preview (3).", timeout=4)
