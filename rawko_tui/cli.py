@@ -35,10 +35,11 @@ from .core.arbiters.ranking import run_preview_deciding
 from .core.jsregex import DEFAULT_REGEX_BUDGET_SECONDS
 from .core.jsvalue import js_to_string, replace_lone_surrogates
 from .core.safetext import clean, escape_json_controls, inline, plural
+from .core.consolidation import KINDS as CANDIDATE_KINDS
 from .core.checks import budget_for, impact, load_checks, matrix, prompt_shares, run_checks
 from .core.settings import person_model
 from .core.tokens import DEFAULT_MODEL
-from .core.curation import confirm_entry, effective_store, link_writes, now_iso, parse_assignments, read_body, retire_entry, status_of, supersede_writes
+from .core.curation import confirm_entry, effective_store, link_writes, now_iso, parse_assignments, read_body, reason_problem, retire_entry, status_of, supersede_writes
 from .core.jsdate import parse_iso_date
 from .core.jsvalue import display_value
 from .core.store import StoreNotFound, find_store_root, load_store, load_store_at, pinned_now, spec_extract
@@ -268,14 +269,17 @@ def build_parser() -> argparse.ArgumentParser:
     opinion.add_argument("--json", action="store_true", help="machine-readable output")
 
     candidates = sub.add_parser(
-        "candidates", help="memories worth consolidating: near-duplicates, contradictions, related pairs to link, stale ones"
+        "candidates",
+        help="memories worth consolidating: near-duplicates, contradictions, related pairs to link, stale ones, ones no saved task injects",
     )
     _add_store_path(candidates)
     candidates.add_argument("--now", help="ISO 8601 (default: now)")
     candidates.add_argument(
-        "--kind", action="append", metavar="KIND", help="only this kind (near-duplicate, contradiction, related, stale); repeat for more"
+        "--kind", action="append", metavar="KIND", help=f"only this kind ({', '.join(CANDIDATE_KINDS)}); repeat for more"
     )
-    candidates.add_argument("--arbiter", metavar="PROFILE", help="the arbiter whose injections a contradiction shows (default: the store's)")
+    candidates.add_argument(
+        "--arbiter", metavar="PROFILE", help="the arbiter whose injections a contradiction and the unused kind show (default: the store's)"
+    )
     candidates.add_argument("--json", action="store_true", help="machine-readable output")
 
     extract = sub.add_parser("extract", help="ask Claude (SPEC-0005's extraction prompt) for a memory from an agent's output")
@@ -1307,6 +1311,9 @@ def cmd_append(args) -> int:
 def cmd_retire(args) -> int:
     from .core.writer import person_name
 
+    problem = reason_problem(args.reason)
+    if problem:
+        raise UsageError(f"--reason: {problem}")
     root = _store_root(args)
     name = _memory_name(root, args.memory)
     by = args.by or person_name(root)
@@ -1327,6 +1334,9 @@ def cmd_link(args) -> int:
         raise UsageError("a memory cannot be linked to itself")
     by = args.by or person_name(root)
     plan = lambda: link_writes(root, load_store(root), name, other, by)  # noqa: E731
+    if not plan():
+        _write(f"{name} and {other} are linked already: each lists the other in relatedMemories. Nothing was written.\n")
+        return EXIT_OK
     return _write_planned(args, root, plan, "link", f"Linked {name} and {other} (relatedMemories).")
 
 
@@ -1383,18 +1393,17 @@ def cmd_torn(args) -> int:
 def cmd_candidates(args) -> int:
     import time
 
-    from .core.consolidation.queue import KINDS, consolidation_candidates, injected_today
+    from .core.consolidation.queue import MIN_TASKS_FOR_UNUSED, consolidation_candidates, injected_today
 
     kinds = {k.strip() for given in args.kind or [] for k in given.split(",") if k.strip()}
-    allowed = [k for k in KINDS if k != "unused"]  # unused needs the recent tasks only the app has
-    unknown = sorted(kinds - set(allowed))
+    unknown = sorted(kinds - set(CANDIDATE_KINDS))
     if unknown:
-        raise UsageError(f"--kind: {', '.join(unknown)} is not one of {', '.join(allowed)}")
+        raise UsageError(f"--kind: {', '.join(unknown)} is not one of {', '.join(CANDIDATE_KINDS)}")
     store = load_store(_store_root(args))
     now_ms = _now(args, store) or time.time() * 1000
-    groups = consolidation_candidates(store, now_ms, kinds=kinds or None)
-    profile = _profile(args, store)[0]
-    saved = [(t.task, t.agent) for t in _saved_tasks(store.root)[0]] if any(g.kind == "contradiction" for g in groups) else []
+    profile = _profile(args, store)[0]  # the store's own, or --arbiter's; one that is no profile is refused here
+    saved = [(t.task, t.agent) for t in _saved_tasks(store.root)[0]] if not kinds or kinds & {"contradiction", "unused"} else []
+    groups = consolidation_candidates(store, now_ms, kinds=kinds or None, tasks=saved, profile=profile, tasks_named="saved tasks")
     injections = {g.paths: injected_today(store, g.paths, saved, now_ms, profile) for g in groups if g.kind == "contradiction"}
     if args.json:
         found = []
@@ -1406,9 +1415,9 @@ def cmd_candidates(args) -> int:
         _write(_dumps({"candidates": found}))
         return EXIT_OK
     lines = [] if groups else ["No consolidation candidates."]
-    stale = [g for g in groups if g.kind == "stale"]
+    folded = {"stale": "not confirmed recently or past expiresAt", "unused": f"that none of the {len(saved)} saved tasks injects"}
     for group in groups:
-        if group.kind == "stale" and "stale" not in kinds:
+        if group.kind in folded and group.kind not in kinds:
             continue
         lines += [f"{group.kind:<15} {group.score:>5g}  {'  +  '.join(group.paths)}", f"{'':>22}{group.reason}"]
         evidence = group.evidence
@@ -1417,8 +1426,12 @@ def cmd_candidates(args) -> int:
             lines.append(f"{'':>22}  {group.paths[1].rsplit('/', 1)[-1]}: {conflict.phrase_b!r}")
         for injection in injections.get(group.paths, ()):
             lines.append(f"{'':>22}today: {injection.describe(group.paths)}")
-    if stale and "stale" not in kinds:
-        lines.append(f"stale           {'':>5}  {plural(len(stale), 'memory', 'memories')} not confirmed recently or past expiresAt (--kind stale lists them)")
+    for kind, what in folded.items():  # one line each unless asked for: they would drown the pairs
+        count = sum(1 for g in groups if g.kind == kind)
+        if count and kind not in kinds:
+            lines.append(f"{kind:<15} {'':>5}  {plural(count, 'memory', 'memories')} {what} (--kind {kind} lists them)")
+    if "unused" in kinds and len(saved) < MIN_TASKS_FOR_UNUSED:
+        lines.append(f"unused: needs at least {MIN_TASKS_FOR_UNUSED} saved tasks to judge by (.rawko/checks.yaml has {len(saved)})")
     _write(_report(lines))
     return EXIT_OK
 

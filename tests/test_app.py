@@ -429,7 +429,7 @@ async def test_a_whole_consolidation_in_the_app(tmp_path, monkeypatch):
         await settle(pilot)
         assert isinstance(app.screen, MergeScreen)
         editor = app.screen.query_one("#merge-text", TextArea)
-        assert "supersedes:" in editor.text and "<!-- from session-storage.md -->" in editor.text
+        assert "supersedes:" in editor.text and "## From session-storage\n" in editor.text
         editor.text = editor.text.replace("title: Session storage", "title: Session storage and timeouts")  # the person edits the draft
         await pilot.pause(0.8)
         await settle(pilot)
@@ -559,8 +559,11 @@ async def test_create_append_and_retire_in_the_app(tmp_path, monkeypatch):
         await confirm(pilot, "to .rawko/memories/jwt-tokens.md")
         app.action_append("retire")
         await settle(pilot)
+        area = app.screen.query_one("#merge-text", TextArea)
+        area.text = area.text.replace("reason: why it no longer holds", "reason: tokens are opaque since the auth rewrite")  # a reason is written
+        await settle(pilot)
         await pilot.press("ctrl+s")
-        await confirm(pilot, "to .rawko/memories/jwt-tokens.md", "status: retired")
+        await confirm(pilot, "to .rawko/memories/jwt-tokens.md", "status: retired", "reason: tokens are opaque since the auth rewrite")
         table = app.query_one("#results", DataTable)
         whys = {str(table.get_row_at(r)[2]): str(table.get_row_at(r)[4]) for r in range(table.row_count)}
         assert whys["JWT tokens"] == "injected · retired in its entries"

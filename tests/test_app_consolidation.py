@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import FIXED_NOW, memory
 from test_consolidation import DISTRACTORS, JWT_A, JWT_B, committed_store, git
-from textual.widgets import DataTable, TextArea
+from textual.widgets import DataTable, Static, TextArea
 
 from rawko_tui.tui.app import create_app
 
@@ -214,3 +214,170 @@ async def test_claudes_opinion_on_a_pair_arrives_in_a_worker_and_is_shown_with_i
         assert "Claude: contradiction: Two sizes for one pool.  left: '`max: 20`'  right: '`max: 50`'" in reason
         assert today in reason  # the opinion joins what was shown; it does not replace it
     assert len([s for s in fake.seen if s["path"].startswith("/v1/messages") and "count_tokens" not in s["path"]]) == 1
+
+
+async def test_keep_and_merge_are_not_offered_on_a_related_pair_and_their_keys_say_why(tmp_path, monkeypatch):
+    from rawko_tui.tui.curation import ConsolidationScreen
+
+    root = committed(
+        tmp_path,
+        monkeypatch,
+        {"expiry.md": memory(title=f'"{JWT_A[0]}"', body=JWT_A[1]), "rotation.md": memory(title=f'"{ROTATION[0]}"', body=ROTATION[1]), **DISTRACTORS},
+    )
+    app = create_app(root, now=FIXED_NOW, poll_seconds=None)
+    async with app.run_test(size=SIZE) as pilot:
+        queue = await open_queue(pilot)
+        assert [g.kind for g in queue.groups] == ["related"]
+        offered = {active.binding.action for active in queue.active_bindings.values()}
+        assert {"link", "dismiss_group"} <= offered and not offered & {"keep_left", "supersede", "merge"}  # the footer
+        for key in ("k", "s", "m"):
+            await pilot.press(key)
+            await settle(pilot)
+            assert isinstance(app.screen, ConsolidationScreen)  # no retirement, no merge editor
+        notes = [n.message for n in app._notifications]
+        assert len([n for n in notes if "This pair is related" in n and "l links them" in n]) == 3
+    assert commits(root) == 1
+
+
+async def test_linking_a_pair_linked_already_says_so_and_writes_nothing(tmp_path, monkeypatch):
+    from rawko_tui.tui.curation import ConsolidationScreen
+
+    root = committed(
+        tmp_path,
+        monkeypatch,
+        {
+            "a.md": memory(title=f'"{JWT_A[0]}"', extra="relatedMemories: [b]", body=JWT_A[1]),
+            "b.md": memory(title=f'"{JWT_B[0]}"', extra="relatedMemories: [a]", body=JWT_B[1]),
+            **DISTRACTORS,
+        },
+    )
+    app = create_app(root, now=FIXED_NOW, poll_seconds=None)
+    async with app.run_test(size=SIZE) as pilot:
+        queue = await open_queue(pilot)
+        assert [g.kind for g in queue.groups] == ["near-duplicate"]  # linked, but still the same knowledge
+        await pilot.press("l")
+        await settle(pilot)
+        assert isinstance(app.screen, ConsolidationScreen)
+        assert "a.md and b.md are linked already: each lists the other in relatedMemories. Nothing was written." in [n.message for n in app._notifications]
+    assert commits(root) == 1
+
+
+async def test_retiring_a_stale_memory_asks_for_the_reason_and_never_writes_the_placeholder_or_the_queues_note(tmp_path, monkeypatch):
+    from rawko_tui.tui.confirm import ConfirmWrite
+    from rawko_tui.tui.curation import ConsolidationScreen, MemoryEditor
+
+    root = committed(
+        tmp_path,
+        monkeypatch,
+        {"old.md": memory(title="How queues work", at="2024-01-01T00:00:00Z", body="Notes on queues: see src/queues/index.ts.")},
+    )
+    app = create_app(root, now=FIXED_NOW, poll_seconds=None)
+    async with app.run_test(size=SIZE) as pilot:
+        queue = await open_queue(pilot)
+        await pilot.press("f", "f", "f", "f")  # stale only: listed
+        await settle(pilot)
+        assert [g.kind for g in queue.groups] == ["stale"]
+        await pilot.press("r")
+        await settle(pilot)
+        editor = app.screen
+        assert isinstance(editor, MemoryEditor)  # the retire editor every retirement goes through, not a ready-made write
+        shown = " ".join(str(static.render()) for static in editor.query(Static))
+        assert "Why the queue lists it (a note, not a reason): stale: discovered " in shown
+        area = editor.query_one("#merge-text", TextArea)
+        assert "reason: why it no longer holds" in area.text and "stale:" not in area.text  # the queue's note is shown, not written
+        for reason in ("why it no longer holds", "''", "'   '"):
+            area.text = area.text.replace("reason: why it no longer holds", f"reason: {reason}")
+            await settle(pilot)
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            assert app.screen is editor  # refused: no confirmation to say yes to
+            assert "not written: " in str(editor.query_one("#merge-lint").render())
+            area.text = area.text.replace(f"reason: {reason}", "reason: why it no longer holds")
+        notes = [n.message for n in app._notifications if n.message.startswith("Not written:")]
+        assert notes[0] == "Not written: the reason is still the placeholder ('why it no longer holds'): write why this memory no longer holds."
+        assert notes[1] == notes[2] == "Not written: a retirement needs a reason: write why the memory no longer holds."
+        area.text = area.text.replace("reason: why it no longer holds", "reason: the queues moved to SQS in March")
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmWrite)
+        await write_confirmed(pilot)
+        assert isinstance(app.screen, ConsolidationScreen) and queue.groups == []  # written, and the queue found again
+    assert commits(root) == 2
+    text = (root / ".rawko" / "memories" / "old.md").read_text()
+    assert "reason: the queues moved to SQS in March" in text and "never updated since" not in text
+
+
+async def test_the_merge_editor_lints_the_draft_as_lint_will_once_it_is_written(tmp_path, monkeypatch):
+    from rawko_tui.core.lint import lint_store
+    from rawko_tui.core.store import load_store
+    from rawko_tui.tui.curation import ConsolidationScreen, MergeScreen
+
+    root = committed(
+        tmp_path,
+        monkeypatch,
+        {
+            "a.md": memory(title=f'"{JWT_A[0]}"', body=JWT_A[1]),
+            "b.md": memory(title=f'"{JWT_B[0]}"', body=JWT_B[1]),
+            # a third memory in force with a's title: a merged memory under that title would clash with it
+            "c.md": memory(title=f'"{JWT_A[0]}"', when='"csp"', body="The CSP header set by helmet has no unsafe-inline; scripts need a nonce."),
+            **DISTRACTORS,
+        },
+    )
+    app = create_app(root, now=FIXED_NOW, poll_seconds=None)
+    async with app.run_test(size=SIZE) as pilot:
+        queue = await open_queue(pilot)
+        assert queue.groups[0].kind == "near-duplicate" and {p.rsplit("/", 1)[-1] for p in queue.groups[0].paths} == {"a.md", "b.md"}
+        await pilot.press("m")
+        await settle(pilot)
+        editor = app.screen
+        assert isinstance(editor, MergeScreen)
+        area = editor.query_one("#merge-text", TextArea)
+        assert f"title: {JWT_B[0]}\n" in area.text  # the original's title nothing in force holds once the merge is written
+        assert "Lint: clean" in str(editor.query_one("#merge-lint").render())
+        area.text = area.text.replace(f"title: {JWT_B[0]}\n", f"title: {JWT_A[0]}\n")
+        await settle(pilot)
+        shown = str(editor.query_one("#merge-lint").render())
+        assert "warning: the title is shared by .rawko/memories/c.md, .rawko/memories/jwt-tokens-expire-after-24-hours.md" in shown
+        assert "a.md" not in shown  # a.md is retired by this merge: its title is no clash
+        area.text = area.text.replace(f"title: {JWT_A[0]}\n", f"title: {JWT_B[0]}\n")
+        await settle(pilot)
+        assert "Lint: clean" in str(editor.query_one("#merge-lint").render())
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await write_confirmed(pilot)
+        assert isinstance(app.screen, ConsolidationScreen)
+    assert commits(root) == 2
+    findings = lint_store(load_store(root))
+    merged = ".rawko/memories/jwt-token-expiry-is-24-hours.md"
+    assert (root / merged).is_file()
+    assert [f for f in findings if f.path == merged] == []  # what the editor said: clean
+    # b.md (the merged title's original) and a.md (c.md's) are retired by the merge: history, not a second memory of the title
+    assert [f for f in findings if f.code == "duplicate-title"] == []
+
+
+async def test_the_contradiction_view_says_the_arbiter_throws_when_it_does(tmp_path, monkeypatch):
+    from test_consolidation import POOL_A, POOL_B
+
+    root = committed(
+        tmp_path,
+        monkeypatch,
+        {
+            "a.md": memory(title=f'"{POOL_A[0]}"', when='"pool"', body=POOL_A[1]),
+            "b.md": memory(title=f'"{POOL_B[0]}"', when='"pool"', body=POOL_B[1]),
+            "broken.md": memory(title="42", when='"pool"'),  # SPEC-0007's scoring throws on a title that is not text
+            **DISTRACTORS,
+        },
+    )
+    app = create_app(root, now=FIXED_NOW, poll_seconds=None)
+    async with app.run_test(size=SIZE) as pilot:
+        queue = await open_queue(pilot)
+        assert [g.kind for g in queue.groups] == ["contradiction"]
+        await pilot.pause(0.3)
+        await settle(pilot)
+        reason = str(queue.query_one("#candidate-reason").render())
+        assert "injects both" not in reason
+        assert (
+            "today: 'Database connection pool size' (developer): An arbiter running SPEC-0007's code verbatim throws while scoring "
+            ".rawko/memories/broken.md: TypeError: memory.frontmatter.title.toLowerCase is not a function. It injects nothing at all."
+        ) in reason

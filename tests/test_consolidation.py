@@ -127,7 +127,7 @@ def test_a_paraphrased_duplicate_naming_the_same_file_is_found_with_its_evidence
     found = [g for g in groups if g.kind == "near-duplicate"]
     assert [set(g.paths) for g in found] == [{".rawko/memories/a.md", ".rawko/memories/b.md"}]
     evidence = found[0].evidence
-    assert "src/auth/token.ts" in evidence.paths and "expiresIn" in evidence.identifiers and "24 hour" in evidence.values
+    assert "src/auth/token.ts" in evidence.paths and "expiresIn" in evidence.identifiers and "24 hours" in evidence.values
     assert "both name src/auth/token.ts" in found[0].reason
 
 
@@ -162,6 +162,30 @@ def test_the_new_users_pool_size_contradiction_shows_both_phrases_and_what_is_in
     ]["injectedToday"]
 
 
+def test_what_a_contradiction_says_about_injection_comes_from_the_arbiter_even_when_it_throws(tmp_path, capsys):
+    root = write_store(
+        tmp_path,
+        {
+            "a.md": memory(title=f'"{POOL_A[0]}"', when='"pool"', body=POOL_A[1]),
+            "b.md": memory(title=f'"{POOL_B[0]}"', when='"pool"', body=POOL_B[1]),
+            "broken.md": memory(title="42", when='"pool"'),  # SPEC-0007's scoring calls title.toLowerCase() on it and throws
+            **DISTRACTORS,
+        },
+    )
+    (root / ".rawko" / "checks.yaml").write_text("tasks:\n  - task: tune the db pool\n    agent: developer\n")
+    assert main(["candidates", str(root), "--now", FIXED_NOW, "--kind", "contradiction"]) == 0
+    out = capsys.readouterr().out
+    assert "injects both" not in out
+    assert (
+        "today: 'tune the db pool' (developer): An arbiter running SPEC-0007's code verbatim throws while scoring "
+        ".rawko/memories/broken.md: TypeError: memory.frontmatter.title.toLowerCase is not a function. It injects nothing at all."
+    ) in out
+    assert main(["candidates", str(root), "--now", FIXED_NOW, "--kind", "contradiction", "--json"]) == 0
+    today = json.loads(capsys.readouterr().out)["candidates"][0]["evidence"]["injectedToday"][0]
+    assert today["injected"] == [] and today["arbiterFailure"]["path"] == ".rawko/memories/broken.md"
+    assert today["arbiterFailure"]["stage"] == "score"
+
+
 @pytest.mark.parametrize(
     ("a", "b", "conflict"),
     [
@@ -191,6 +215,20 @@ def test_named_choices_versions_and_rates_conflict_in_context(tmp_path, a, b, co
     groups = consolidation_candidates(load_store(pair_store(tmp_path, a, b)), NOW)
     found = [g for g in groups if g.kind == "contradiction"]
     assert found and (found[0].evidence.conflicts[0].value_a, found[0].evidence.conflicts[0].value_b) == conflict
+
+
+def test_labels_use_the_words_as_the_memories_write_them_never_a_stem(tmp_path):
+    a = ("Login retries", "The login job makes 5 attempts before it gives up; attempts are counted per user, over 24 hours, in src/auth/login.ts.")
+    b = ("Login retry limit", "The login job makes 10 attempts before it locks the account; the lock lasts 24 hours (src/auth/login.ts).")
+    groups = consolidation_candidates(load_store(pair_store(tmp_path, a, b)), NOW)
+    contradiction = next(g for g in groups if g.kind == "contradiction")
+    assert contradiction.evidence.conflicts[0].describe() == "5 against 10 (attempts)"  # not the stem "attemp"
+    assert "24 hours" in contradiction.evidence.values and "24 hour" not in contradiction.evidence.values
+    assert "(attemp)" not in contradiction.reason and "(attempts)" in contradiction.reason
+    settings = ("Token lifetime", 'Access tokens are signed in src/auth/token.ts with `expiresIn: "24h"`.')
+    other = ("Short tokens", 'Access tokens are signed in src/auth/token.ts with `expiresIn: "1h"`.')
+    found = next(g for g in consolidation_candidates(load_store(pair_store(tmp_path / "two", settings, other)), NOW) if g.kind == "contradiction")
+    assert found.evidence.conflicts[0].describe() == "24h against 1h (expiresIn)"  # an identifier keeps its case
 
 
 def test_numbers_in_unrelated_code_samples_are_not_a_contradiction_on_the_demo_store(tmp_path):
@@ -225,6 +263,10 @@ def test_related_pairs_are_offered_as_links_and_a_link_is_two_appends_in_one_com
     store = load_store(root)
     assert store.file("expiry.md").effective()[0]["relatedMemories"] == ["rotation"]
     assert store.file("rotation.md").effective()[0]["relatedMemories"] == ["expiry"]
+    head, before = git(root, "rev-parse", "HEAD"), (root / ".rawko" / "memories" / "expiry.md").read_bytes()
+    assert main(["link", "rotation", "expiry", str(root)]) == 0  # linked already, in either order: said, nothing written
+    assert capsys.readouterr().out == "rotation.md and expiry.md are linked already: each lists the other in relatedMemories. Nothing was written.\n"
+    assert git(root, "rev-parse", "HEAD") == head and (root / ".rawko" / "memories" / "expiry.md").read_bytes() == before
     assert kinds(consolidation_candidates(store, NOW), "expiry.md", "rotation.md") == []  # linked: not offered again
     assert not [f for f in lint_store(store) if f.code == "related-missing"]
     git(root, "rm", "-q", ".rawko/memories/rotation.md")
@@ -413,3 +455,72 @@ def test_term_counts_drop_the_terms_of_files_that_are_gone_and_stay_the_same(tmp
         return [{counts.vocabulary[j]: v for j, v in zip(matrix[r].indices.tolist(), matrix[r].data.tolist(), strict=True)} for r in range(matrix.shape[0])]
 
     assert rows(cached) == rows(fresh)
+
+
+def test_a_link_one_side_holds_already_writes_only_the_other_side(tmp_path, monkeypatch, capsys):
+    root = committed_store(
+        tmp_path,
+        monkeypatch,
+        {"a.md": memory(title="A", extra="relatedMemories: [b]", body=JWT_A[1]), "b.md": memory(title="B", body=JWT_B[1])},
+    )
+    assert main(["link", "a", "b", str(root)]) == 0
+    assert "--- appended to .rawko/memories/b.md" in capsys.readouterr().out
+    assert git(root, "show", "--name-only", "--format=", "HEAD").split() == [".rawko/memories/b.md"]
+    assert main(["link", "b", "a", str(root)]) == 0 and "linked already" in capsys.readouterr().out
+
+
+def test_the_app_and_the_command_line_offer_one_list_of_kinds_and_unused_is_judged_by_the_saved_tasks(tmp_path, capsys):
+    from rawko_tui.core.consolidation import KINDS
+    from rawko_tui.tui.curation import FILTERS
+
+    assert FILTERS == (None, *KINDS) and "unused" in KINDS
+    root = write_store(
+        tmp_path,
+        {
+            "pool.md": memory(title="Database connection pool size", when='"pool"', body=POOL_A[1]),
+            "branches.md": memory(title="Git branches follow the ticket id", when='"branch"', body="Branch names start with the ticket."),
+        },
+    )
+    for kind in KINDS:  # every kind the app's filter offers, the command line accepts
+        assert main(["candidates", str(root), "--now", FIXED_NOW, "--kind", kind]) == 0
+    assert "unused: needs at least 3 saved tasks to judge by (.rawko/checks.yaml has 0)" in capsys.readouterr().out
+    tasks = "".join(f"  - task: {task}\n    agent: developer\n" for task in ("tune the pool", "pool sizes", "raise the pool max"))
+    (root / ".rawko" / "checks.yaml").write_text("tasks:\n" + tasks)
+    assert main(["candidates", str(root), "--now", FIXED_NOW]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "unused                 1 memory that none of the 3 saved tasks injects (--kind unused lists them)"
+    assert main(["candidates", str(root), "--now", FIXED_NOW, "--kind", "unused"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "unused              0  .rawko/memories/branches.md",
+        "                      none of the 3 saved tasks injects it",
+    ]
+    assert main(["candidates", str(root), "--kind", "unusd"]) == 2
+    assert "--kind: unusd is not one of near-duplicate, contradiction, related, stale, unused" in capsys.readouterr().err
+
+
+def test_a_memory_without_a_readable_date_is_as_old_as_its_last_commit_and_without_one_its_age_is_unknown(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2024-06-01T00:00:00Z")  # 602 days before FIXED_NOW
+    root = committed_store(
+        tmp_path,
+        monkeypatch,
+        {
+            "no-date.md": memory(title="How queues work", at=None, body="Notes on queues: see src/queues/index.ts."),
+            "bad-date.md": memory(title="How billing works", at='"sometime last spring"', body="Notes on billing: see src/billing/index.ts."),
+        },
+    )
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-01-20T00:00:00Z")
+    (root / ".rawko" / "memories" / "recent.md").write_text(memory(title="How search works", at=None, body="Notes on search."))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "recent")
+    (root / ".rawko" / "memories" / "new.md").write_text(memory(title="How uploads work", at="'not a date'", body="Notes on uploads."))
+    stale = {g.paths[0].rsplit("/", 1)[-1]: g.reason for g in consolidation_candidates(load_store(root), NOW) if g.kind == "stale"}
+    no_date = "none of its entries carries a readable date (discoveredAt, updatedAt or retiredAt)"
+    assert stale == {
+        "no-date.md": f"{no_date}; last committed 602 days ago",
+        "bad-date.md": f"{no_date}; last committed 602 days ago",
+        "new.md": f"age unknown: {no_date}, and no commit holds it yet",
+    }  # recent.md: committed four days ago, not stale
+    assert main(["candidates", str(root), "--now", FIXED_NOW, "--kind", "stale"]) == 0
+    assert "age unknown" in capsys.readouterr().out
+    assert [g.reason for g in consolidation_candidates(load_store(write_store(tmp_path / "no-git", {"a.md": memory(at=None)})), NOW) if g.kind == "stale"] == [
+        f"age unknown: {no_date}, and no commit holds it yet"
+    ]  # outside git: no commit holds it

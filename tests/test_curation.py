@@ -272,3 +272,20 @@ def test_stale_counts_from_the_last_dated_entry_and_says_so(tmp_path, capsys):
     assert len([g for g in consolidation_candidates(load_store(root), NOW) if g.kind == "stale"]) == 2
     assert main(["lint", str(root)]) in (0, 1)
     assert "staleDays is 'soon', not a whole number of days: ignored, 180 is used" in capsys.readouterr().out
+
+
+def test_a_retirement_needs_a_reason_a_person_wrote(repo, capsys):
+    from rawko_tui.core.curation import append_template, entry_problems
+
+    draft = append_template("retire", load_store(repo).file("jwt-tokens.md"), "Ada")
+    assert entry_problems(draft) == ["the reason is still the placeholder ('why it no longer holds'): write why this memory no longer holds"]
+    for empty in ('""', "'  '", "", "~"):
+        assert entry_problems(draft.replace("reason: why it no longer holds", f"reason: {empty}")) == [
+            "a retirement needs a reason: write why the memory no longer holds"
+        ]
+    assert entry_problems(draft.replace("why it no longer holds", "tokens are opaque since the auth rewrite")) == []
+    head = git(repo, "rev-parse", "HEAD")
+    for reason in ("   ", "why it no longer holds", ""):
+        assert main(["retire", "jwt-tokens", str(repo), "--reason", reason]) == 2
+        assert "--reason: " in capsys.readouterr().err
+    assert git(repo, "rev-parse", "HEAD") == head

@@ -439,6 +439,7 @@ def test_conflicts_found_through_the_index_are_those_of_every_pair_of_sentences(
 def _every_pair_conflicts(a, b):
     """``pairs.conflicts`` as it was: every prose sentence of one memory aligned with every one of the other."""
     from rawko_tui.core.consolidation import pairs
+    from rawko_tui.core.consolidation.evidence import key_label
 
     found = {}
     by_key_a, by_key_b = pairs._values_by_key(a), pairs._values_by_key(b)
@@ -446,7 +447,7 @@ def _every_pair_conflicts(a, b):
         values_a, values_b = by_key_a[key], by_key_b[key]
         if not values_a.keys() & values_b.keys():
             value_a, value_b = min(values_a), min(values_b)
-            found.setdefault(f"{value_a}|{value_b}", pairs.Conflict(key, value_a, value_b, values_a[value_a], values_b[value_b]))
+            found.setdefault(f"{value_a}|{value_b}", pairs.Conflict(key_label(key, a, b), value_a, value_b, values_a[value_a], values_b[value_b]))
     for sa in (s for s in a.sentences if not s.code):
         for sb in (s for s in b.sentences if not s.code):
             conflict = pairs._conflicting_choice(sa, sb)

@@ -118,6 +118,25 @@ def test_duplicate_titles(tmp_path):
     assert len([f for f in found if f.code == "duplicate-title"]) == 2
 
 
+def test_a_retired_memory_does_not_share_its_title_and_a_draft_is_linted_as_lint_will_lint_it(tmp_path):
+    from rawko_tui.core.curation import merge_changes
+    from rawko_tui.core.lint import lint_in_store
+
+    retired = memory(title="Pool size", body=LONG_BODY) + "\n\n---\nstatus: retired\nreason: merged\nsupersededBy: pool-size-2.md\n---\n\nMerged.\n"
+    found = findings_for(tmp_path / "one", {"pool-size.md": retired, "pool-limits.md": memory(title="Pool size", body=LONG_BODY)})
+    assert [f for f in found if f.code == "duplicate-title"] == []  # the retired one is history, not a second memory of that title
+    store = load_store(write_store(tmp_path / "two", {"pool-size.md": memory(title="Pool size", body=LONG_BODY), "other.md": memory(title="Pool", body=LONG_BODY)}))
+    draft = memory(title="Pool size", body=LONG_BODY)
+    alone = lint_in_store(store, {"pool-size-2.md": draft.encode()}, "pool-size-2.md")  # beside the memory it would clash with
+    assert {f.code for f in alone} == {"file-name", "duplicate-title"}
+    merged = lint_in_store(store, merge_changes(store, ["pool-size.md"], draft, "pool-size-2.md"), "pool-size-2.md")  # pool-size.md retired
+    assert {f.code for f in merged} == {"file-name"}
+    for name, data in merge_changes(store, ["pool-size.md"], draft, "pool-size-2.md").items():  # written: lint says the same
+        (tmp_path / "two" / ".rawko" / "memories" / name).write_bytes(data)
+    after = [f for f in lint_store(load_store(tmp_path / "two"), NOW) if f.path == ".rawko/memories/pool-size-2.md"]
+    assert [(f.code, f.message) for f in after] == [(f.code, f.message) for f in merged]
+
+
 def test_subfolder_symlink_and_extension(tmp_path):
     write_store(tmp_path, {"deep/a-memory.md": memory(body=LONG_BODY), "A-memory.MD": memory(body=LONG_BODY)})
     memories = tmp_path / ".rawko" / "memories"

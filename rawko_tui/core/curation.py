@@ -55,6 +55,12 @@ def status_of(memory: MemoryFile) -> Status:
     return Status(True)
 
 
+def in_force(memory: MemoryFile) -> bool:
+    """Whether the memory is in force as far as anything can tell: not retired nor superseded (one whose entries
+    cannot be read counts as in force: nothing says otherwise)."""
+    return memory.error is not None or memory.spec is None or status_of(memory).active
+
+
 ENTRY_DATE_FIELDS = ("discoveredAt", "updatedAt", "retiredAt")
 ENTRY_AUTHOR_FIELDS = ("discoveredBy", "updatedBy", "retiredBy")
 
@@ -91,6 +97,33 @@ def effective_store(store: Store) -> Store:
         clone._facts = None  # the facts of the spec's view do not apply
         files.append(clone)
     return Store(root=store.root, files=files, agents=store.agents, config=store.config, view="effective", skipped=store.skipped)
+
+
+RETIRE_REASON_PLACEHOLDER = "why it no longer holds"  # what the retire editor's reason says until a person writes one
+
+
+def reason_problem(reason: object) -> str | None:
+    """Why ``reason`` is not a reason a person gave for retiring a memory (None: it is one)."""
+    text = "" if reason is None else js_to_string(reason).strip()
+    if not text:
+        return "a retirement needs a reason: write why the memory no longer holds"
+    if text.lower() == RETIRE_REASON_PLACEHOLDER:
+        return f"the reason is still the placeholder ({RETIRE_REASON_PLACEHOLDER!r}): write why this memory no longer holds"
+    return None
+
+
+def entry_problems(text: str) -> list[str]:
+    """What keeps an entry from being written as it is: a retirement without a real reason."""
+    from .store import spec_extract
+
+    try:
+        fields = spec_extract(text).attrs
+    except (ValueError, AttributeError):
+        return []  # lint says what is wrong with the text itself
+    if not isinstance(fields, dict) or js_to_string(fields.get("status", "")).strip().lower() != RETIRED:
+        return []
+    problem = reason_problem(fields.get("reason"))
+    return [problem] if problem else []
 
 
 def retire_entry(reason: str, by: str | None = None, superseded_by: str | None = None) -> dict:
@@ -137,13 +170,36 @@ def read_body(text: str | None, file: str | None) -> str:
 # --------------------------------------------------------------------------
 
 
-def merge_draft(memories: list[MemoryFile]) -> str:
-    """A first draft of the merged memory file for a person to edit: fields combined, bodies in order."""
+def merge_title(store: Store, memories: list[MemoryFile]) -> str:
+    """The title a merge proposes: the first original's title that clashes with nothing lint checks once the merge is
+    written: its file can be named after it (``file-name``), and no memory left in force has it (``duplicate-title``:
+    the originals are retired by the merge). The first original's title when every one clashes: the editor says so."""
+    from .writer import WriteError, committed_names, new_memory_name, slugify
+
+    titles = [js_to_string(m.effective()[0].get("title", "Merged memory")) for m in memories]
+    originals = {m.name for m in memories}
+    held = {m.attrs["title"].strip().lower() for m in store.files if m.name not in originals and isinstance(m.attrs.get("title"), str) and in_force(m)}
+    taken = {m.name for m in store.files} | committed_names(store.root)
+    for title in titles:
+        try:
+            named_after_it = new_memory_name(store.root, title, taken) == slugify(title) + ".md"
+        except WriteError:
+            continue
+        if named_after_it and title.strip().lower() not in held:
+            return title
+    return titles[0]
+
+
+def merge_draft(memories: list[MemoryFile], title: str | None = None) -> str:
+    """A first draft of the merged memory file for a person to edit: fields combined, bodies in order.
+
+    ``title``: the merged memory's (``merge_title``); default: the first original's.
+    """
     from .arbiter import IMPORTANCE_ORDER
     from .writer import format_entry
 
     folded = [m.effective()[0] for m in memories]
-    title = js_to_string(folded[0].get("title", "Merged memory"))
+    title = title if title is not None else js_to_string(folded[0].get("title", "Merged memory"))
     patterns: list[str] = []
     tags: list[str] = []
     for fields in folded:
@@ -166,7 +222,8 @@ def merge_draft(memories: list[MemoryFile]) -> str:
         "discoveredBy": js_to_string(folded[0].get("discoveredBy", "unknown")),
         "supersedes": [m.name for m in memories],
     }
-    body = "\n\n".join(f"<!-- from {m.name} -->\n{effective_body(m)}" for m in memories)
+    # each part under a heading naming its original: visible text (an HTML comment is hidden text lint warns about)
+    body = "\n\n".join(f"## From {memory_id(m.name)}\n\n{effective_body(m)}" for m in memories)
     return format_entry(fields, body)
 
 
@@ -199,24 +256,35 @@ def related_of(memory: MemoryFile) -> list[str]:
     return [js_to_string(v) for v in items]
 
 
+def lists_related(memory: MemoryFile, other: str) -> bool:
+    """Whether the memory's ``relatedMemories`` names ``other`` already (after the fold of its entries)."""
+    return memory_id(other) in {memory_id(r) for r in related_of(memory)}
+
+
 def link_entry(memory: MemoryFile, other: str, by: str) -> str:
     """The entry that adds ``other`` to the memory's ``relatedMemories`` (the list is repeated: a later entry's field wins)."""
     from .writer import format_entry
 
-    related = related_of(memory)
-    related += [memory_id(other)] if memory_id(other) not in {memory_id(r) for r in related} else []
+    related = related_of(memory) + ([] if lists_related(memory, other) else [memory_id(other)])
     fields = {"relatedMemories": related, "updatedAt": now_iso(), "updatedBy": by}
     return format_entry(fields, f"Related: {memory_id(other)}.")
 
 
 def link_writes(root: Path, store: Store, a: str, b: str, by: str) -> list:
-    """Both sides of a link, as planned writes: each memory lists the other in ``relatedMemories``."""
+    """The sides of a link still missing, as planned writes: each memory lists the other in ``relatedMemories``.
+
+    A side that lists the other already is not written again; none at all (``[]``) when the two are linked.
+    """
     from .writer import WriteError, plan_append
 
     first, second = store.file(a), store.file(b)
     if first is None or second is None:
         raise WriteError(f"no memory {a if first is None else b!r} to link")
-    return [plan_append(root, a, link_entry(first, b, by)), plan_append(root, b, link_entry(second, a, by))]
+    sides = ((a, first, b), (b, second, a))
+    # both planned first: a file that may not be appended to (an interrupted write in it) is refused, even on a side
+    # that seems linked already (the link may be in that write's uncommitted bytes)
+    planned = [plan_append(root, name, link_entry(memory, other, by)) for name, memory, other in sides]
+    return [write for write, (_, memory, other) in zip(planned, sides) if not lists_related(memory, other)]
 
 
 def confirm_entry(by: str, note: str | None = None) -> str:
@@ -250,15 +318,19 @@ def merge_writes(root: Path, store: Store, originals: list[str], merged_text: st
     return [created] + [plan_append(root, name, supersede_entry(created.name, by, f"merged into {created.name}")) for name in originals]
 
 
-def merge_changes(store: Store, originals: list[str], merged_text: str) -> dict[str, bytes]:
-    """The bytes every file would hold after a merge (for its impact, before anything is written)."""
-    from .store import spec_extract
-    from .writer import plan_create
+def merge_changes(store: Store, originals: list[str], merged_text: str, new_name: str | None = None) -> dict[str, bytes]:
+    """The bytes every file would hold after a merge (for its impact and its lint, before anything is written).
 
-    title = spec_extract(merged_text).attrs.get("title") if merged_text.startswith("---") else None
-    # the name merge_writes gives the new memory
-    new_name = plan_create(store.root, str(title or "merged"), merged_text, {m.name for m in store.files}).name
-    changes = {new_name: merged_text.encode("utf-8")}
+    ``new_name``: the merged memory's file name, when the caller knows it already.
+    """
+    from .store import spec_extract
+    from .writer import ends_with_newline, plan_create
+
+    if new_name is None:
+        title = spec_extract(merged_text).attrs.get("title") if merged_text.startswith("---") else None
+        # the name merge_writes gives the new memory
+        new_name = plan_create(store.root, str(title or "merged"), merged_text, {m.name for m in store.files}).name
+    changes = {new_name: ends_with_newline(merged_text).encode("utf-8")}  # as plan_create writes it
     for name in originals:
         current = store.file(name)
         try:  # never through a link, never past the limit
@@ -347,20 +419,18 @@ def decision_write(root: Path, decision: str, paths: tuple[str, ...], kind: str,
 # --------------------------------------------------------------------------
 
 
+def files_with(store: Store, changes: dict[str, bytes]) -> list[MemoryFile]:
+    """The store's memory files with each ``.rawko/memories/<name>`` of ``changes`` holding its new bytes (in no order)."""
+    from .store import memory_from_bytes
+
+    return [f for f in store.files if f.name not in changes] + [memory_from_bytes(store.root, name, data) for name, data in changes.items()]
+
+
 def store_with(store: Store, changes: dict[str, bytes]) -> Store:
     """The store as it would be with each ``.rawko/memories/<name>`` holding its new bytes (nothing is written)."""
     from .jsvalue import utf16_sort_key
-    from .store import parse_memory_bytes
 
-    replaced = []
-    for name, data in changes.items():
-        memory = MemoryFile(
-            location=store.root / ".rawko" / "memories" / name, rel_path=f".rawko/memories/{name}", name=name, top_level="/" not in name, size=len(data)
-        )
-        parse_memory_bytes(memory, data)
-        replaced.append(memory)
-    files = [f for f in store.files if f.name not in changes] + replaced
-    files.sort(key=lambda f: (not f.top_level, utf16_sort_key(f.name)))
+    files = sorted(files_with(store, changes), key=lambda f: (not f.top_level, utf16_sort_key(f.name)))
     return Store(root=store.root, files=files, agents=store.agents, config=store.config, skipped=store.skipped)
 
 
@@ -467,7 +537,7 @@ def append_template(kind: str, memory: MemoryFile, by: str) -> str:
         current = js_to_string(memory.effective()[0].get("importance", "medium"))
         return format_entry({"importance": current, **signed}, f"## Importance changed ({today})\n\nWhy: ")
     if kind == "retire":
-        return format_entry(retire_entry("why it no longer holds", by), f"Retired ({today}): ")
+        return format_entry(retire_entry(RETIRE_REASON_PLACEHOLDER, by), f"Retired ({today}): ")
     return format_entry(signed, f"## Update ({today})\n\n")
 
 

@@ -158,6 +158,34 @@ def repo_root(path: Path) -> Path | None:
     return Path(out.decode().strip())
 
 
+LAST_COMMITS_BY_PATH = 1000  # more files than this are asked about by their folder (an argument list has a limit)
+
+
+def last_commit_ms(root: Path, rel_paths: list[str]) -> dict[str, float]:
+    """When the last commit on HEAD that changed each of these files (paths from ``root``) was made, in ms since the epoch.
+
+    A file no commit holds is left out, as is every file when ``root`` is not in a repository. One ``git log``.
+    """
+    top = repo_root(root)
+    if top is None or not rel_paths:
+        return {}
+    rel = Path(os.path.relpath(Path(root).resolve(), top.resolve())).as_posix()
+    in_repo = {(p if rel == "." else f"{rel}/{p}"): p for p in rel_paths}
+    asked = rel_paths if len(rel_paths) <= LAST_COMMITS_BY_PATH else sorted({p.rsplit("/", 1)[0] for p in rel_paths})
+    try:
+        out = git(root, "--literal-pathspecs", "log", "-z", "--format=%x01%ct", "--name-only", "--no-renames", "HEAD", "--", *asked, check=False)
+    except GitError:
+        return {}
+    found: dict[str, float] = {}
+    for record in out.split(b"\x01")[1:]:  # newest first: the first time a file is named is its last commit
+        when, _, names = record.partition(b"\0")
+        for name in names.lstrip(b"\n").split(b"\0"):
+            path = in_repo.get(name.decode("utf-8", "surrogateescape"))
+            if path is not None and path not in found and when.strip().isdigit():
+                found[path] = int(when) * 1000.0
+    return found
+
+
 @dataclass(frozen=True)
 class RepositoryState:
     """What the store's repository is in the middle of; anything here makes rawko-tui read-only."""

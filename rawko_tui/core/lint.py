@@ -81,7 +81,6 @@ def lint_store(
     from .cache import Derived
 
     findings: list[Finding] = []
-    titles: dict[str, list[MemoryFile]] = defaultdict(list)
     kept = Derived(store.root, "lint", LINT_MODULES)  # each file's findings from earlier runs, for the very same bytes
     for memory in store.files:
         earlier = known.get(memory.rel_path) if known is not None else None
@@ -92,16 +91,8 @@ def lint_store(
             if known is not None:
                 known[memory.rel_path] = (memory, own)
         findings.extend(_at(own, now_ms))
-        key = title_key(memory.attrs.get("title"))
-        if key:
-            titles[key].append(memory)
     kept.save()
-    findings.extend(_missing_links(store))
-    for same in titles.values():
-        if len(same) > 1:
-            names = ", ".join(m.rel_path for m in same)
-            for memory in same:
-                findings.append(Finding(memory.rel_path, WARNING, "duplicate-title", f"the title is shared by {names}; titles should be unique"))
+    findings.extend(store_level_findings(store.files))
     from .writer import interrupted_writes, journal_problems
 
     for name, what in interrupted_writes(store.root):
@@ -133,9 +124,11 @@ def title_key(title: object) -> str | None:
 
 
 def memories_titled(store: Store, title: str) -> list[MemoryFile]:
-    """The memories whose title lint would call the same as ``title``."""
+    """The memories in force whose title lint would call the same as ``title`` (``duplicate-title``'s rule)."""
+    from .curation import in_force
+
     key = title_key(title)
-    return [m for m in store.files if key is not None and title_key(m.attrs.get("title")) == key]
+    return [m for m in store.files if key is not None and title_key(m.attrs.get("title")) == key and in_force(m)]
 
 
 _PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")  # no upper case, space, quote or other character a shell or a file system treats apart
@@ -185,13 +178,43 @@ def file_name_note(stem: str, title: str) -> str | None:
     return None
 
 
-def _missing_links(store: Store) -> list[Finding]:
+def store_level_findings(files: list[MemoryFile], only: str | None = None) -> list[Finding]:
+    """The findings that depend on the other memories too (``duplicate-title``, ``related-missing``); ``only``: about that
+    one path (a draft judged in the store it is written to, as ``rawko-tui lint`` will judge it)."""
+    return _duplicate_titles(files, only) + _missing_links(files, only)
+
+
+def _duplicate_titles(files: list[MemoryFile], only: str | None) -> list[Finding]:
+    """Two memories in force with one title. A retired or superseded memory is history, not a second memory of that
+    title: a merge gives the new memory an original's title and retires the originals, and that is no clash."""
+    from .curation import in_force
+
+    titles: dict[str, list[MemoryFile]] = defaultdict(list)
+    for memory in files:
+        key = title_key(memory.attrs.get("title"))
+        if key:
+            titles[key].append(memory)
+    found = []
+    for same in titles.values():
+        if len(same) > 1:  # the fold of the entries is read only for the memories that share a title
+            same = [m for m in same if in_force(m)]
+        if len(same) > 1 and (only is None or any(m.rel_path == only for m in same)):
+            names = ", ".join(m.rel_path for m in same)
+            for memory in same:
+                if only is None or memory.rel_path == only:
+                    found.append(Finding(memory.rel_path, WARNING, "duplicate-title", f"the title is shared by {names}; titles should be unique"))
+    return found
+
+
+def _missing_links(files: list[MemoryFile], only: str | None) -> list[Finding]:
     """``relatedMemories`` naming a memory the store does not have (seed 001 names them without ``.md``)."""
     from .curation import memory_id, related_of
 
-    known = {memory_id(m.name) for m in store.files} | {memory_id(m.name.rsplit("/", 1)[-1]) for m in store.files}
+    known = {memory_id(m.name) for m in files} | {memory_id(m.name.rsplit("/", 1)[-1]) for m in files}
     found = []
-    for memory in store.files:
+    for memory in files:
+        if only is not None and memory.rel_path != only:
+            continue
         if memory.error is not None or memory.spec is None or "relatedMemories" not in (memory.text or ""):
             continue
         missing = [r for r in related_of(memory) if memory_id(r) not in known]
@@ -696,14 +719,26 @@ def _places(memory: MemoryFile, text: str):
 
 def lint_text(root, name: str, data: bytes) -> list[Finding]:
     """Findings for a memory file as it would be (nothing is written to find out)."""
-    from pathlib import Path
+    from .store import memory_from_bytes
 
+    return _lint_as_written(memory_from_bytes(root, name, data))
+
+
+def lint_in_store(store: Store, changes: dict[str, bytes], name: str) -> list[Finding]:
+    """What ``rawko-tui lint`` would say about memory ``name`` once every file of ``changes`` holds its new bytes
+    (``name`` among them): its own findings and those the other memories make (a title another one has too).
+    Nothing is written to find out."""
+    from .curation import files_with
+
+    files = files_with(store, changes)
+    memory = next(f for f in files if f.name == name)
+    return _lint_as_written(memory) + store_level_findings(files, only=memory.rel_path)
+
+
+def _lint_as_written(memory: MemoryFile) -> list[Finding]:
     from .arbiters.loaders import sdk_read
     from .arbiters.profiles import RAWKO_SDK
-    from .store import MemoryFile, parse_memory_bytes
 
-    memory = MemoryFile(location=Path(root) / ".rawko" / "memories" / name, rel_path=f".rawko/memories/{name}", name=name, top_level="/" not in name, size=len(data))
-    parse_memory_bytes(memory, data)
     found = lint_file(memory)
     # a file written now should load under every arbiter: rawko-sdk's loader is the strictest
     skipped = sdk_read(memory, RAWKO_SDK) if memory.text is not None else None

@@ -731,6 +731,13 @@ def read_memory_file(memory: MemoryFile, real_dir: str | None = None) -> None:
     parse_memory_bytes(memory, data)
 
 
+def memory_from_bytes(root, name: str, data: bytes) -> MemoryFile:
+    """The memory ``.rawko/memories/<name>`` of the store at ``root`` as it would be holding ``data`` (nothing is read or written)."""
+    memory = MemoryFile(location=Path(root) / ".rawko" / "memories" / name, rel_path=f".rawko/memories/{name}", name=name, top_level="/" not in name, size=len(data))
+    parse_memory_bytes(memory, data)
+    return memory
+
+
 def parse_memory_bytes(memory: MemoryFile, data: bytes) -> None:
     """Parse a memory file's bytes (from disk or from a git blob) into its two views."""
     text, memory.bad_utf8 = _decode(data)

@@ -670,25 +670,34 @@ def _unfinished_entry(rel_path: str, current: bytes) -> int | None:
     return unclosed[-1].line if unclosed else None
 
 
-def plan_create(root: Path, title: str, text: str, taken: set[str] | None = None) -> PlannedWrite:
-    """A new memory file under the first free kebab-case name for its title (as ``create_memory`` picks it).
-
-    A name the last commit or the index holds is taken too (creating it would replace committed content).
-    """
+def committed_names(root: Path) -> set[str]:
+    """The names under ``.rawko/memories/`` the last commit or the index holds: a new memory may not take one
+    (creating it would replace committed content)."""
     repo = _Repo.of(Path(root))
-    committed = set()
+    committed: set[str] = set()
     if repo is not None:
         prefix = repo.path(_MEMORIES_PREFIX)
         for listing in (("ls-tree", "-r", "-z", "--name-only", "--full-tree", "HEAD"), ("ls-files", "-z")):
             out = git(repo.top, "--literal-pathspecs", *listing, "--", prefix.rstrip("/"), check=False)
             committed |= {n.decode("utf-8", "surrogateescape")[len(prefix) :] for n in out.split(b"\x00") if n}
+    return committed
+
+
+def new_memory_name(root: Path, title: str, taken: set[str]) -> str:
+    """The first free kebab-case name for a new memory with this title (as ``create_memory`` picks it): none of
+    ``taken`` (with ``committed_names``) and no file there."""
     stem = slugify(title)
     for name in free_names(stem):
-        if name in (taken or set()) or name in committed or os.path.lexists(memories_dir(root) / name):
-            continue
-        write = _plan(Path(root), _MEMORIES_PREFIX + name, "create", lambda _current: _utf8(ends_with_newline(text), "the new memory"))
-        return replace(write, title=title)
+        if name not in taken and not os.path.lexists(memories_dir(root) / name):
+            return name
     raise WriteError(f"no free file name for {stem!r}")
+
+
+def plan_create(root: Path, title: str, text: str, taken: set[str] | None = None) -> PlannedWrite:
+    """A new memory file under the first free kebab-case name for its title (``new_memory_name``)."""
+    name = new_memory_name(root, title, (taken or set()) | committed_names(root))
+    write = _plan(Path(root), _MEMORIES_PREFIX + name, "create", lambda _current: _utf8(ends_with_newline(text), "the new memory"))
+    return replace(write, title=title)
 
 
 def plan_settings(root: Path, rel_path: str, new: bytes | None = None, addition: bytes | None = None) -> PlannedWrite:

@@ -741,7 +741,7 @@ class RawkoApp(App[int]):
             self.notify("The store is still loading.", timeout=3)
             return
         now_ms = self._now_ms()
-        self.push_screen(ConsolidationScreen(self.store, now_ms, self.recent_tasks[:8]))
+        self.push_screen(ConsolidationScreen(self.store, now_ms))
 
     def action_sessions(self) -> None:
         if self.root is not None and not self._refuse_at_revision():
@@ -792,11 +792,18 @@ class RawkoApp(App[int]):
         self.push_screen(MemoryEditor(self.root, new_memory_template(agent), intro, new_memory_planner(self.root), impact=self._impact, store=self.store), written)
 
     def action_append(self, kind: str) -> None:
-        if self._refuse_at_revision():
-            return
         memory = self.store.file(self.selected) if self.store and self.selected else None
         if memory is None:
             self.notify("No memory is selected: choose one in the Memories pane (1) or the preview (3).", timeout=4)
+            return
+        self.open_append_editor(memory, kind)
+
+    def open_append_editor(self, memory, kind: str, note: str = "", then=None) -> None:
+        """The editor for an entry of ``kind`` appended to ``memory`` (the one every append goes through, the queue's too).
+
+        ``note``: shown above the text (never written unless the person writes it); ``then`` runs after the write.
+        """
+        if self._refuse_at_revision():
             return
         if memory.symlink or memory.text is None:
             self.notify(one_line(f"{memory.rel_path} cannot be appended to: " + ("it is a symlink." if memory.symlink else "it could not be read."), 300), timeout=5)
@@ -820,15 +827,19 @@ class RawkoApp(App[int]):
             return
         what = {"update": "an update", "correct": "a correction", "importance": "a new importance", "retire": "a retirement"}.get(kind, kind)
         intro = f"{what.capitalize()}, appended after everything in the file; nothing above it changes. Ctrl+S shows the exact bytes before writing."
+        if kind == "retire":
+            intro += " Write why it no longer holds in reason: (it is not written until you do)."
+        if note:
+            intro += f"\n{note}"
 
         def written(writes: list[PlannedWrite] | None) -> None:
             if writes is not None:
-                self.apply_plan(writes, kind if kind != "update" else "append", "")
+                self.apply_plan(writes, kind if kind != "update" else "append", "", then=then)
 
         # planned when Ctrl+S is pressed, on the file as it is then (an agent may have appended while the person typed)
         planner = lambda text: [plan_append(root, name, text)]  # noqa: E731
         draft = append_template(kind, memory, person_name(self.root))
-        self.push_screen(MemoryEditor(self.root, draft, intro, planner, prefix=prefix, name=memory.name, impact=self._impact), written)
+        self.push_screen(MemoryEditor(self.root, draft, intro, planner, prefix=prefix, name=memory.name, impact=self._impact, store=self.store), written)
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="write and commit")
     def apply_plan(self, writes: list[PlannedWrite], action: str, summary: str, plan_again=None, then=None) -> None:

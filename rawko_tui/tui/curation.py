@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -13,29 +13,30 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Header, Static, TextArea
 from textual.worker import get_current_worker
 
-from .widgets.rowtable import RowTable
-from ..core.consolidation.queue import KINDS, CandidateGroup, closest_memories, consolidation_candidates, unused_memories
+from ..core.consolidation.queue import KINDS, CandidateGroup, closest_memories, consolidation_candidates
 from ..core.curation import (
     DISMISS,
     RESTORE,
     confirm_entry,
     decision_write,
     effective_body,
+    entry_problems,
     link_writes,
     merge_draft,
+    merge_title,
     merge_writes,
     opener_problem,
-    retire_entry,
     supersede_writes,
 )
-from ..core.lint import Finding, lint_text
+from ..core.lint import Finding, lint_in_store, lint_text
 from ..core.sessions import promoted_to, promotions, title_from
 from ..core.store import Store
 from ..core.writer import PlannedWrite, TornWrite, WriteError, ends_with_newline, person_name, plan_create
 from .confirm import ConfirmDiscard, ConfirmWrite, Planner, bytes_text, cut_bytes, impact_text, keys_named, too_many
-from .keys import shown_keys
+from .keys import bound_keys, shown_keys
 from .safe import cell, clean, literal
 from .threads import deliver
+from .widgets.rowtable import RowTable
 
 
 def new_memory_planner(root) -> Planner:
@@ -72,7 +73,10 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
     Ctrl+S plans the writes (``planner``) and shows them in ``ConfirmWrite``:
     the editor closes with the writes the person confirmed.  With ``prefix``
     the text is appended to that file: lint judges the file as it would be.
-    With ``impact`` the effect on recently previewed tasks is shown.
+    With ``impact`` the effect on recently previewed tasks is shown. With
+    ``store``, lint judges the text in it, as ``rawko-tui lint`` will once
+    it is written (a title another memory in force has too, a link to a
+    memory that does not exist).
     """
 
     BINDINGS = [
@@ -82,9 +86,12 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
     ]
 
     def __init__(self, root, draft: str, intro: str, planner: Planner, prefix: bytes = b"", name: str = "draft.md", impact=None, store: Store | None = None) -> None:
-        """``store``: for a new memory, the existing memories closest to it are shown as it is typed (dedup at birth)."""
+        """``store``: the store the text is linted in; for a new memory, the existing memories closest to it are shown
+        as it is typed (dedup at birth)."""
         super().__init__()
+        self.context = store
         self.store = store if not prefix else None
+        self._taken: set[str] | None = None  # the names a new file may not take (asked of git once)
         self.exclude: frozenset[str] = frozenset()
         self.closest: list = []
         self._closest_timer = None
@@ -96,6 +103,7 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
         self.file_name = name
         self.impact = impact
         self.errors: list = []
+        self.refusals: list[str] = []  # what keeps the text from being written at all (a retirement without a reason)
         self._impact_timer = None
 
     def compose(self) -> ComposeResult:
@@ -191,38 +199,56 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
         self._lint(event.text_area.text)
 
     def _name_for(self, text: str) -> str:
-        """A new file is named after its title; an append goes to its file."""
+        """A new file is named after its title, as the writer will name it (the first free name); an append goes to its file."""
         if self.prefix:
             return self.file_name
         from ..core.store import spec_extract
-        from ..core.writer import slugify
+        from ..core.writer import committed_names, new_memory_name
 
         try:
             title = spec_extract(text).attrs.get("title")
         except (ValueError, AttributeError):
             return self.file_name
-        return slugify(title) + ".md" if isinstance(title, str) and title.strip() else self.file_name
+        if not isinstance(title, str) or not title.strip():
+            return self.file_name
+        if self._taken is None:
+            self._taken = committed_names(self.root) | ({m.name for m in self.context.files} if self.context is not None else set())
+        try:
+            return new_memory_name(self.root, title, self._taken)
+        except WriteError:
+            return self.file_name
 
     def _result(self, text: str) -> bytes:
         """The file as it would be: every entry rawko-tui writes ends with a newline."""
         return self.prefix + (b"\n\n" if self.prefix else b"") + ends_with_newline(text).encode("utf-8")
 
+    def _changes(self, name: str, text: str) -> dict[str, bytes]:
+        """Every file the write changes, with its bytes after it (``name``: the file this text goes to)."""
+        return {name: self._result(text)}
+
     def _lint(self, text: str) -> None:
         self._find_closest_soon(text)
+        name = self._name_for(text)
         target = Text("Appends to " if self.prefix else "Creates ", "bold")
-        target.append_text(literal(f".rawko/memories/{self._name_for(text)}", "bold cyan"))
+        target.append_text(literal(f".rawko/memories/{name}", "bold cyan"))
         if not self.prefix:
             target.append(" (named after its title)", "dim")
         self.query_one("#editor-target", Static).update(target)
-        findings = lint_text(self.root, self.file_name, self._result(text))
+        # what `rawko-tui lint` will say once it is written: under the name it gets, among the other memories
+        if self.context is not None:
+            findings = lint_in_store(self.context, self._changes(name, text), name)
+        else:
+            findings = lint_text(self.root, name, self._result(text))
         shown = Text()
         if self.prefix:
             shown.append(f"Appends {len(self._result(text)) - len(self.prefix):,} bytes after the {len(self.prefix):,} bytes of {self.file_name}.\n", "dim")
-        # a new file is named after its title when it is written: its name cannot be wrong
-        findings = [f for f in findings if self.prefix or f.code != "file-name"]
+        self.refusals = entry_problems(text)
+        for refusal in self.refusals:
+            shown.append("not written: ", "bold red")
+            shown.append_text(literal(refusal + "\n", limit=500))
         opener = opener_problem(text)
         if opener is not None:  # the file's lint cannot see it for an entry: it reads as more body of the entry before
-            findings.insert(0, Finding(f".rawko/memories/{self.file_name}", "error", "no-opener", ("This entry: " if self.prefix else "") + opener + "."))
+            findings = [Finding(f".rawko/memories/{name}", "error", "no-opener", ("This entry: " if self.prefix else "") + opener + "."), *findings]
         for finding in findings:
             shown.append(f"{finding.severity}: ", {"error": "bold red", "warning": "yellow"}.get(finding.severity, "cyan"))
             shown.append_text(literal(finding.message + "\n", limit=500))
@@ -233,7 +259,6 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
         if self.impact is not None:
             if self._impact_timer is not None:
                 self._impact_timer.stop()
-            name = self._name_for(text)
             self._impact_timer = self.set_timer(0.5, lambda: self.compute_impact(name, self._result(text)))
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="editor-impact", description="impact on recent tasks")
@@ -245,6 +270,9 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
         self.query_one("#merge-impact", Static).update(impact_text("Impact on recently previewed tasks: ", lines))
 
     def action_save(self) -> None:
+        if self.refusals:
+            self.notify(f"Not written: {self.refusals[0]}.", severity="error", timeout=8)
+            return
         if self.errors:
             self.notify("Fix the lint errors first.", severity="error")
             return
@@ -293,6 +321,12 @@ class MergeScreen(MemoryEditor):
         )
         self.originals = originals or []
         self.exclude = frozenset(name for name, _ in self.originals)  # the merge's own memories are not "closest"
+
+    def _changes(self, name: str, text: str) -> dict[str, bytes]:
+        """The new memory, and each original with the entry that retires it (so its title no longer counts as a clash)."""
+        from ..core.curation import merge_changes
+
+        return {**merge_changes(self.context, [n for n, _ in self.originals], text, name), name: self._result(text)}
 
     def action_claude_draft(self) -> None:
         self.query_one("#merge-text", TextArea).loading = True
@@ -559,11 +593,10 @@ class ConsolidationScreen(Screen[None]):
         Binding("escape,q", "app.pop_screen", "Back", id="consolidation-back"),
     ]
 
-    def __init__(self, store: Store, now_ms: float, recent_tasks: list[tuple[str, str]] | None = None) -> None:
+    def __init__(self, store: Store, now_ms: float) -> None:
         super().__init__()
         self.store = store
         self.now_ms = now_ms
-        self.recent_tasks = recent_tasks or []
         self.all_groups: list[CandidateGroup] = []
         self.groups: list[CandidateGroup | str] = []  # the rows shown: a group, or STALE_SUMMARY
         self.kind_filter: str | None = None
@@ -593,7 +626,10 @@ class ConsolidationScreen(Screen[None]):
         self.find_candidates()
 
     def _find(self, store: Store) -> list[CandidateGroup]:
-        return consolidation_candidates(store, self.now_ms) + unused_memories(store, self.recent_tasks, self.now_ms, self.app.active_profile())
+        # unused: by the saved tasks, as `rawko-tui candidates` judges it, and the tasks previewed here
+        return consolidation_candidates(
+            store, self.now_ms, tasks=self.app.impact_tasks(), profile=self.app.active_profile(), tasks_named="saved and recent tasks"
+        )
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="candidates", description="find consolidation candidates")
     def find_candidates(self) -> None:
@@ -643,15 +679,39 @@ class ConsolidationScreen(Screen[None]):
 
     PAIR_ACTIONS = frozenset({"merge", "keep_left", "supersede", "link", "opinion"})
     SINGLE_ACTIONS = frozenset({"confirm_memory", "retire"})
+    # keeping one side (the other retired) or merging the two: only where both say the same thing, or cannot both hold
+    ONE_OF_TWO_ACTIONS = {"merge": "consolidation-merge", "keep_left": "consolidation-keep-left", "supersede": "consolidation-supersede"}
+    ONE_OF_TWO_KINDS = frozenset({"near-duplicate", "contradiction"})
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        """The footer offers what applies to the row shown: pair actions for a pair, confirm and retire for one memory."""
+        """The footer offers what applies to the row shown: pair actions for a pair (keep and merge only for a
+        duplicate or a contradiction), confirm and retire for one memory."""
         if action in self.PAIR_ACTIONS or action in self.SINGLE_ACTIONS:
             group = self._current() if self.is_mounted else None
             if group is None:
                 return False
+            if action in self.ONE_OF_TWO_ACTIONS and group.kind not in self.ONE_OF_TWO_KINDS:
+                return False
             return (len(group.paths) >= 2) == (action in self.PAIR_ACTIONS)
         return True
+
+    def on_key(self, event: events.Key) -> None:
+        """A keep or merge key on a pair it does not apply to: its binding is off there (not in the footer), so say why here."""
+        group = self._current()
+        if group is None or len(group.paths) < 2 or group.kind in self.ONE_OF_TWO_KINDS:
+            return
+        if any(event.key in bound_keys(self.app, ConsolidationScreen, binding) for binding in self.ONE_OF_TWO_ACTIONS.values()):
+            event.stop()
+            event.prevent_default()
+            self._one_of_two_does_not_apply(group)
+
+    def _one_of_two_does_not_apply(self, group: CandidateGroup) -> None:
+        link, dismiss = (shown_keys(self.app, ConsolidationScreen, b)[0] for b in ("consolidation-link", "consolidation-dismiss"))
+        self.notify(
+            f"Keeping one memory or merging the two is for a duplicate or a contradiction. This pair is {group.kind}: "
+            f"different knowledge, both worth keeping. {link} links them (relatedMemories), {dismiss} dismisses the pair.",
+            timeout=6,
+        )
 
     def action_filter_kind(self) -> None:
         self.kind_filter = FILTERS[(FILTERS.index(self.kind_filter) + 1) % len(FILTERS)]
@@ -721,9 +781,12 @@ class ConsolidationScreen(Screen[None]):
         group = self._current()
         if group is None or len(group.paths) < 2:
             return
+        if group.kind not in self.ONE_OF_TWO_KINDS:
+            self._one_of_two_does_not_apply(group)
+            return
         memories = [self.store.file(p) for p in group.paths]
         names = [m.name for m in memories]
-        draft = merge_draft(memories)
+        draft = merge_draft(memories, merge_title(self.store, memories))
         root, store, by = self.store.root, self.store, person_name(self.store.root)
 
         def merged(writes: list[PlannedWrite] | None) -> None:
@@ -791,6 +854,9 @@ class ConsolidationScreen(Screen[None]):
         group = self._current()
         if group is None or len(group.paths) < 2:
             return
+        if group.kind not in self.ONE_OF_TWO_KINDS:
+            self._one_of_two_does_not_apply(group)
+            return
         names = [self.store.file(p).name for p in group.paths[:2]]
         new, old = names[kept], names[1 - kept]
         try:
@@ -817,6 +883,9 @@ class ConsolidationScreen(Screen[None]):
         except WriteError as exc:
             self.notify(clean(str(exc)), severity="error", timeout=8)
             return
+        if not writes:
+            self.notify(clean(f"{a} and {b} are linked already: each lists the other in relatedMemories. Nothing was written."), timeout=5)
+            return
         self._confirm_writes(f"Link {a} and {b}? Each lists the other in relatedMemories.", writes, "link", f"Linked {a} and {b} (relatedMemories).")
 
     def _single(self) -> str | None:
@@ -840,18 +909,12 @@ class ConsolidationScreen(Screen[None]):
         self._confirm_writes(f"Confirm that {name} still holds? A dated entry restarts its stale clock.", writes, "confirm", f"Confirmed {name}: it still holds.")
 
     def action_retire(self) -> None:
-        from ..core.writer import format_entry, plan_append
-
+        """The retire editor, as everywhere: the person writes the reason; the queue's note is shown, never written for them."""
         group, name = self._current(), self._single()
         if name is None:
             return
-        reason = f"{group.kind}: {group.reason}"
-        try:
-            writes = [plan_append(self.store.root, name, format_entry(retire_entry(reason, person_name(self.store.root)), f"Retired: {reason}"))]
-        except WriteError as exc:
-            self.notify(clean(str(exc)), severity="error", timeout=8)
-            return
-        self._confirm_writes(f"Retire {name}? It stays in the file, marked retired.", writes, "retire", f"Retired {name} ({reason}).")
+        note = f"Why the queue lists it (a note, not a reason): {group.kind}: {group.reason}."
+        self.app.open_append_editor(self.store.file(name), "retire", note, then=lambda _written: self.find_again())
 
     def action_opinion(self) -> None:
         group = self._current()

@@ -92,11 +92,16 @@ def display(key: str) -> str:
     return key
 
 
-def shown_keys(app, screen: type, binding_id: str) -> list[str]:
-    """The keys in force for ``binding_id`` of ``screen``'s bindings, as a sentence names them."""
+def bound_keys(app, screen: type, binding_id: str) -> list[str]:
+    """The keys in force for ``binding_id`` of ``screen``'s bindings, as Textual names them (``k``, ``ctrl+s``)."""
     default = next((b.key for b in screen.BINDINGS if isinstance(b, Binding) and b.id == binding_id), "")
     keymap = getattr(app, "_keymap", {}) or {}
-    return [display(key) for key in key_list(keymap.get(binding_id) or default)]
+    return key_list(keymap.get(binding_id) or default)
+
+
+def shown_keys(app, screen: type, binding_id: str) -> list[str]:
+    """The keys in force for ``binding_id`` of ``screen``'s bindings, as a sentence names them."""
+    return [display(key) for key in bound_keys(app, screen, binding_id)]
 
 
 def focus_now(widget) -> None:

@@ -6,3 +6,7 @@
 - ``queue``: the consolidation queue, stale memories, and the closest memories to a new one;
 - ``opinion``: Claude's second opinion on a pair (optional).
 """
+
+# The kinds of candidate, in the order a reviewer sees them: the one list the app's filter (f) and
+# `rawko-tui candidates --kind` both offer (here, so that the command line reads it without the queue's imports).
+KINDS = ("near-duplicate", "contradiction", "related", "stale", "unused")

@@ -84,6 +84,7 @@ class Value:
     key: str  # what the value is of, normalised (a stem, an identifier, a unit)
     value: str  # normalised: "20", "50", "postmark"
     phrase: str  # the sentence it is in, as written (shown beside the other memory's)
+    written: str = ""  # the key as this sentence writes it ("attempts" for the stem "attemp")
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ class Evidence:
     terms: dict[str, float]
     values: tuple[Value, ...]
     pieces: tuple[tuple[str, bool], ...]  # its sentences (and code lines), with whether each is code
-    surface: dict[str, str]  # term -> how it was first written (for showing evidence)
+    forms: dict[str, Counter[str]]  # term -> each way the memory writes it -> how often (what labels show: never a stem)
     cut: bool = False  # the body was longer than EVIDENCE_CHARACTERS: the rest was not read
 
     @functools.cached_property
@@ -165,21 +166,21 @@ def extract(title: str, body: str, when_words: str = "", tags: tuple[str, ...] =
     if cut:  # at a line's end, so that no word or sentence is cut in two
         body = body[: body.rfind("\n", 0, EVIDENCE_CHARACTERS) + 1 or EVIDENCE_CHARACTERS]
     terms: Counter[str] = Counter()
-    surface: dict[str, str] = {}
+    forms: dict[str, Counter[str]] = {}
     values: list[Value] = []
     pieces: list[tuple[str, bool]] = []
 
-    def add(term: str, weight: float, written: str) -> None:
+    def add(term: str, weight: float, written: str, counted: bool = True) -> None:
         terms[term] += weight
-        if term not in surface:
-            surface[term] = written
+        if counted:
+            forms.setdefault(term, Counter())[written] += 1
 
-    def words_of(text: str, weight: float) -> None:
+    def words_of(text: str, weight: float, counted: bool = True) -> None:
         for raw in _WORD.findall(text):
             for term, factor, written in _word_terms(raw):
-                add(term, weight * factor, written)
+                add(term, weight * factor, written, counted)
 
-    words_of(title, TITLE_WEIGHT)
+    words_of(title, TITLE_WEIGHT, counted=False)  # its words are counted once, when the title is read as a line below
     for tag in tags:
         add(f"t:{tag.lower()}", TYPE_WEIGHT["t"], tag)
     words_of(when_words, WHEN_WEIGHT)
@@ -202,7 +203,27 @@ def extract(title: str, body: str, when_words: str = "", tags: tuple[str, ...] =
                 if _DIGIT.search(piece):
                     _values(piece, code, add, values)
                 pieces.append((piece.strip(), code))
-    return Evidence(dict(terms), tuple(values), tuple(pieces), surface, cut)
+    return Evidence(dict(terms), tuple(values), tuple(pieces), forms, cut)
+
+
+def written_form(term: str, *evidences: Evidence) -> str:
+    """How these memories write ``term`` most often (ties: the first in alphabetical order): a label never shows a stem."""
+    counts: Counter[str] = Counter()
+    for evidence in evidences:
+        counts.update(evidence.forms.get(term, ()))
+    return _most_frequent(counts) or term.partition(":")[2]
+
+
+def key_label(key: str, *evidences: Evidence) -> str:
+    """A value's key (a stem, or an identifier in lower case) as these memories write it most often."""
+    word = f"w:{key}"
+    if any(word in e.forms for e in evidences):
+        return written_form(word, *evidences)
+    return _most_frequent(Counter(v.written for e in evidences for v in e.values if v.key == key and v.written)) or key
+
+
+def _most_frequent(counts: Counter[str]) -> str:
+    return min(counts.items(), key=lambda item: (-item[1], item[0]))[0] if counts else ""
 
 
 _DIGIT = re.compile(r"\d")
@@ -241,20 +262,22 @@ def _values(text: str, code: bool, add, values: list[Value]) -> None:
         value = _normal_number(match.group(2), match.group(3))
         seen_spans.append(match.span(2))
         add(f"n:{key} {value}", TYPE_WEIGHT["n"], f"{match.group(1)} {match.group(2)}")
-        units = _units_after(text, match.end()) if not code else (None, None)
-        for k in {key, *units} - {None}:
-            values.append(Value(k, value, text.strip()[:160]))
+        units = _units_after(text, match.end()) if not code else ()
+        for k, written in dict([(key, match.group(1).rstrip(".")), *units]).items():
+            values.append(Value(k, value, text.strip()[:160], written))
     if not code:
         for match in _NUMBER.finditer(text):
             if any(start <= match.start() < end for start, end in seen_spans):
                 continue
             value = _normal_number(match.group(1), match.group(2))
-            unit, second = _units_after(text, match.end())
-            key = _key_before(text, match.start())
-            for k in {unit, second, key} - {None}:
-                values.append(Value(k, value, text.strip()[:160]))
-            if unit:
-                add(f"n:{value} {unit}", TYPE_WEIGHT["n"], f"{match.group()} {unit}")
+            units = _units_after(text, match.end())
+            before = _key_before(text, match.start())
+            keyed = dict([*units, *([before] if before else [])])
+            for k, written in keyed.items():
+                values.append(Value(k, value, text.strip()[:160], written))
+            if units:
+                unit, unit_written = units[0]
+                add(f"n:{value} {unit}", TYPE_WEIGHT["n"], f"{match.group()} {unit_written}")
 
 
 @functools.cache
@@ -272,19 +295,23 @@ def _name_like(raw: str, inside: bool) -> bool:
     return raw.islower() and word_rank(raw) is None and len(raw) >= 3 and not raw.endswith(("ed", "ing", "es", "ly", "s"))
 
 
-def _units_after(text: str, end: int) -> tuple[str | None, str | None]:
-    """The words after a value that say what it counts: ``24 hours`` → hour; ``10 salt rounds`` → salt, round."""
+def _units_after(text: str, end: int) -> tuple[tuple[str, str], ...]:
+    """The words after a value that say what it counts, each (its stem, as written): ``24 hours`` → (hour, hours);
+    ``10 salt rounds`` → (salt, salt), (round, rounds)."""
     match = re.match(r"\s*(?:-\s*)?([A-Za-z]+)(?:[ -]([A-Za-z]+))?", text[end:])
     if match is None or match.group(1).lower() in STOP_WORDS:
-        return None, None
-    second = match.group(2)
-    return stem(match.group(1).lower()), (stem(second.lower()) if second and second.lower() not in STOP_WORDS else None)
+        return ()
+    first, second = match.group(1).lower(), match.group(2)
+    found = [(stem(first), first)]
+    if second and second.lower() not in STOP_WORDS:
+        found.append((stem(second.lower()), second.lower()))
+    return tuple(found)
 
 
-def _key_before(text: str, start: int) -> str | None:
-    """The nearest content word before a value: ``Node 22`` → node, ``.nvmrc pins 22`` → pin."""
+def _key_before(text: str, start: int) -> tuple[str, str] | None:
+    """The nearest content word before a value, (its key, as written): ``Node 22`` → (node, node), ``.nvmrc pins 22`` → (pin, pins)."""
     for word in reversed(re.findall(r"[A-Za-z_$][\w$.-]*", text[:start])[-4:]):
         low = word.lower().rstrip(".")
         if low not in STOP_WORDS and len(low) > 1:
-            return stem(low) if word.isalpha() else low
+            return (stem(low), low) if word.isalpha() else (low, word.rstrip("."))
     return None

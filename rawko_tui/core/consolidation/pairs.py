@@ -11,7 +11,7 @@ import itertools
 import math
 from dataclasses import dataclass, field
 
-from .evidence import Evidence, Sentence
+from .evidence import Evidence, Sentence, key_label, written_form
 
 # Weighted term similarity (cosine, 0-1) from which two memories say the same thing.
 DUPLICATE = 0.50
@@ -118,10 +118,11 @@ def shared_evidence(a: Evidence, b: Evidence, similarity: float, rarity, budget:
     """
     shared = set(a.terms) & set(b.terms)
     ranked = sorted(shared, key=lambda t: (-rarity(t), t))
-    paths = tuple(a.surface[t] for t in ranked if t.startswith("p:"))
-    identifiers = tuple(a.surface[t] for t in ranked if t.startswith("i:"))
-    values = tuple(t[2:] for t in ranked if t.startswith("n:"))
-    terms = tuple(a.surface[t] for t in ranked if t.startswith("w:") and rarity(t) >= 0.5)[:8]
+    # each shown as the two memories write it most often: a stem ("attemp") or a lower-cased key is never shown
+    paths = tuple(written_form(t, a, b) for t in ranked if t.startswith("p:"))
+    identifiers = tuple(written_form(t, a, b) for t in ranked if t.startswith("i:"))
+    values = tuple(written_form(t, a, b) for t in ranked if t.startswith("n:"))
+    terms = tuple(written_form(t, a, b) for t in ranked if t.startswith("w:") and rarity(t) >= 0.5)[:8]
     pair_budget = (budget or AlignmentBudget()).for_pair()
     found = conflicts(a, b, pair_budget)
     partial = NOT_ALL_COMPARED if a.cut or b.cut or pair_budget.short else ""
@@ -140,7 +141,7 @@ def conflicts(a: Evidence, b: Evidence, budget: AlignmentBudget | None = None) -
         if values_a.keys() & values_b.keys():
             continue  # a value in common: the other numbers are about something else
         value_a, value_b = min(values_a), min(values_b)
-        found.setdefault(f"{value_a}|{value_b}", Conflict(key, value_a, value_b, values_a[value_a], values_b[value_b]))
+        found.setdefault(f"{value_a}|{value_b}", Conflict(key_label(key, a, b), value_a, value_b, values_a[value_a], values_b[value_b]))
     for sa, sb in _alignable(a, b, budget if budget is not None else AlignmentBudget().for_pair()):
         conflict = _conflicting_choice(sa, sb)
         if conflict is not None:

@@ -6,7 +6,9 @@ Kinds, in the order a reviewer sees them:
 - ``contradiction``: the same subject with a conflicting value (``max: 20`` / ``max: 50``);
 - ``related``: the same area, different knowledge: offered as a link (``relatedMemories``), never a merge;
 - ``stale``: past ``expiresAt``, or no dated entry for ``staleDays`` days, counted from the last entry;
-- ``unused``: injected by none of the recent tasks (the app's queue only).
+- ``unused``: injected by none of the tasks given (the saved tasks; in the app, the recently previewed ones too).
+
+``KINDS`` is the one list of kinds: ``rawko-tui candidates --kind`` and the app's filter both offer exactly these.
 """
 
 from __future__ import annotations
@@ -14,15 +16,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..curation import dismissed, effective_body, entry_stamp, memory_id, related_of, status_of
 from ..jsvalue import js_new_date, js_to_string
 from ..store import MemoryFile, Store
+from . import KINDS
 from .evidence import Evidence, extract
 from .pairs import DUPLICATE, RELATED, SAME_SUBJECT, AlignmentBudget, PairEvidence, shared_evidence
 
-KIND_ORDER = {"near-duplicate": 0, "contradiction": 1, "related": 2, "stale": 3, "unused": 4}
-KINDS = tuple(KIND_ORDER)
+if TYPE_CHECKING:
+    from ..arbiter import ArbiterFailure
+
+KIND_ORDER = {kind: order for order, kind in enumerate(KINDS)}
 STALE_DAYS = 180
 
 
@@ -129,8 +135,8 @@ def pair_reason(kind: str, evidence: PairEvidence) -> str:
     return f"same area, different knowledge (link them?): {evidence.describe()}"
 
 
-def stale_reason(memory: MemoryFile, now_ms: float, stale_days: int) -> tuple[float, str] | None:
-    """(score, reason) when the memory's last dated entry is older than ``stale_days``, counted from that entry."""
+def last_dated_entry(memory: MemoryFile) -> tuple[float, int] | None:
+    """(ms, 0-based index) of the memory's latest entry that carries a readable date; None when none does."""
     dated = []
     for entry in memory.entries:
         when = entry_stamp(entry.frontmatter)[0]
@@ -138,9 +144,12 @@ def stale_reason(memory: MemoryFile, now_ms: float, stale_days: int) -> tuple[fl
             date = js_new_date(when)
             if date.valid:
                 dated.append((date.ms, entry.index))
-    if not dated:
-        return None
-    last_ms, last_index = max(dated)
+    return max(dated) if dated else None
+
+
+def stale_reason(memory: MemoryFile, last: tuple[float, int], now_ms: float, stale_days: int) -> tuple[float, str] | None:
+    """(score, reason) when the memory's last dated entry (``last``) is older than ``stale_days``, counted from that entry."""
+    last_ms, last_index = last
     days = int((now_ms - last_ms) / 86_400_000)
     if days <= stale_days:
         return None
@@ -151,11 +160,23 @@ def stale_reason(memory: MemoryFile, now_ms: float, stale_days: int) -> tuple[fl
         reason = f"discovered {days} days ago; its {total - 1} later entr{'y carries' if total == 2 else 'ies carry'} no date"
     else:
         reason = f"last updated {days} days ago (entry {last_index + 1} of {total})"
-    return float(min(100, days / 10)), reason
+    return _stale_score(days), reason
 
 
-def stale_groups(memories: list[MemoryFile], now_ms: float, stale_days: int) -> list[CandidateGroup]:
-    groups = []
+def _stale_score(days: int) -> float:
+    return float(min(100, days / 10))
+
+
+NO_READABLE_DATE = "none of its entries carries a readable date (discoveredAt, updatedAt or retiredAt)"
+
+
+def stale_groups(memories: list[MemoryFile], now_ms: float, stale_days: int, root: Path) -> list[CandidateGroup]:
+    """Memories past ``expiresAt``, or whose last dated entry is older than ``stale_days``.
+
+    A memory none of whose entries carries a readable date is as old as the last commit that changed it
+    (git is the record of when it was written); one no commit holds yet is listed with its age unknown.
+    """
+    groups, undated = [], []
     for memory in memories:
         expires = memory.effective()[0].get("expiresAt")
         if expires is not None:
@@ -163,19 +184,42 @@ def stale_groups(memories: list[MemoryFile], now_ms: float, stale_days: int) -> 
             if when.valid and when.ms < now_ms:
                 groups.append(CandidateGroup("stale", (memory.rel_path,), 100.0, f"expired on {when.iso()}"))
                 continue
-        stale = stale_reason(memory, now_ms, stale_days)
+        last = last_dated_entry(memory)
+        if last is None:
+            undated.append(memory)
+            continue
+        stale = stale_reason(memory, last, now_ms, stale_days)
         if stale is not None:
             groups.append(CandidateGroup("stale", (memory.rel_path,), *stale))
+    if undated:
+        from ..gitrepo import last_commit_ms
+
+        committed = last_commit_ms(root, [m.rel_path for m in undated])
+        for memory in undated:
+            when = committed.get(memory.rel_path)
+            if when is None:
+                groups.append(CandidateGroup("stale", (memory.rel_path,), 0.0, f"age unknown: {NO_READABLE_DATE}, and no commit holds it yet"))
+                continue
+            days = int((now_ms - when) / 86_400_000)
+            if days > stale_days:
+                groups.append(CandidateGroup("stale", (memory.rel_path,), _stale_score(days), f"{NO_READABLE_DATE}; last committed {days} days ago"))
     return groups
 
 
 def consolidation_candidates(
-    store: Store, now_ms: float, stale_days: int | None = None, kinds: set[str] | None = None
+    store: Store,
+    now_ms: float,
+    stale_days: int | None = None,
+    kinds: set[str] | None = None,
+    tasks: list[tuple[str, str]] | None = None,
+    profile=None,
+    tasks_named: str = "saved tasks",
 ) -> list[CandidateGroup]:
-    """Near-duplicates, contradictions, related pairs and stale memories, by kind then strength (dismissed ones left out).
+    """Every kind of candidate, by kind then strength (dismissed ones left out).
 
     ``kinds``: only these kinds (default: all). Stale: past ``expiresAt``, or no dated entry in
-    ``stale_days`` (default: ``staleDays:`` of rawko-tui.yaml, else 180).
+    ``stale_days`` (default: ``staleDays:`` of rawko-tui.yaml, else 180). Unused: injected by none of
+    ``tasks`` (``tasks_named`` says which they are) under ``profile``; none without tasks.
     """
     stale_days = configured_stale_days(store.config) if stale_days is None else stale_days
     wanted = set(KINDS) if kinds is None else kinds
@@ -184,7 +228,9 @@ def consolidation_candidates(
     if wanted & {"near-duplicate", "contradiction", "related"}:
         groups += [g for g in pair_groups(active, store.root) if g.kind in wanted]
     if "stale" in wanted:
-        groups += stale_groups(active, now_ms, stale_days)
+        groups += stale_groups(active, now_ms, stale_days, store.root)
+    if "unused" in wanted and tasks:
+        groups += unused_memories(store, tasks, now_ms, profile, tasks_named)
     gone = dismissed(store.root)
     groups = [g for g in groups if tuple(sorted(g.paths)) not in gone]
     groups.sort(key=lambda g: (KIND_ORDER[g.kind], -g.score, g.paths))
@@ -245,8 +291,11 @@ def closest_memories(
 MIN_TASKS_FOR_UNUSED = 3
 
 
-def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float, profile=None) -> list[CandidateGroup]:
-    """Active memories that none of the given tasks injects (in the effective view), under ``profile`` (default: the store's)."""
+def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float, profile=None, tasks_named: str = "tasks") -> list[CandidateGroup]:
+    """Active memories that none of the given tasks injects (in the effective view), under ``profile`` (default: the store's).
+
+    None with fewer than ``MIN_TASKS_FOR_UNUSED`` tasks. ``tasks_named``: what the tasks are, as the reason names them.
+    """
     from ..arbiter import resolve_options
     from ..arbiters.ranking import run_preview
     from ..curation import effective_store
@@ -266,19 +315,23 @@ def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float, p
             and status_of(memory).active
             and memory.rel_path not in injected
         ):
-            groups.append(CandidateGroup("unused", (memory.rel_path,), 0.0, f"none of the {len(tasks)} recent task(s) injects it"))
+            groups.append(CandidateGroup("unused", (memory.rel_path,), 0.0, f"none of the {len(tasks)} {tasks_named} injects it"))
     return groups
 
 
 @dataclass(frozen=True)
 class Injection:
-    """For one task both memories of a contradiction match: which of them the arbiter injects today."""
+    """For one task both memories of a contradiction match: which of them the arbiter injects today, or that it fails."""
 
     task: str
     agent: str
-    injected: tuple[str, ...]  # of the pair's paths
+    injected: tuple[str, ...]  # of the pair's paths (none when the arbiter surely throws)
+    failure: ArbiterFailure | None = None  # where the arbiter throws on this task, as the preview says it
 
     def describe(self, paths: tuple[str, ...]) -> str:
+        said = f"{self.task!r} ({self.agent}): "
+        if self.failure is not None and self.failure.certain:
+            return said + self.failure.describe()
         names = [p.rsplit("/", 1)[-1] for p in self.injected]
         if len(self.injected) == len(paths):
             verdict = "injects both, side by side in one prompt"
@@ -286,10 +339,14 @@ class Injection:
             verdict = f"injects only {names[0]}"
         else:
             verdict = "injects neither"
-        return f"{self.task!r} ({self.agent}): the arbiter {verdict}"
+        said += f"the arbiter {verdict}"
+        return said + (f"; but {self.failure.describe()}" if self.failure is not None else "")
 
     def to_dict(self) -> dict:
-        return {"task": self.task, "agent": self.agent, "injected": list(self.injected)}
+        found = {"task": self.task, "agent": self.agent, "injected": list(self.injected)}
+        if self.failure is not None:
+            found["arbiterFailure"] = self.failure.to_dict()
+        return found
 
 
 def injected_today(store: Store, paths: tuple[str, ...], tasks: list[tuple[str, str]], now_ms: float, profile=None) -> list[Injection]:
@@ -309,5 +366,7 @@ def injected_today(store: Store, paths: tuple[str, ...], tasks: list[tuple[str, 
         preview = run_preview(store, task, agent, resolve_options(store, agent, profile=profile), now_ms)
         decisions = [preview.candidate(p) for p in paths]  # these memories' decisions only, not all of them
         if all(d is not None and d.matched for d in decisions):
-            found.append(Injection(task, agent, tuple(d.path for d in decisions if d.injected)))
+            failure = preview.arbiter_failure  # a run that surely throws injects nothing, whatever the ranking beside it says
+            injected = () if failure is not None and failure.certain else tuple(d.path for d in decisions if d.injected)
+            found.append(Injection(task, agent, injected, failure))
     return found
