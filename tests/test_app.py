@@ -800,6 +800,9 @@ async def test_home_end_q_and_the_focus_after_a_dialog(tmp_path):
     from rawko_tui.tui.curation import ConsolidationScreen, SessionsScreen
 
     root = write_store(tmp_path / "store", {f"m{i}.md": memory(title=f"Memory number {i}", when='"login"') for i in range(6)})
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "the memories")
     app = app_for(root, task="login")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -809,6 +812,13 @@ async def test_home_end_q_and_the_focus_after_a_dialog(tmp_path):
         assert table.cursor_row == table.row_count - 1
         await pilot.press("home")
         assert table.cursor_row == 0
+        # the commits are one key away (h), and two Tabs from the list: nothing to choose stops Tab on the way
+        await pilot.press("h")
+        assert app.focused is app.query_one("#memory-commits")
+        table.focus()
+        await pilot.press("tab", "tab")
+        assert app.focused is app.query_one("#memory-commits")
+        table.focus()
         # q leaves consolidation, sessions and checks (as it closes help and diffs): it never quits from there
         for key, screen in (("c", ConsolidationScreen), ("o", SessionsScreen), ("k", ChecksScreen)):
             await pilot.press(key)

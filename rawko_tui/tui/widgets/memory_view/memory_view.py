@@ -74,7 +74,9 @@ class MemoryView(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(id="memory-header")
         yield Static(id="memory-views", classes="note")
-        yield DataTable(id="memory-fields", cursor_type="none", show_cursor=False)
+        fields = DataTable(id="memory-fields", cursor_type="none", show_cursor=False)
+        fields.can_focus = False  # nothing to choose in it: Tab goes on to the related memories and the commits
+        yield fields
         related = RowTable(id="memory-related", cursor_type="row")
         related.display = False
         yield related
