@@ -163,6 +163,8 @@ async def test_missing_and_empty_store_show_a_clear_screen(tmp_path):
         await pilot.pause()
         assert isinstance(app.screen, NoStoreScreen)
         await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running  # q quits from here (it is no queue screen to go back from)
     (tmp_path / ".rawko" / "memories").mkdir(parents=True)
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:

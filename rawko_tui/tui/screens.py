@@ -50,7 +50,7 @@ class NoStoreScreen(Screen[None]):
     """Shown instead of a traceback when there is no store, or it holds no memories."""
 
     BINDINGS = [
-        Binding("q,escape", "app.quit", "Quit", id="no-store-quit"),
+        Binding("q,escape", "leave", "Quit", id="no-store-quit"),
         Binding("n", "first_memory", "Write the first memory", id="no-store-new"),
     ]
 
@@ -61,6 +61,9 @@ class NoStoreScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         return action != "first_memory" or self.can_create
+
+    def action_leave(self) -> None:
+        self.app.exit()  # its own action: the app's q is the main screen's, refused on the others
 
     def action_first_memory(self) -> None:
         self.app.pop_screen()
