@@ -797,14 +797,11 @@ async def test_letters_typed_right_after_a_focus_key_reach_the_widget_it_focused
         assert app.query_one("#task", TextArea).text.endswith("xy") and app.screen is app.main
 
 
-async def test_home_end_q_and_the_focus_after_a_dialog(tmp_path):
+async def test_home_end_q_and_the_focus_after_a_dialog(tmp_path, monkeypatch):
     from rawko_tui.tui.checks import ChecksScreen
     from rawko_tui.tui.curation import ConsolidationScreen, SessionsScreen
 
-    root = write_store(tmp_path / "store", {f"m{i}.md": memory(title=f"Memory number {i}", when='"login"') for i in range(6)})
-    _git(root, "init", "-q", "-b", "main")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "the memories")
+    root = _git_store(tmp_path, monkeypatch, {f"m{i}.md": memory(title=f"Memory number {i}", when='"login"') for i in range(6)})
     app = app_for(root, task="login")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

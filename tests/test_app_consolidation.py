@@ -102,14 +102,15 @@ async def test_stale_items_fold_into_one_row_kinds_filter_and_a_link_keeps_the_q
     }
 
 
+def _one_stale_memory(tmp_path, monkeypatch):
+    """A committed store of one memory nobody confirmed for two years."""
+    return committed(tmp_path, monkeypatch, {"old.md": memory(title="How queues work", at="2024-01-01T00:00:00Z", body="Notes on queues: see src/queues/index.ts.")})
+
+
 async def test_confirming_a_stale_memory_is_one_confirmed_append(tmp_path, monkeypatch):
     from rawko_tui.tui.curation import STALE_SUMMARY
 
-    root = committed(
-        tmp_path,
-        monkeypatch,
-        {"old.md": memory(title="How queues work", at="2024-01-01T00:00:00Z", body="Notes on queues: see src/queues/index.ts.")},
-    )
+    root = _one_stale_memory(tmp_path, monkeypatch)
     app = create_app(root, now=FIXED_NOW, poll_seconds=None)
     async with app.run_test(size=SIZE) as pilot:
         queue = await open_queue(pilot)
@@ -266,11 +267,7 @@ async def test_retiring_a_stale_memory_asks_for_the_reason_and_never_writes_the_
     from rawko_tui.tui.confirm import ConfirmWrite
     from rawko_tui.tui.curation import ConsolidationScreen, MemoryEditor
 
-    root = committed(
-        tmp_path,
-        monkeypatch,
-        {"old.md": memory(title="How queues work", at="2024-01-01T00:00:00Z", body="Notes on queues: see src/queues/index.ts.")},
-    )
+    root = _one_stale_memory(tmp_path, monkeypatch)
     app = create_app(root, now=FIXED_NOW, poll_seconds=None)
     async with app.run_test(size=SIZE) as pilot:
         queue = await open_queue(pilot)
