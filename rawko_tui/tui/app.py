@@ -25,7 +25,6 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Input, Markdown, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from .keys import focus_now
 from ..core.arbiter import SPEC_AGENTS, Preview, iso_from_ms, parse_now, resolve_options
 from ..core.arbiters.ranking import decide_unsure, prepare_index, run_preview
 from ..core.checks import budget_for, default_task_name, load_checks, saved_task_write
@@ -37,6 +36,7 @@ from ..core.history import FileHistory, commit_diff, file_history, locate_reposi
 from ..core.store import Store, load_store, load_store_at, pinned_now
 from ..core.watch import store_signature
 from .commands import RawkoCommands
+from .keys import focus_now
 from .messages import MemoryHighlighted
 from .safe import clean, one_line
 from .threads import deliver

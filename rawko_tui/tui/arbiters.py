@@ -8,8 +8,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from .widgets.rowtable import RowTable
 from ..core.arbiters.compare import Comparison
+from .widgets.rowtable import RowTable
 from .safe import cell, literal
 
 

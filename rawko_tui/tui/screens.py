@@ -9,8 +9,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Static, TextArea
 
-from .widgets.rowtable import RowTable
 from ..core.settings import shown_path
+from .widgets.rowtable import RowTable
 from .safe import cell, literal
 
 

@@ -14,14 +14,14 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Input
 from textual.worker import get_current_worker
 
-from ...keys import focus_now
-from ..rowtable import RowTable
 from ....core.arbiter import IMPORTANCE_ORDER, Preview
 from ....core.curation import status_of
 from ....core.jsvalue import js_new_date, js_to_string
 from ....core.lint import Finding
 from ....core.memoryfilter import FilterIndex
 from ....core.store import MemoryFile, Store
+from ...keys import focus_now
+from ..rowtable import RowTable
 from ...messages import MemoryHighlighted
 from ...safe import cell
 from ...threads import deliver

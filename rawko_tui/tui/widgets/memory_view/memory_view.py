@@ -10,8 +10,6 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import DataTable, Markdown, Static
 
-from ...keys import shown_keys
-from ..rowtable import RowTable
 from ....core.curation import entry_stamp, related_of
 from ....core.history import FileHistory
 from ....core.jsvalue import display_value
@@ -19,6 +17,8 @@ from ....core.lint import Finding
 from ....core.markdownhidden import hidden_parts
 from ....core.safetext import inline
 from ....core.store import MemoryFile
+from ...keys import shown_keys
+from ..rowtable import RowTable
 from ...safe import cell, clean, literal
 
 # Above this the body is shown as plain text: parsing a huge Markdown document would stall the UI.
