@@ -1222,7 +1222,7 @@ def cmd_new(args) -> int:
 def _refuse_duplicate_title(args, store, title: str, writing: bool = True) -> None:
     """A title another memory has is refused (lint would warn duplicate-title on both), naming that memory;
     --allow-duplicate-title writes it all the same. Not ``writing`` (a proposal only): said, not refused."""
-    from .core.lint import memories_titled
+    from .core.curation import memories_titled
     from .core.writer import WriteError
 
     same = memories_titled(store, title)
@@ -1557,8 +1557,8 @@ def _saved_tasks(root):
 
 
 def cmd_check(args) -> int:
-    root = _store_root(args)
     store = _load(args)
+    root = store.root
     profile = _profile(args, store)[0]  # the store's arbiter is refused here, with or without saved tasks
     tasks, errors = _saved_tasks(root)
     if not tasks and not errors:  # a new store: nothing fails (`verify && check` passes in CI)

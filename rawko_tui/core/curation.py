@@ -61,6 +61,17 @@ def in_force(memory: MemoryFile) -> bool:
     return memory.error is not None or memory.spec is None or status_of(memory).active
 
 
+def title_key(title: object) -> str | None:
+    """What two titles share when they are the same title (lint's ``duplicate-title``): case and surrounding spaces aside."""
+    return title.strip().lower() or None if isinstance(title, str) else None
+
+
+def memories_titled(store: Store, title: str) -> list[MemoryFile]:
+    """The memories in force whose title is the same as ``title`` (``duplicate-title``'s rule)."""
+    key = title_key(title)
+    return [m for m in store.files if key is not None and title_key(m.attrs.get("title")) == key and in_force(m)]
+
+
 ENTRY_DATE_FIELDS = ("discoveredAt", "updatedAt", "retiredAt")
 ENTRY_AUTHOR_FIELDS = ("discoveredBy", "updatedBy", "retiredBy")
 
@@ -178,14 +189,14 @@ def merge_title(store: Store, memories: list[MemoryFile]) -> str:
 
     titles = [js_to_string(m.effective()[0].get("title", "Merged memory")) for m in memories]
     originals = {m.name for m in memories}
-    held = {m.attrs["title"].strip().lower() for m in store.files if m.name not in originals and isinstance(m.attrs.get("title"), str) and in_force(m)}
+    held = {key for m in store.files if m.name not in originals and (key := title_key(m.attrs.get("title"))) and in_force(m)}
     taken = {m.name for m in store.files} | committed_names(store.root)
     for title in titles:
         try:
             named_after_it = new_memory_name(store.root, title, taken) == slugify(title) + ".md"
         except WriteError:
             continue
-        if named_after_it and title.strip().lower() not in held:
+        if named_after_it and title_key(title) not in held:
             return title
     return titles[0]
 

@@ -118,19 +118,6 @@ def lint_store(
     return findings
 
 
-def title_key(title: object) -> str | None:
-    """What two titles share when lint calls them the same (``duplicate-title``): case and surrounding spaces aside."""
-    return title.strip().lower() or None if isinstance(title, str) else None
-
-
-def memories_titled(store: Store, title: str) -> list[MemoryFile]:
-    """The memories in force whose title lint would call the same as ``title`` (``duplicate-title``'s rule)."""
-    from .curation import in_force
-
-    key = title_key(title)
-    return [m for m in store.files if key is not None and title_key(m.attrs.get("title")) == key and in_force(m)]
-
-
 _PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")  # no upper case, space, quote or other character a shell or a file system treats apart
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
@@ -187,7 +174,7 @@ def store_level_findings(files: list[MemoryFile], only: str | None = None) -> li
 def _duplicate_titles(files: list[MemoryFile], only: str | None) -> list[Finding]:
     """Two memories in force with one title. A retired or superseded memory is history, not a second memory of that
     title: a merge gives the new memory an original's title and retires the originals, and that is no clash."""
-    from .curation import in_force
+    from .curation import in_force, title_key
 
     titles: dict[str, list[MemoryFile]] = defaultdict(list)
     for memory in files:

@@ -540,11 +540,9 @@ class SessionsScreen(Screen[None]):
         store = load_store(self.root, previous=self.store)
         promoted = promotions(store)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_promotions, store, promoted, next_row)
+            deliver(self, self._show_promotions, store, promoted, next_row)
 
     def _show_promotions(self, store: Store, promoted: dict[str, list[str]], next_row: int) -> None:
-        if not self.is_attached:
-            return
         self.store, self.promoted = store, promoted
         table = self.query_one("#session-items", DataTable)
         for index, (session, item) in enumerate(self.rows):
