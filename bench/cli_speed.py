@@ -90,7 +90,7 @@ def run(memories: int, runs: int) -> dict:
 
 
 # A process that only starts, imports the loader and reads the store (no ranking, no output): a preview's floor.
-READ_ONLY = "import gc, sys; gc.disable(); from rawko_tui.core.store import load_store; load_store(sys.argv[1])"
+READ_ONLY = "import gc, sys; gc.disable(); from rawko_tui.core.store.reading import load_store; load_store(sys.argv[1])"
 
 
 def report(result: dict) -> str:

@@ -39,7 +39,7 @@ def write_labelled_store(root: Path) -> tuple[dict[frozenset[str], str], set[fro
     """The labelled store as memory files; returns the labels (pair of paths -> kind) and the also-related pairs."""
     import yaml
 
-    from rawko_tui.core.writer import format_entry, slugify
+    from rawko_tui.core.record.writer import format_entry, slugify
 
     data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
     memories = root / ".rawko" / "memories"
@@ -71,8 +71,8 @@ def write_labelled_store(root: Path) -> tuple[dict[frozenset[str], str], set[fro
 
 
 def measure_quality() -> dict:
-    from rawko_tui.core.consolidation.queue import consolidation_candidates
-    from rawko_tui.core.store import load_store
+    from rawko_tui.core.curation.consolidation.queue import consolidation_candidates
+    from rawko_tui.core.store.reading import load_store
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -118,8 +118,8 @@ def measure_labelled_store(folder: Path) -> dict:
 
     import yaml
 
-    from rawko_tui.core.consolidation.queue import consolidation_candidates
-    from rawko_tui.core.store import load_store
+    from rawko_tui.core.curation.consolidation.queue import consolidation_candidates
+    from rawko_tui.core.store.reading import load_store
 
     labels_data = yaml.safe_load((folder / "labels.yaml").read_text(encoding="utf-8"))
     labels: dict[frozenset[str], str] = {}
@@ -161,9 +161,9 @@ def measure_labelled_store(folder: Path) -> dict:
 
 def similarity_margins(store, labels: dict, also: set) -> dict:
     """Where the duplicate threshold sits: the similarities of the labelled duplicates and the strongest other pairs."""
-    from rawko_tui.core.consolidation.pairs import DUPLICATE
-    from rawko_tui.core.consolidation.queue import active_memories, evidence_of
-    from rawko_tui.core.consolidation.similarity import StoreTerms
+    from rawko_tui.core.curation.consolidation.pairs import DUPLICATE
+    from rawko_tui.core.curation.consolidation.queue import active_memories, evidence_of
+    from rawko_tui.core.curation.consolidation.similarity import StoreTerms
 
     memories = active_memories(store)
     terms = StoreTerms.of([evidence_of(m) for m in memories])

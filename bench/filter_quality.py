@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rawko_tui.core.memoryfilter import FilterIndex  # noqa: E402
+from rawko_tui.core.store.memoryfilter import FilterIndex  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "filter_queries.json"
 

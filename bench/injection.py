@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rawko_tui.core import injection  # noqa: E402
+from rawko_tui.core.lint import injection  # noqa: E402
 
 MODEL = ROOT / "rawko_tui" / "core" / "data" / "injection_model.json"
 LAMBDAS = (0.1, 0.3, 1.0, 3.0)
@@ -269,8 +269,8 @@ def speed(memories: int = 10_000) -> dict:
     sys.path.insert(0, str(ROOT / "bench"))
     import teamstore
 
-    from rawko_tui.core.lint import injection_findings
-    from rawko_tui.core.store import load_store
+    from rawko_tui.core.lint.linter import injection_findings
+    from rawko_tui.core.store.reading import load_store
 
     with tempfile.TemporaryDirectory() as folder:
         root, _ = teamstore.build(Path(folder) / "store", memories, commits=10)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rawko_tui.core.commonwords import COMMON_WORD_RANK, is_common_word  # noqa: E402
+from rawko_tui.core.text.commonwords import COMMON_WORD_RANK, is_common_word  # noqa: E402
 
 LABELS = Path(__file__).parent / "data" / "pattern_alternatives.tsv"
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from storegen import random_store  # noqa: E402
 
-from rawko_tui.core.arbiter import parse_now  # noqa: E402
+from rawko_tui.core.arbiters.decision import parse_now  # noqa: E402
 from rawko_tui.tui.app import create_app  # noqa: E402
 
 NOW = "2026-01-24T12:00:00Z"

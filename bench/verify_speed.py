@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rawko_tui.core.history import verify  # noqa: E402
+from rawko_tui.core.record.history import verify  # noqa: E402
 
 WORDS = "auth token session cache redis schema migration test flaky deploy middleware handler error review".split()
 

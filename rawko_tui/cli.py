@@ -20,7 +20,7 @@ import dataclasses
 from typing import NoReturn, Sequence
 
 from . import __version__
-from .core.arbiter import (
+from .core.arbiters.decision import (
     COMPONENT_KEYS,
     IMPORTANCE_ORDER,
     Preview,
@@ -32,17 +32,28 @@ from .core.arbiter import (
 )
 from .core.arbiters.profiles import ProfileError, defined_profiles, resolve_profile
 from .core.arbiters.ranking import run_preview_deciding
-from .core.jsregex import DEFAULT_REGEX_BUDGET_SECONDS
-from .core.jsvalue import js_to_string, replace_lone_surrogates
-from .core.safetext import clean, escape_json_controls, inline, plural
-from .core.consolidation import KINDS as CANDIDATE_KINDS
-from .core.checks import budget_for, impact, load_checks, matrix, prompt_shares, run_checks
-from .core.settings import person_model
-from .core.tokens import DEFAULT_MODEL
-from .core.curation import confirm_entry, effective_store, link_writes, now_iso, parse_assignments, read_body, reason_problem, retire_entry, status_of, supersede_writes
-from .core.jsdate import parse_iso_date
-from .core.jsvalue import display_value
-from .core.store import StoreNotFound, find_store_root, load_store, load_store_at, pinned_now, spec_extract
+from .core.js.regexp import DEFAULT_REGEX_BUDGET_SECONDS
+from .core.js.values import js_to_string, replace_lone_surrogates
+from .core.text.safetext import clean, escape_json_controls, inline, plural
+from .core.curation.consolidation import KINDS as CANDIDATE_KINDS
+from .core.curation.checks import budget_for, impact, load_checks, matrix, prompt_shares, run_checks
+from .core.store.settings import person_model
+from .core.text.tokens import DEFAULT_MODEL
+from .core.curation.entries import (
+    confirm_entry,
+    effective_store,
+    link_writes,
+    now_iso,
+    parse_assignments,
+    read_body,
+    reason_problem,
+    retire_entry,
+    status_of,
+    supersede_writes,
+)
+from .core.js.dates import parse_iso_date
+from .core.js.values import display_value
+from .core.store.reading import StoreNotFound, find_store_root, load_store, load_store_at, pinned_now, spec_extract
 
 COMMANDS = ("init", "preview", "compare", "arbiters", "explain", "lint", "verify", "hook", "new", "append", "retire", "link", "confirm", "torn", "candidates", "opinion", "extract", "sessions", "promote", "check", "impact", "matrix")
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_NOT_COMMITTED, EXIT_UNDECIDED = 0, 1, 2, 3, 4
@@ -478,12 +489,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 # Failures said in one line, with their exit code. A class is looked up only if its module was
 # imported (nothing else can have raised it): a command imports only what it uses.
 _FAILURES = (
-    ("cli", "UsageError", "{}", EXIT_USAGE),
-    ("core.store", "StoreNotFound", "{}. Give the folder that holds .rawko/ as PATH.", EXIT_USAGE),
-    ("core.gitrepo", "GitError", "{}", EXIT_USAGE),  # defined there; history re-exports it
-    ("core.writer", "NotCommitted", "{}", EXIT_NOT_COMMITTED),  # before WriteError: it is one, but the bytes are written
-    ("core.writer", "WriteError", "{}", EXIT_FINDINGS),  # refused to write: nothing changed
-    ("core.claude", "ClaudeError", "no answer from Claude: {}", EXIT_FINDINGS),
+    ("rawko_tui.cli", "UsageError", "{}", EXIT_USAGE),
+    ("rawko_tui.core.store.reading", "StoreNotFound", "{}. Give the folder that holds .rawko/ as PATH.", EXIT_USAGE),
+    ("rawko_tui.core.disk.gitrepo", "GitError", "{}", EXIT_USAGE),  # defined there; history re-exports it
+    ("rawko_tui.core.record.writer", "NotCommitted", "{}", EXIT_NOT_COMMITTED),  # before WriteError: it is one, but the bytes are written
+    ("rawko_tui.core.record.writer", "WriteError", "{}", EXIT_FINDINGS),  # refused to write: nothing changed
+    ("rawko_tui.core.curation.claude", "ClaudeError", "no answer from Claude: {}", EXIT_FINDINGS),
 )
 
 
@@ -498,7 +509,7 @@ def _command_parser(parser: argparse.ArgumentParser, args) -> argparse.ArgumentP
 
 def _known_failure(exc: Exception) -> tuple[str, int] | None:
     for module, name, text, code in _FAILURES:
-        loaded = sys.modules.get(f"{__package__}.{module}")
+        loaded = sys.modules.get(module)
         if loaded is not None and isinstance(exc, getattr(loaded, name)):
             return text.format(exc), code
     return None
@@ -535,7 +546,7 @@ def _profile(args, store):
 
 def _refuse_unusable_arbiter(config: dict) -> None:
     """A store whose ``arbiter:`` names no usable profile: said as lint says it, exit 2 (``--arbiter`` overrides it)."""
-    from .core.settings import arbiter_problem
+    from .core.arbiters.settingscheck import arbiter_problem
 
     problem = arbiter_problem(config)
     if problem is not None:
@@ -545,7 +556,7 @@ def _refuse_unusable_arbiter(config: dict) -> None:
 def _store_root(args) -> Path:
     """PATH; else the store a memory's path names (``explain /work/proj/.rawko/memories/x.md`` from anywhere);
     else the nearest store at or above here."""
-    from .core.store import store_root_of
+    from .core.store.reading import store_root_of
 
     memory = getattr(args, "memory", None)
     if args.path is None and memory:
@@ -756,7 +767,7 @@ def cmd_compare(args) -> int:
 
 
 def cmd_arbiters(args) -> int:
-    from .core.settings import arbiter_problem
+    from .core.arbiters.settingscheck import arbiter_problem
 
     store = _load(args)
     profiles, problems = defined_profiles(store.config)
@@ -781,7 +792,7 @@ def cmd_arbiters(args) -> int:
 
 def injection_diff(before: Preview, after: Preview) -> dict:
     """What changed in what the arbiter injects between two previews: a run that throws injects nothing."""
-    from .core.checks import Injection
+    from .core.curation.checks import Injection
 
     old_injection, new_injection = Injection.of(before), Injection.of(after)
     old = [] if old_injection.throws else [c.path for c in before.injected]
@@ -803,7 +814,7 @@ def _failure_dict(injection) -> dict | None:
 
 
 def _compare(args, preview: Preview, other: Preview) -> int:
-    from .core.checks import Injection
+    from .core.curation.checks import Injection
 
     here = args.at or "working tree"
     diff = injection_diff(other, preview)
@@ -964,8 +975,8 @@ def render_entry_log(memory, entries: list[dict]) -> str:
 
 
 def cmd_lint(args) -> int:
-    from .core.lint import ERROR, lint_store
-    from .core.settings import load_person_settings
+    from .core.lint.linter import ERROR, lint_store
+    from .core.store.settings import load_person_settings
 
     store = _load(args)
     if args.arbiter:
@@ -984,8 +995,8 @@ def cmd_lint(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    from .core.history import verify, verify_pre_receive, verify_push
-    from .core.safetext import clean_name
+    from .core.record.history import verify, verify_pre_receive, verify_push
+    from .core.text.safetext import clean_name
 
     # the repository, not a store: every store in it is checked, and a server's bare repository has none
     root = Path(args.path or ".").resolve()
@@ -1031,8 +1042,8 @@ def cmd_hook(args) -> int:
 
 
 def _install_hook(path: Path, force: bool, server: bool) -> int:
-    from .core.hooks import install_hook
-    from .core.safetext import clean_name
+    from .core.record.hooks import install_hook
+    from .core.text.safetext import clean_name
 
     installed = install_hook(path, force=force, server=server)
     where = clean_name(str(installed.path))
@@ -1047,8 +1058,8 @@ def _install_hook(path: Path, force: bool, server: bool) -> int:
 
 
 def _uninstall_hook(path: Path, server: bool) -> int:
-    from .core.hooks import uninstall_hook
-    from .core.safetext import clean_name
+    from .core.record.hooks import uninstall_hook
+    from .core.text.safetext import clean_name
 
     result = uninstall_hook(path, server=server)
     lines = [f"Removed {clean_name(str(hook))}: rawko-tui's own {hook.name} hook." for hook in result.removed]
@@ -1061,7 +1072,7 @@ def _uninstall_hook(path: Path, server: bool) -> int:
 
 def _apply(args, root, writes, action: str, summary: str = "") -> int:
     """Write what was shown, then commit it (one commit for all the files), under the write lock."""
-    from .core.writer import apply_writes
+    from .core.record.writer import apply_writes
 
     written = apply_writes(root, writes, action, summary, and_commit=not getattr(args, "no_commit", False))
     _write(written.describe(root) + "\n")
@@ -1077,7 +1088,7 @@ def _write_planned(args, root, plan, action: str, summary: str = "") -> int:
     """
     import contextlib
 
-    from .core.writer import write_lock
+    from .core.record.writer import write_lock
 
     with contextlib.nullcontext() if args.dry_run else write_lock(root):
         writes = _include_uncommitted(args, plan())
@@ -1103,8 +1114,8 @@ def _show_and_check(args, root, writes, ask_on_warnings: bool = False) -> bool:
     (Claude's proposals): lint warnings are asked about on a terminal, and
     need --force without one.
     """
-    from .core.lint import ERROR, WARNING, lint_text
-    from .core.writer import read_current, shown_text
+    from .core.lint.linter import ERROR, WARNING, lint_text
+    from .core.record.writer import read_current, shown_text
 
     errors = warnings = False
     foreign = [w for w in writes if w.foreign]
@@ -1156,8 +1167,8 @@ def _show_and_check(args, root, writes, ask_on_warnings: bool = False) -> bool:
 
 
 def cmd_init(args) -> int:
-    from .core.gitrepo import repo_root
-    from .core.writer import init_store
+    from .core.disk.gitrepo import repo_root
+    from .core.record.writer import init_store
 
     root = Path(args.path or ".").resolve()
     above = _store_above(root) if not (root / ".rawko" / "memories").is_dir() else None  # a store here: said below
@@ -1197,7 +1208,7 @@ def _store_above(folder: Path) -> Path | None:
 
 
 def cmd_new(args) -> int:
-    from .core.writer import format_entry, plan_create
+    from .core.record.writer import format_entry, plan_create
 
     root = _store_root(args)
     fields = {
@@ -1222,8 +1233,8 @@ def cmd_new(args) -> int:
 def _refuse_duplicate_title(args, store, title: str, writing: bool = True) -> None:
     """A title another memory has is refused (lint would warn duplicate-title on both), naming that memory;
     --allow-duplicate-title writes it all the same. Not ``writing`` (a proposal only): said, not refused."""
-    from .core.curation import memories_titled
-    from .core.writer import WriteError
+    from .core.curation.entries import memories_titled
+    from .core.record.writer import WriteError
 
     same = memories_titled(store, title)
     if not same:
@@ -1242,7 +1253,7 @@ def _refuse_duplicate_title(args, store, title: str, writing: bool = True) -> No
 
 
 def _memory_name(root, given: str) -> str:
-    from .core.safeio import linked_part
+    from .core.disk.safeio import linked_part
 
     linked = linked_part(root, ".rawko/memories/x.md")
     if linked is not None:  # the store never walks a linked folder: say why no memory is found
@@ -1279,14 +1290,14 @@ def _did_you_mean(store, given: str) -> str:
 
 
 def _append(args, root, name: str, fields: dict, body: str, action: str, summary: str) -> int:
-    from .core.writer import format_entry, plan_append
+    from .core.record.writer import format_entry, plan_append
 
     return _write_planned(args, root, lambda: [plan_append(root, name, format_entry(fields, body))], action, summary)
 
 
 def _write_closest(store, title: str, body: str, when) -> None:
     """Before a memory is created: the existing memories that may hold its lesson already (append to one instead)."""
-    from .core.consolidation.queue import closest_memories
+    from .core.curation.consolidation.queue import closest_memories
 
     for closest in closest_memories(store, title, body, when):
         _write(_report([f"Closest existing memory: {closest.describe()}"]))
@@ -1295,7 +1306,7 @@ def _write_closest(store, title: str, body: str, when) -> None:
 
 
 def cmd_append(args) -> int:
-    from .core.writer import person_name
+    from .core.record.writer import person_name
 
     root = _store_root(args)
     name = _memory_name(root, args.memory)
@@ -1309,7 +1320,7 @@ def cmd_append(args) -> int:
 
 
 def cmd_retire(args) -> int:
-    from .core.writer import person_name
+    from .core.record.writer import person_name
 
     problem = reason_problem(args.reason)
     if problem:
@@ -1326,7 +1337,7 @@ def cmd_retire(args) -> int:
 
 
 def cmd_link(args) -> int:
-    from .core.writer import person_name
+    from .core.record.writer import person_name
 
     root = _store_root(args)
     name, other = _memory_name(root, args.memory), _memory_name(root, args.other)
@@ -1341,7 +1352,7 @@ def cmd_link(args) -> int:
 
 
 def cmd_confirm(args) -> int:
-    from .core.writer import person_name, plan_append
+    from .core.record.writer import person_name, plan_append
 
     root = _store_root(args)
     name = _memory_name(root, args.memory)
@@ -1352,7 +1363,7 @@ def cmd_confirm(args) -> int:
 def cmd_torn(args) -> int:
     """An interrupted write in a memory: shown, and resolved by taking its bytes back, committing rawko-tui's own
     complete entry, or acknowledging a torn one."""
-    from .core.writer import acknowledge, journal_problems, person_name, plan_commit, shown_text, take_back, torn_hint, torn_writes
+    from .core.record.writer import acknowledge, journal_problems, person_name, plan_commit, shown_text, take_back, torn_hint, torn_writes
 
     root = _store_root(args)
     name = _memory_name(root, args.memory)
@@ -1393,7 +1404,7 @@ def cmd_torn(args) -> int:
 def cmd_candidates(args) -> int:
     import time
 
-    from .core.consolidation.queue import MIN_TASKS_FOR_UNUSED, consolidation_candidates, injected_today
+    from .core.curation.consolidation.queue import MIN_TASKS_FOR_UNUSED, consolidation_candidates, injected_today
 
     kinds = {k.strip() for given in args.kind or [] for k in given.split(",") if k.strip()}
     unknown = sorted(kinds - set(CANDIDATE_KINDS))
@@ -1439,7 +1450,7 @@ def cmd_candidates(args) -> int:
 def cmd_opinion(args) -> int:
     import os
 
-    from .core.consolidation.opinion import opinion_on
+    from .core.curation.consolidation.opinion import opinion_on
 
     root = _store_root(args)
     store = load_store(root)
@@ -1463,9 +1474,9 @@ def _body(args) -> str:
 
 
 def cmd_extract(args) -> int:
-    from .core.claude import ask_claude, build_extraction_prompt, extraction_file, parse_extraction
-    from .core.safeio import read_named
-    from .core.writer import plan_create
+    from .core.curation.claude import ask_claude, build_extraction_prompt, extraction_file, parse_extraction
+    from .core.disk.safeio import read_named
+    from .core.record.writer import plan_create
 
     import os
 
@@ -1495,7 +1506,7 @@ def cmd_extract(args) -> int:
 
 
 def cmd_sessions(args) -> int:
-    from .core.sessions import load_sessions, promoted_to, promotions
+    from .core.curation.sessions import load_sessions, promoted_to, promotions
 
     root = _store_root(args)
     sessions = load_sessions(root)
@@ -1519,8 +1530,8 @@ def cmd_sessions(args) -> int:
 
 
 def cmd_promote(args) -> int:
-    from .core.sessions import load_sessions, promoted_to, promotion_draft, promotions
-    from .core.writer import plan_create
+    from .core.curation.sessions import load_sessions, promoted_to, promotion_draft, promotions
+    from .core.record.writer import plan_create
 
     root = _store_root(args)
     session = next((s for s in load_sessions(root) if s.id == args.session or Path(s.path).parent.name == args.session), None)
@@ -1659,11 +1670,11 @@ def cmd_app(args) -> int:
     except StoreNotFound as exc:
         root, problem = None, f"{exc}."
     if args.at and root is not None:
-        from .core.history import files_at
+        from .core.record.history import files_at
 
         files_at(root, args.at)  # a bad revision is a clear message here, not an empty app
     if args.arbiter and root is not None:
-        from .core.store import load_config
+        from .core.store.reading import load_config
 
         resolve_profile(load_config(root), args.arbiter)  # an unknown name is a clear message, not a silent default
     if not (sys.stdin.isatty() and sys.stdout.isatty()):

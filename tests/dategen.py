@@ -10,7 +10,7 @@ import random
 import subprocess
 from pathlib import Path
 
-from rawko_tui.core.jsdate import parse_date
+from rawko_tui.core.js.dates import parse_date
 
 DATE_PROBE = Path(__file__).parent / "oracle" / "date_probe.js"
 

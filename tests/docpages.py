@@ -44,7 +44,7 @@ COMMAND_TIMEOUT = 300  # seconds: only so that a hang fails instead of stalling 
 
 # Runs rawko-tui from this checkout with the clock of its own entries (updatedAt, retiredAt…) fixed.
 LAUNCHER = (
-    "import runpy, rawko_tui.core.curation as curation; "
+    "import runpy, rawko_tui.core.curation.entries as curation; "
     f'curation.now_iso = lambda: "{FIXED_NOW}"; '
     'runpy.run_module("rawko_tui", run_name="__main__", alter_sys=True)'
 )

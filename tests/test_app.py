@@ -397,7 +397,7 @@ async def test_the_app_at_a_revision_shows_the_store_as_it_was(store):
 async def test_a_whole_consolidation_in_the_app(tmp_path, monkeypatch):
     from textual.widgets import Checkbox
 
-    from rawko_tui.core.history import verify
+    from rawko_tui.core.record.history import verify
     from rawko_tui.tui.curation import ConsolidationScreen, MergeScreen
 
     body = "Sessions are stored in Postgres with a 30 minute idle timeout. " * 8
@@ -472,8 +472,8 @@ async def test_promote_a_failed_attempt_from_a_session(tmp_path):
     import shutil
 
     from conftest import REPO_ROOT
-    from rawko_tui.core.lint import lint_store
-    from rawko_tui.core.store import load_store
+    from rawko_tui.core.lint.linter import lint_store
+    from rawko_tui.core.store.reading import load_store
     from rawko_tui.tui.curation import MemoryEditor, SessionsScreen
 
     root = write_store(tmp_path / "store", {"jwt-tokens.md": memory(title="JWT tokens", body="Tokens expire after 24 hours. " * 10)})
@@ -515,8 +515,8 @@ async def test_promote_a_failed_attempt_from_a_session(tmp_path):
 
 
 async def test_create_append_and_retire_in_the_app(tmp_path, monkeypatch):
-    from rawko_tui.core.history import verify
-    from rawko_tui.core.store import load_store
+    from rawko_tui.core.record.history import verify
+    from rawko_tui.core.store.reading import load_store
     from rawko_tui.tui.curation import MemoryEditor
 
     for key, value in {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "a@example.com", "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "a@example.com"}.items():
@@ -581,8 +581,8 @@ async def test_claude_drafts_in_the_app_against_a_fake(tmp_path, fake):
     import shutil
 
     from conftest import REPO_ROOT
-    from rawko_tui.core.lint import lint_store
-    from rawko_tui.core.store import load_store
+    from rawko_tui.core.lint.linter import lint_store
+    from rawko_tui.core.store.reading import load_store
     from rawko_tui.tui.confirm import ConfirmDiscard
     from rawko_tui.tui.curation import ConsolidationScreen, MemoryEditor, MergeScreen, SessionsScreen
     from test_claude import GOOD
@@ -649,7 +649,7 @@ async def test_claude_drafts_in_the_app_against_a_fake(tmp_path, fake):
 
 
 async def test_saved_tasks_checks_and_matrix_in_the_app(tmp_path):
-    from rawko_tui.core.checks import load_checks
+    from rawko_tui.core.curation.checks import load_checks
     from rawko_tui.tui.checks import ChecksScreen
 
     root = write_store(
@@ -662,7 +662,7 @@ async def test_saved_tasks_checks_and_matrix_in_the_app(tmp_path):
         await settle(pilot)
         assert "OVER BUDGET" in str(app.query_one("#preview-summary").render())
         table = app.query_one("#results", DataTable)
-        from rawko_tui.core.checks import prompt_shares
+        from rawko_tui.core.curation.checks import prompt_shares
 
         (_, _, share), = prompt_shares(app.preview)  # one memory: its block's share of the whole prompt
         assert str(table.get_row_at(0)[5]).endswith(f"{share:.0%}")
@@ -685,7 +685,7 @@ async def test_saved_tasks_checks_and_matrix_in_the_app(tmp_path):
 
 
 async def test_the_save_dialog_answers_y_and_n_and_the_name_is_edited_only_when_asked(tmp_path):
-    from rawko_tui.core.checks import load_checks
+    from rawko_tui.core.curation.checks import load_checks
 
     root = write_store(tmp_path / "store", {"jwt.md": memory(title="JWT tokens", when='"token"', importance="critical")})
     app = app_for(root, task="rotate the token")
@@ -987,9 +987,9 @@ def _git_store(tmp_path, monkeypatch, files):
 
 
 async def test_supersede_and_dismiss_in_the_queue_are_confirmed_commits_and_dismiss_is_undone(tmp_path, monkeypatch):
-    from rawko_tui.core.curation import dismissed
-    from rawko_tui.core.history import verify
-    from rawko_tui.core.store import load_store
+    from rawko_tui.core.curation.entries import dismissed
+    from rawko_tui.core.record.history import verify
+    from rawko_tui.core.store.reading import load_store
     from rawko_tui.tui.confirm import ConfirmWrite
     from rawko_tui.tui.curation import ConsolidationScreen
 
@@ -1242,7 +1242,7 @@ async def test_a_ranking_waits_for_typing_to_pause_and_a_replaced_store_lets_go_
 
 async def test_the_first_frame_shows_ages_against_the_pinned_now(store, monkeypatch):
     """Ages in the memory list are measured against rawko-tui.yaml's now from the first rows on, never the clock first."""
-    from rawko_tui.core.store import pinned_now
+    from rawko_tui.core.store.reading import pinned_now
 
     (store / ".rawko" / "rawko-tui.yaml").write_text("now: 2026-01-24T12:00:00Z\n")
     shown_now: list[set[float]] = []
@@ -1353,8 +1353,8 @@ async def test_appending_a_promotion_to_the_closest_memory_keeps_the_session_lin
     import shutil
 
     from conftest import REPO_ROOT
-    from rawko_tui.core.sessions import load_sessions, promotion_source
-    from rawko_tui.core.store import load_store
+    from rawko_tui.core.curation.sessions import load_sessions, promotion_source
+    from rawko_tui.core.store.reading import load_store
     from rawko_tui.tui.curation import MemoryEditor, SessionsScreen
 
     shutil.copytree(REPO_ROOT / ".rawko" / "sessions", tmp_path / "store" / ".rawko" / "sessions")

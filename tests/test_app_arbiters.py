@@ -75,7 +75,7 @@ async def test_v_opens_the_side_by_side_view_with_the_deciding_rule(tmp_path):
 
 
 async def test_the_store_chooses_the_profile_and_a_saved_task_records_it(tmp_path):
-    from rawko_tui.core.checks import load_checks
+    from rawko_tui.core.curation.checks import load_checks
 
     root = write_store(tmp_path, DISAGREEING)
     (root / ".rawko" / "rawko-tui.yaml").write_text("arbiter: rawko-sdk\n")
@@ -128,8 +128,8 @@ async def test_a_failure_of_the_other_arbiters_never_stops_the_ranking(tmp_path,
 
 async def test_an_arbiter_the_store_names_that_is_no_profile_ranks_nothing_in_its_place(tmp_path):
     """The rule of every command: lint says error, the commands refuse, the app ranks nothing until one is chosen."""
-    from rawko_tui.core.settings import arbiter_problem
-    from rawko_tui.core.store import load_config
+    from rawko_tui.core.arbiters.settingscheck import arbiter_problem
+    from rawko_tui.core.store.reading import load_config
 
     root = write_store(tmp_path, DISAGREEING)
     (root / ".rawko" / "rawko-tui.yaml").write_text("arbiter: rawko-sdkk\n")

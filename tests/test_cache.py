@@ -8,10 +8,10 @@ import pytest
 from conftest import FIXED_NOW, memory, write_store
 from storegen import random_store
 
-from rawko_tui.core import cache
-from rawko_tui.core.arbiter import parse_now
+from rawko_tui.core.disk import cache
+from rawko_tui.core.arbiters.decision import parse_now
 from rawko_tui.core.arbiters.ranking import run_preview
-from rawko_tui.core.store import load_store
+from rawko_tui.core.store.reading import load_store
 
 
 @pytest.fixture
@@ -131,7 +131,7 @@ def test_the_cache_lives_outside_the_store(tmp_path, settled):
 
 
 def test_pattern_plans_are_remembered_between_runs_and_read_back_the_same(tmp_path, settled):
-    from rawko_tui.core import patterns
+    from rawko_tui.core.arbiters import patterns
     from rawko_tui.core.arbiters.ranking import run_preview_reference
 
     root = random_store(tmp_path / "store", seed=9, now_ms=parse_now(FIXED_NOW), size=120)
@@ -156,8 +156,8 @@ def test_pattern_plans_are_remembered_between_runs_and_read_back_the_same(tmp_pa
 
 def test_regex_translations_are_remembered_between_runs_and_read_back_the_same(tmp_path, monkeypatch, settled):
     """Lint translates every pattern for every profile; the next run takes the translations from the cache."""
-    from rawko_tui.core import jsregex
-    from rawko_tui.core.lint import lint_store
+    from rawko_tui.core.js import regexp as jsregex
+    from rawko_tui.core.lint.linter import lint_store
 
     root = random_store(tmp_path / "store", seed=4, now_ms=parse_now(FIXED_NOW), size=120)
     first = lint_store(load_store(root))
@@ -186,12 +186,12 @@ def test_regex_translations_are_remembered_between_runs_and_read_back_the_same(t
 def test_caches_of_stores_that_no_longer_exist_are_pruned(tmp_path):
     import shutil
 
-    from rawko_tui.core import cache
+    from rawko_tui.core.disk import cache
 
     kept = write_store(tmp_path / "kept", {"a.md": memory(title="A")})
     gone = write_store(tmp_path / "gone", {"b.md": memory(title="B")})
-    from rawko_tui.core.consolidation import termcache
-    from rawko_tui.core.consolidation.queue import consolidation_candidates
+    from rawko_tui.core.curation.consolidation import termcache
+    from rawko_tui.core.curation.consolidation.queue import consolidation_candidates
 
     consolidation_candidates(load_store(gone), 0)
     assert cache.cache_path(gone).is_file() and cache.cache_path(gone).with_suffix(".root").is_file() and termcache._path(gone).is_file()
@@ -207,7 +207,7 @@ def test_caches_of_stores_that_no_longer_exist_are_pruned(tmp_path):
 
 def test_lint_findings_are_kept_between_runs_and_equal_a_fresh_lint_at_any_time(tmp_path, monkeypatch, settled):
     """Each file's findings are kept for its very bytes; the one that depends on the time (a future date) is decided per run."""
-    from rawko_tui.core import lint
+    from rawko_tui.core.lint import linter as lint
 
     root = random_store(tmp_path / "store", seed=6, now_ms=parse_now(FIXED_NOW), size=150)
     (root / ".rawko" / "memories" / "future.md").write_text(memory(title="Future", at="2026-06-01T00:00:00Z"))
@@ -237,11 +237,11 @@ def test_lint_findings_are_kept_between_runs_and_equal_a_fresh_lint_at_any_time(
     assert "broken.md" not in cache.load_derived(root, "lint", lint.LINT_MODULES)
     assert any(f.code == "importance" and f.path.endswith("future.md") for f in fresh(nows[1]))
     # findings kept by other code are not used
-    assert cache.load_derived(root, "lint", (*lint.LINT_MODULES, "rankindex.py")) == {}
+    assert cache.load_derived(root, "lint", (*lint.LINT_MODULES, "arbiters/rankindex.py")) == {}
 
 
 def test_rawko_sdk_readings_are_kept_between_runs_and_equal_a_fresh_reading(tmp_path, monkeypatch, settled):
-    from rawko_tui.core.arbiter import ArbiterOptions
+    from rawko_tui.core.arbiters.decision import ArbiterOptions
     from rawko_tui.core.arbiters import loaders
     from rawko_tui.core.arbiters.profiles import RAWKO_SDK
 
@@ -281,7 +281,7 @@ def test_a_warm_load_leaves_the_texts_in_the_cache_until_they_are_asked_for(tmp_
     """The texts are one mapped file beside the records: a ranking decodes only what it shows, and gets the same text."""
     import pickle
 
-    from rawko_tui.core.store import LazyText
+    from rawko_tui.core.store.reading import LazyText
 
     root = random_store(tmp_path / "store", seed=3, now_ms=parse_now(FIXED_NOW), size=80)
     (root / ".rawko" / "memories" / "bom.md").write_bytes(b"\xef\xbb\xbf" + memory(title="Bom \u00e9\U0001f600").encode())
@@ -309,7 +309,8 @@ def test_a_warm_load_leaves_the_texts_in_the_cache_until_they_are_asked_for(tmp_
 
 def test_a_few_patterns_are_planned_without_reading_every_kept_plan(tmp_path, monkeypatch, settled):
     """Explaining a handful of memories (the rank index kept) does not read the plans of every pattern ever seen."""
-    from rawko_tui.core import jsregex, patterns
+    from rawko_tui.core.js import regexp as jsregex
+    from rawko_tui.core.arbiters import patterns
 
     root = random_store(tmp_path / "store", seed=2, now_ms=parse_now(FIXED_NOW), size=60)
     # plan every pattern through this test's kept records (earlier tests planned them, in other cache folders)
@@ -341,7 +342,7 @@ def test_values_kept_per_file_survive_a_run_on_a_revision(tmp_path, settled):
     """Lint of a store read from git blobs (no file of the working tree) does not drop what the working tree's runs kept."""
     import copy
 
-    from rawko_tui.core import lint
+    from rawko_tui.core.lint import linter as lint
 
     root = random_store(tmp_path / "store", seed=7, now_ms=parse_now(FIXED_NOW), size=30)
     lint.lint_store(load_store(root))

@@ -319,8 +319,8 @@ def test_a_max_that_is_not_a_number_of_memories_is_refused(capsys, store, comman
 
 
 def test_new_refuses_a_title_another_memory_has_and_names_it(capsys, tmp_path):
-    from rawko_tui.core.lint import lint_store
-    from rawko_tui.core.store import load_store
+    from rawko_tui.core.lint.linter import lint_store
+    from rawko_tui.core.store.reading import load_store
 
     root = write_store(tmp_path, {"postgres-pool-size.md": memory(title="Postgres pool size", body="word " * 60)})
     new = ["new", str(root), "--when", "pool", "--importance", "high", "--by", "developer", "--body", "word " * 60, "--no-commit"]
@@ -354,8 +354,9 @@ def test_init_inside_a_store_refuses_naming_it_unless_nested(capsys, tmp_path):
 def test_inits_settings_file_lists_every_store_key_commented_out_and_none_of_the_persons(capsys, tmp_path):
     import re
 
-    from rawko_tui.core.settings import PERSON_KEYS, STORE_KEYS, store_settings_problems
-    from rawko_tui.core.store import config_from
+    from rawko_tui.core.store.settings import PERSON_KEYS, STORE_KEYS
+    from rawko_tui.core.lint.settingsproblems import store_settings_problems
+    from rawko_tui.core.store.reading import config_from
 
     run(capsys, "init", str(tmp_path))
     text = (tmp_path / ".rawko" / "rawko-tui.yaml").read_text()

@@ -13,10 +13,10 @@ from conftest import FIXED_NOW, REPO_ROOT, memory, write_store
 from fakeapi import KEY
 
 from rawko_tui.cli import main
-from rawko_tui.core.arbiter import parse_now
-from rawko_tui.core.consolidation.queue import closest_memories, consolidation_candidates
-from rawko_tui.core.lint import lint_store
-from rawko_tui.core.store import load_store
+from rawko_tui.core.arbiters.decision import parse_now
+from rawko_tui.core.curation.consolidation.queue import closest_memories, consolidation_candidates
+from rawko_tui.core.lint.linter import lint_store
+from rawko_tui.core.store.reading import load_store
 
 NOW = parse_now(FIXED_NOW)
 
@@ -333,7 +333,7 @@ def test_a_new_memory_is_shown_the_existing_one_that_holds_its_lesson(tmp_path, 
 
 
 def test_term_counts_cached_between_runs_give_the_same_queue_and_follow_a_changed_file(tmp_path, monkeypatch):
-    from rawko_tui.core.consolidation import termcache
+    from rawko_tui.core.curation.consolidation import termcache
 
     monkeypatch.setenv("RAWKO_TUI_CACHE_DIR", str(tmp_path / "cache"))
     root = pair_store(tmp_path / "store", POOL_A, POOL_B)
@@ -429,9 +429,9 @@ def test_term_counts_drop_the_terms_of_files_that_are_gone_and_stay_the_same(tmp
     """When most cached terms belong to files no longer in the store, the vocabulary is compacted, not read again."""
     import random
 
-    from rawko_tui.core import cache
-    from rawko_tui.core.consolidation import termcache
-    from rawko_tui.core.consolidation.evidence import extract
+    from rawko_tui.core.disk import cache
+    from rawko_tui.core.curation.consolidation import termcache
+    from rawko_tui.core.curation.consolidation.evidence import extract
 
     monkeypatch.setenv("RAWKO_TUI_CACHE_DIR", str(tmp_path / "cache"))
     rng = random.Random(3)
@@ -470,7 +470,7 @@ def test_a_link_one_side_holds_already_writes_only_the_other_side(tmp_path, monk
 
 
 def test_the_app_and_the_command_line_offer_one_list_of_kinds_and_unused_is_judged_by_the_saved_tasks(tmp_path, capsys):
-    from rawko_tui.core.consolidation import KINDS
+    from rawko_tui.core.curation.consolidation import KINDS
     from rawko_tui.tui.curation import FILTERS
 
     assert FILTERS == (None, *KINDS) and "unused" in KINDS

@@ -10,11 +10,11 @@ import pytest
 
 from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.cli import main
-from rawko_tui.core.arbiter import parse_now
-from rawko_tui.core.consolidation.queue import consolidation_candidates
-from rawko_tui.core.curation import effective_store, status_of
-from rawko_tui.core.history import verify
-from rawko_tui.core.store import load_store
+from rawko_tui.core.arbiters.decision import parse_now
+from rawko_tui.core.curation.consolidation.queue import consolidation_candidates
+from rawko_tui.core.curation.entries import effective_store, status_of
+from rawko_tui.core.record.history import verify
+from rawko_tui.core.store.reading import load_store
 
 NOW = parse_now(FIXED_NOW)
 BODY = "Sessions are stored in Postgres with a 30 minute idle timeout. " * 8
@@ -181,8 +181,8 @@ def test_promotion_drafts_have_whole_titles_and_distinctive_patterns(tmp_path, c
     import shutil
 
     from conftest import REPO_ROOT
-    from rawko_tui.core.lint import lint_pattern
-    from rawko_tui.core.sessions import distinctive_words, title_from
+    from rawko_tui.core.lint.linter import lint_pattern
+    from rawko_tui.core.curation.sessions import distinctive_words, title_from
 
     # a title ends where a clause ends, never on a word that leaves it hanging
     assert title_from("Middleware pattern used in project: Express middleware functions that return 401 on auth failure") == "Middleware pattern used in project"
@@ -208,10 +208,10 @@ def test_promotion_drafts_have_whole_titles_and_distinctive_patterns(tmp_path, c
 
 def test_a_promoted_memory_has_a_short_title_and_the_file_name_lint_expects(tmp_path):
     """A long first sentence is cut to a heading; the file is named after it by the one naming function (writer.slugify), so lint is quiet."""
-    from rawko_tui.core.lint import lint_text
-    from rawko_tui.core.sessions import MAX_TITLE, Session, SessionItem, promotion_draft
-    from rawko_tui.core.store import spec_extract
-    from rawko_tui.core.writer import plan_create, slugify
+    from rawko_tui.core.lint.linter import lint_text
+    from rawko_tui.core.curation.sessions import MAX_TITLE, Session, SessionItem, promotion_draft
+    from rawko_tui.core.store.reading import spec_extract
+    from rawko_tui.core.record.writer import plan_create, slugify
 
     root = write_store(tmp_path / "store", {})
     summaries = [
@@ -234,7 +234,7 @@ def test_a_promoted_memory_has_a_short_title_and_the_file_name_lint_expects(tmp_
 
 def test_an_item_appended_to_a_memory_is_promoted_beside_the_memory_own_source(tmp_path):
     """promotions() reads every entry's source: an item appended to a memory promoted from another item marks both."""
-    from rawko_tui.core.sessions import promotions
+    from rawko_tui.core.curation.sessions import promotions
 
     first = memory(title="JWT tokens", extra="source: .rawko/sessions/a/agent-memory.yaml (discovery discovery-002)")
     appended = "\n\n---\nupdatedAt: 2026-01-24T08:00:00Z\nupdatedBy: Ada\ndiscoveredIn: b\nsource: .rawko/sessions/b/agent-memory.yaml (decision decision-001)\n---\n\nMore.\n"
@@ -246,8 +246,8 @@ def test_an_item_appended_to_a_memory_is_promoted_beside_the_memory_own_source(t
 
 
 def test_pattern_matches_and_unused_memories(repo):
-    from rawko_tui.core.consolidation.queue import unused_memories
-    from rawko_tui.core.curation import pattern_matches
+    from rawko_tui.core.curation.consolidation.queue import unused_memories
+    from rawko_tui.core.curation.entries import pattern_matches
 
     lines = pattern_matches(["redis|cache", "session"], [("warm the cache", "developer"), ("fix the session store", "developer")])
     assert lines == ["'redis|cache' matches 'warm the cache'", "'session' matches 'fix the session store'"]
@@ -275,7 +275,7 @@ def test_stale_counts_from_the_last_dated_entry_and_says_so(tmp_path, capsys):
 
 
 def test_a_retirement_needs_a_reason_a_person_wrote(repo, capsys):
-    from rawko_tui.core.curation import append_template, entry_problems
+    from rawko_tui.core.curation.entries import append_template, entry_problems
 
     draft = append_template("retire", load_store(repo).file("jwt-tokens.md"), "Ada")
     assert entry_problems(draft) == ["the reason is still the placeholder ('why it no longer holds'): write why this memory no longer holds"]

@@ -7,10 +7,10 @@ import random
 import pytest
 
 from conftest import FIXED_NOW, REPO_ROOT, memory, write_store
-from rawko_tui.core.arbiter import ArbiterOptions, explain_candidate, parse_now
+from rawko_tui.core.arbiters.decision import ArbiterOptions, explain_candidate, parse_now
 from rawko_tui.core.arbiters.ranking import run_preview
-from rawko_tui.core.explain import COMPONENT, GATE, Explanation
-from rawko_tui.core.store import load_store
+from rawko_tui.core.arbiters.explain import COMPONENT, GATE, Explanation
+from rawko_tui.core.store.reading import load_store
 from storegen import AGENTS, random_store, random_task
 
 NOW = parse_now(FIXED_NOW)
@@ -73,7 +73,7 @@ def test_render_and_dict_round_out():
 
 
 def test_the_explanation_of_alternatives_agrees_with_lint_on_what_looks_like_a_regex():
-    from rawko_tui.core.patterns import plan_pattern
+    from rawko_tui.core.arbiters.patterns import plan_pattern
 
     assert plan_pattern("req.user|session").notes == ()  # a dotted name is meant literally
     (note,) = plan_pattern("handle.*error|oops").notes

@@ -11,11 +11,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rawko_tui.core.arbiters.ranking import run_preview
-from rawko_tui.core.curation import effective_store
-from rawko_tui.core.jsvalue import js_trim
-from rawko_tui.core.lint import lint_file
-from rawko_tui.core.store import MemoryFile, Store, parse_memory_bytes
-from rawko_tui.core.writer import format_entry
+from rawko_tui.core.curation.entries import effective_store
+from rawko_tui.core.js.values import js_trim
+from rawko_tui.core.lint.linter import lint_file
+from rawko_tui.core.store.reading import MemoryFile, Store, parse_memory_bytes
+from rawko_tui.core.record.writer import format_entry
 
 KEYS = ["title", "whenToUse", "importance", "tags", "discoveredAt", "discoveredBy", "status", "x", "title ", "- a", "? k"]
 SCALARS = [

@@ -7,16 +7,16 @@ import sys
 from pathlib import Path
 
 CORE_MODULES = [
-    "rawko_tui.core.jsregex",
-    "rawko_tui.core.jsvalue",
-    "rawko_tui.core.yamljs",
-    "rawko_tui.core.store",
-    "rawko_tui.core.patterns",
-    "rawko_tui.core.explain",
-    "rawko_tui.core.arbiter",
-    "rawko_tui.core.lint",
-    "rawko_tui.core.gitrepo",
-    "rawko_tui.core.commonwords",
+    "rawko_tui.core.js.regexp",
+    "rawko_tui.core.js.values",
+    "rawko_tui.core.js.jsyaml",
+    "rawko_tui.core.store.reading",
+    "rawko_tui.core.arbiters.patterns",
+    "rawko_tui.core.arbiters.explain",
+    "rawko_tui.core.arbiters.decision",
+    "rawko_tui.core.lint.linter",
+    "rawko_tui.core.disk.gitrepo",
+    "rawko_tui.core.text.commonwords",
     "rawko_tui.cli",
 ]
 
@@ -51,29 +51,34 @@ def test_a_preview_imports_neither():
 
 
 def _core_imports() -> dict[str, set[str]]:
-    """Which core modules each core module imports, at module level or inside a function."""
+    """Which core modules each core module imports, at module level or inside a function (dotted names under core)."""
     import ast
 
     core = Path(__file__).parent.parent / "rawko_tui" / "core"
+    modules = {_dotted(core, path): path for path in core.rglob("*.py")}
     graph = {}
-    for path in [*core.glob("*.py"), *core.glob("*/*.py")]:
-        package = "" if path.parent == core else path.parent.name + "."
+    for name, path in modules.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
         names = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.ImportFrom) or node.level == 0:
+            if not isinstance(node, ast.ImportFrom):
                 continue
-            # resolve the relative import to a module of the core ("arbiter", "arbiters.loaders", …)
-            base = package if node.level == 1 else ""
-            if node.module:
-                names.add(base + node.module)
+            if node.level == 0:
+                if not (node.module or "").startswith("rawko_tui.core."):
+                    continue
+                base = node.module.split(".")[2:]
             else:
-                names |= {base + alias.name for alias in node.names}
-        graph[package + path.stem] = {n if n in {p for p in _module_names(core)} else n.split(".")[0] for n in names}
+                base = package[: len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+            for alias in node.names:
+                target = ".".join(base + [alias.name])
+                names.add(target if target in modules else ".".join(base))
+        graph[name] = names - {name}
     return graph
 
 
-def _module_names(core: Path) -> set[str]:
-    return {path.stem for path in core.glob("*.py")} | {f"{path.parent.name}.{path.stem}" for path in core.glob("*/*.py")}
+def _dotted(core: Path, path: Path) -> str:
+    parts = list(path.relative_to(core).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 KNOWN_CYCLES: set = set()  # none: the arbiter package made the last one (arbiter <-> rankindex) go away

@@ -15,12 +15,21 @@ import pytest
 
 from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.cli import main
-from rawko_tui.core.arbiter import ArbiterOptions, parse_now
+from rawko_tui.core.arbiters.decision import ArbiterOptions, parse_now
 from rawko_tui.core.arbiters.ranking import run_preview
-from rawko_tui.core.history import file_history, verify
-from rawko_tui.core.lint import lint_store
-from rawko_tui.core.store import load_store, load_store_at
-from rawko_tui.core.writer import Seen, WriteError, append_entry, apply_writes, create_memory, format_entry, plan_append, safe_memory_path
+from rawko_tui.core.record.history import file_history, verify
+from rawko_tui.core.lint.linter import lint_store
+from rawko_tui.core.store.reading import load_store, load_store_at
+from rawko_tui.core.record.writer import (
+    Seen,
+    WriteError,
+    append_entry,
+    apply_writes,
+    create_memory,
+    format_entry,
+    plan_append,
+    safe_memory_path,
+)
 
 NOW = parse_now(FIXED_NOW)
 
@@ -253,7 +262,7 @@ def test_no_byte_is_lost_with_another_process_appending_at_the_same_time(repo):
 KILLED_MID_WRITE = """
 import os, signal, sys
 from pathlib import Path
-from rawko_tui.core import writer
+from rawko_tui.core.record import writer
 
 real = writer._write_all
 
@@ -440,7 +449,7 @@ def test_written_but_not_committed_says_so_with_its_own_exit_code(repo, capsys):
 
 
 def test_a_write_of_several_files_writes_none_when_one_changed_since_it_was_shown(repo):
-    from rawko_tui.core.writer import apply_writes, plan_append
+    from rawko_tui.core.record.writer import apply_writes, plan_append
 
     writes = [plan_append(repo, "a-memory.md", format_entry({"importance": "low"}, "one")), plan_append(repo, "b-memory.md", format_entry({"importance": "low"}, "two"))]
     before_a = mem(repo, "a-memory.md").read_bytes()

@@ -16,10 +16,10 @@ import pytest
 
 from conftest import FIXED_NOW
 from hostile import CASES, GOOD, OUTSIDE_SECRET, PWNED, make_store, no_read_override
-from rawko_tui.core.arbiter import parse_now, resolve_options
+from rawko_tui.core.arbiters.decision import parse_now, resolve_options
 from rawko_tui.core.arbiters.ranking import run_preview
-from rawko_tui.core.lint import lint_store
-from rawko_tui.core.store import load_store
+from rawko_tui.core.lint.linter import lint_store
+from rawko_tui.core.store.reading import load_store
 from test_history import git as _git
 
 NOW = parse_now(FIXED_NOW)
@@ -276,8 +276,8 @@ async def test_the_app_says_once_what_is_wrong_with_the_settings(tmp_path):
 
 def test_hostile_sessions_saved_tasks_and_settings_are_reported_plainly(tmp_path):
     from hostile import _alias_bomb
-    from rawko_tui.core.checks import load_checks
-    from rawko_tui.core.sessions import load_sessions
+    from rawko_tui.core.curation.checks import load_checks
+    from rawko_tui.core.curation.sessions import load_sessions
 
     root = make_store(tmp_path / "store", [])
     sessions = root / ".rawko" / "sessions"
@@ -299,7 +299,7 @@ def test_hostile_sessions_saved_tasks_and_settings_are_reported_plainly(tmp_path
 
 
 def test_the_line_of_a_bad_byte_is_the_line_in_the_version_linted(tmp_path):
-    from rawko_tui.core.store import load_store_at
+    from rawko_tui.core.store.reading import load_store_at
 
     invalid = next(c for c in CASES if c.name == "invalid-utf8.md")
     root = make_store(tmp_path / "store", [invalid])
@@ -317,7 +317,7 @@ def test_the_line_of_a_bad_byte_is_the_line_in_the_version_linted(tmp_path):
 
 def test_the_loads_own_scan_gives_the_watchers_signature(tmp_path):
     """The app takes the watcher's fingerprint from the load's walk of memories/ (one walk, not two): it must be the same."""
-    from rawko_tui.core.watch import store_signature
+    from rawko_tui.core.store.watch import store_signature
 
     root = make_store(tmp_path / "store")
     memories = root / ".rawko" / "memories"

@@ -394,9 +394,9 @@ async def test_the_apps_confirmation_is_the_only_way_to_write_and_the_store_cann
 
 def test_settings_writes_never_follow_a_planted_temporary_link(clone, monkeypatch):
     """Saving a task and dismissing a candidate write settings files whose temporary names the store planted as links to ~/.bashrc."""
-    from rawko_tui.core.checks import saved_task_write
-    from rawko_tui.core.curation import decision_write
-    from rawko_tui.core.writer import apply_writes
+    from rawko_tui.core.curation.checks import saved_task_write
+    from rawko_tui.core.curation.entries import decision_write
+    from rawko_tui.core.record.writer import apply_writes
 
     for key, value_ in clone.env().items():
         monkeypatch.setenv(key, value_)

@@ -197,7 +197,7 @@ def test_linked_folders_of_the_store_are_never_followed_and_lint_says_so(tmp_pat
 
 
 def test_the_watcher_never_walks_a_linked_folder(tmp_path):
-    from rawko_tui.core.watch import store_signature
+    from rawko_tui.core.store.watch import store_signature
 
     elsewhere = tmp_path / "elsewhere"
     (elsewhere / "deep").mkdir(parents=True)
@@ -211,7 +211,7 @@ def test_the_watcher_never_walks_a_linked_folder(tmp_path):
 
 
 def test_oversized_files_are_refused_with_their_size_and_limit(tmp_path):
-    from rawko_tui.core.safeio import MEMORY_LIMIT, SESSION_LIMIT, SETTINGS_LIMIT
+    from rawko_tui.core.disk.safeio import MEMORY_LIMIT, SESSION_LIMIT, SETTINGS_LIMIT
 
     root = _store(tmp_path)
     rawko = root / ".rawko"
@@ -229,7 +229,7 @@ def test_a_memory_that_becomes_a_link_or_a_fifo_after_the_scan_is_not_read(tmp_p
     """The scan passes links and FIFOs over; the read refuses them too (the name can change in between)."""
     script = """
 import os, sys
-from rawko_tui.core.store import MemoryFile, read_memory_file
+from rawko_tui.core.store.reading import MemoryFile, read_memory_file
 for name in sys.argv[1:]:
     memory = MemoryFile(location=name, rel_path=name, name=name, top_level=True)
     read_memory_file(memory)
@@ -254,7 +254,7 @@ def test_working_tree_memories_linked_to_devices_are_never_read_by_history(tmp_p
     script = """
 import json, sys
 from pathlib import Path
-from rawko_tui.core.history import file_history, uncommitted_rewrites, verify
+from rawko_tui.core.record.history import file_history, uncommitted_rewrites, verify
 root = Path(sys.argv[1])
 print(json.dumps({"rewritten": sorted(uncommitted_rewrites(root)),
                   "badge": file_history(root, ".rawko/memories/good-auth.md", [0]).badge,
@@ -275,7 +275,7 @@ REFUSED = "aliases expand to more than 100,000 nodes (an alias bomb); refused"
 
 
 def test_the_settings_loader_refuses_alias_bombs_before_anything_walks_them():
-    from rawko_tui.core.yamljs import YamlError, load_with_ruamel
+    from rawko_tui.core.js.jsyaml import YamlError, load_with_ruamel
 
     def refusal(text: str) -> str:
         with pytest.raises(YamlError) as caught:
@@ -361,8 +361,8 @@ def test_the_app_stays_responsive_and_says_what_it_refused(tmp_path, hostile):
 
 
 def test_saving_a_task_refuses_a_checks_file_that_is_a_link_or_a_bomb(tmp_path):
-    from rawko_tui.core.checks import saved_task_write
-    from rawko_tui.core.writer import WriteError
+    from rawko_tui.core.curation.checks import saved_task_write
+    from rawko_tui.core.record.writer import WriteError
 
     root = _store(tmp_path)
     checks = root / ".rawko" / "checks.yaml"
@@ -438,7 +438,7 @@ def _memory_text(body: str) -> str:
 def test_a_folder_swapped_for_a_link_after_the_scan_is_caught_at_the_open(tmp_path):
     """The scan found ``team/`` a real folder; by the read it is a link to a folder outside the store holding a file
     of the same name. The descriptor's real path, not the name, decides: nothing outside is read."""
-    from rawko_tui.core.store import load_store, read_memory_file
+    from rawko_tui.core.store.reading import load_store, read_memory_file
 
     root = tmp_path / "repo"
     team = root / ".rawko" / "memories" / "team"
@@ -459,7 +459,7 @@ def test_a_folder_swapped_for_a_link_after_the_scan_is_caught_at_the_open(tmp_pa
     assert OUTSIDE_SECRET not in memory.text
     assert memory.error is not None and "a folder that became a link as it was read" in memory.error.reason
     # read through the store's guarded reader (settings, saved tasks, sessions) the same way
-    from rawko_tui.core.safeio import UnsafeFile, read_regular
+    from rawko_tui.core.disk.safeio import UnsafeFile, read_regular
 
     with pytest.raises(UnsafeFile, match="became a link"):
         read_regular(team / "deploy.md", 1 << 20, os.path.join(real_dir, "team", "deploy.md"))
@@ -504,7 +504,7 @@ def test_a_folder_flipping_between_real_and_a_link_never_lets_outside_bytes_in(t
         pytest.skip("this system has no renameat2(RENAME_EXCHANGE) to swap a folder and a link atomically")
     script = """
 import sys
-from rawko_tui.core.store import load_store
+from rawko_tui.core.store.reading import load_store
 leaks = reads = 0
 for _ in range(3000):
     store = load_store(sys.argv[1])

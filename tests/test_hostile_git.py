@@ -13,9 +13,9 @@ import pytest
 
 from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.cli import main
-from rawko_tui.core.history import repository_state
-from rawko_tui.core.lint import lint_store
-from rawko_tui.core.store import load_store
+from rawko_tui.core.record.history import repository_state
+from rawko_tui.core.lint.linter import lint_store
+from rawko_tui.core.store.reading import load_store
 from test_history import commit_all, git, mem
 
 BODY = "The session middleware in src/auth must run before the router; tokens expire after 24 hours. " * 6
@@ -168,7 +168,7 @@ async def test_a_refused_write_in_the_app_is_a_message_not_a_crash(repo):
         assert app.screen is app.main
         assert any("Read-only: HEAD is detached" in n.message for n in app._notifications)
         # a write that is started anyway (the state changed after the editor opened) is refused by the writer
-        from rawko_tui.core.writer import plan_append
+        from rawko_tui.core.record.writer import plan_append
 
         entry = "---\nupdatedAt: '2026-11-22T08:00:00Z'\n---\n\nTokens now expire after 12 hours.\n"
         app.apply_plan([plan_append(repo, "auth-session.md", entry)], "append", "")

@@ -28,8 +28,8 @@ import pytest
 
 from conftest import memory
 from rawko_tui.cli import main
-from rawko_tui.core.lint import lint_store
-from rawko_tui.core.store import load_store
+from rawko_tui.core.lint.linter import lint_store
+from rawko_tui.core.store.reading import load_store
 from test_history import TESTER, commit_all, git
 from test_record import CI, _identity, append, committed, head, make_repo, mem, repo  # noqa: F401 - fixtures
 
@@ -37,7 +37,7 @@ FILES = {"m.md": memory(title="M", body="Body of m. " * 20), "n.md": memory(titl
 
 KILLED_BEFORE_COMMIT = r"""
 import os, signal, sys
-from rawko_tui.core import writer
+from rawko_tui.core.record import writer
 from rawko_tui.cli import main
 
 def die(*args, **kwargs):
@@ -249,7 +249,7 @@ def test_an_entry_written_with_no_commit_stays_rawko_tuis_own_when_a_later_write
     assert main(["append", "m.md", str(root), "--body", "the next entry", "--include-uncommitted"]) == 0
     message = git(root, "log", "-1", "--format=%B")
     assert "Not-written-by-rawko-tui" not in message and "are rawko-tui's own entry, written with --no-commit" in message
-    from rawko_tui.core.history import file_history
+    from rawko_tui.core.record.history import file_history
 
     offsets = load_store(root).file("m.md").entry_offsets()
     assert file_history(root, ".rawko/memories/m.md", offsets).entry_not_written_by_committer == [False, False, False]
@@ -274,7 +274,7 @@ def test_an_interrupted_write_after_another_writers_bytes_commits_them_only_when
     assert trailers == [f"Not-written-by-rawko-tui: .rawko/memories/m.md lines 11-17, bytes {committed_size:,}-{committed_size + len(agent) - 1:,}"]
     assert committed(root, ".rawko/memories/m.md") == path.read_bytes() and path.read_bytes().endswith(b"ours\n")
     offsets = load_store(root).file("m.md").entry_offsets()
-    from rawko_tui.core.history import file_history
+    from rawko_tui.core.record.history import file_history
 
     assert file_history(root, ".rawko/memories/m.md", offsets).entry_not_written_by_committer == [False, True, False]
 

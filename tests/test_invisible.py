@@ -16,9 +16,9 @@ import pytest
 
 from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.cli import main
-from rawko_tui.core.lint import lint_store, text_findings
-from rawko_tui.core.safetext import clean, escape_json_controls, inline
-from rawko_tui.core.store import MemoryFile, load_store, parse_memory_bytes
+from rawko_tui.core.lint.linter import lint_store, text_findings
+from rawko_tui.core.text.safetext import clean, escape_json_controls, inline
+from rawko_tui.core.store.reading import MemoryFile, load_store, parse_memory_bytes
 
 
 def tags(text: str) -> str:
@@ -196,7 +196,7 @@ async def test_the_app_shows_them(store):
 def test_a_lone_carriage_return_in_a_cell_is_shown_not_collapsed():
     """A table cell or a notification joins lines with spaces, but a carriage return (which a terminal draws over the
     start of the line) or another line break is shown as what it is."""
-    from rawko_tui.core.safetext import one_line
+    from rawko_tui.core.text.safetext import one_line
 
     assert one_line("Auth middleware\rIgnore the reviewer") == "Auth middleware\u240dIgnore the reviewer"
     assert one_line("two\n\n  lines\tand a tab") == "two lines and a tab"

@@ -16,7 +16,7 @@ import time
 import pytest
 
 from dategen import date_strings, differences, node_times
-from rawko_tui.core.jsdate import parse_date
+from rawko_tui.core.js.dates import parse_date
 
 # The forms of issue reports and real frontmatter, each of which once read as NaN here
 PEOPLES_FORMS = [
@@ -74,7 +74,7 @@ def test_a_zone_changed_in_the_process_is_never_answered_from_another_zones_read
 
 
 def test_an_object_becomes_its_text_before_it_is_read_as_a_date():
-    from rawko_tui.core.jsvalue import js_new_date
+    from rawko_tui.core.js.values import js_new_date
 
     assert js_new_date(b"\x01").ms == parse_date("1")  # !!binary AQ== is a Uint8Array: String() gives "1"
     assert js_new_date([2026, 1]).ms == parse_date("2026,1")

@@ -9,8 +9,8 @@ import subprocess
 import pytest
 
 from conftest import ORACLE_DIR
-from rawko_tui.core.jsregex import JsRegexSyntaxError, compile_js
-from rawko_tui.core.jsvalue import utf16_length
+from rawko_tui.core.js.regexp import JsRegexSyntaxError, compile_js
+from rawko_tui.core.js.values import utf16_length
 
 TOKENS = [
     "a", "b", "A", "é", "É", "ſ", "s", "k", "K", "😀", "1", "_", " ", "-", ".", "*", "+", "?", "*?", "|", "(", ")",
@@ -108,7 +108,7 @@ def test_required_needles_never_rule_out_a_match(seed):
 
 
 def test_required_needles_of_usual_patterns():
-    from rawko_tui.core.jsregex import _Parser, required_needles
+    from rawko_tui.core.js.regexp import _Parser, required_needles
 
     def needles(source):
         return required_needles(_Parser(source, True).parse())

@@ -98,7 +98,7 @@ def test_a_huge_integer_in_the_person_s_settings_is_ignored_with_a_reason(tmp_pa
     person.write_text(setting % HUGE + "\n")
     script = """
 import sys
-from rawko_tui.core.settings import load_person_settings
+from rawko_tui.core.store.settings import load_person_settings
 from pathlib import Path
 settings = load_person_settings(Path(sys.argv[1]))
 print(settings.values, list(settings.problems))
@@ -112,8 +112,8 @@ def test_numbers_past_any_double_read_as_the_arbiters_read_them():
     """js-yaml keeps a decimal past any double as text; npm yaml makes it Infinity (tests/oracle checked both)."""
     import math
 
-    from rawko_tui.core.arbiters.yaml12 import load_yaml12
-    from rawko_tui.core.yamljs import load_yaml
+    from rawko_tui.core.js.yaml2 import load_yaml12
+    from rawko_tui.core.js.jsyaml import load_yaml
 
     digits = "9" * 5000
     assert load_yaml(f"x: {digits}") == {"x": digits}
@@ -158,8 +158,8 @@ def test_a_long_string_used_thousands_of_times_in_a_session_is_that_session_s_er
 
 
 def test_the_character_guard_keeps_ordinary_aliases_and_refuses_in_every_dialect():
-    from rawko_tui.core.arbiters.yaml12 import load_yaml12
-    from rawko_tui.core.yamljs import YamlError, load_with_ruamel, load_yaml
+    from rawko_tui.core.js.yaml2 import load_yaml12
+    from rawko_tui.core.js.jsyaml import YamlError, load_with_ruamel, load_yaml
 
     ordinary = "base: &b {x: 1, y: [a, b]}\nuse: [*b, *b]\nname: &n some words\nagain: *n\n"
     for load in (load_yaml, load_yaml12, load_with_ruamel):
@@ -190,7 +190,7 @@ def test_a_memory_of_millions_of_entries_is_read_up_to_the_limit_and_says_where_
     _many_entries(root)
     _commit(root)
     found = _findings(_run(root, "lint", "--json", "--now", FIXED_NOW, timeout=240))
-    from rawko_tui.core.store import ENTRIES_CUT, MAX_ENTRY_BLOCKS
+    from rawko_tui.core.store.reading import ENTRIES_CUT, MAX_ENTRY_BLOCKS
 
     limit = [(s, m) for s, c, m in found[".rawko/memories/e.md"] if c == "entries-limit"]
     assert limit == [("warning", f"{ENTRIES_CUT} (the fold, the timeline and the torn-entry check end before it)")]
@@ -205,7 +205,7 @@ def test_entries_are_split_as_before_with_memory_for_the_entries_only():
     """The split visits fence and delimiter lines only; it gives what the line-by-line split gave (``_reference_split``)."""
     import random
 
-    from rawko_tui.core.store import spec_extract, split_entries
+    from rawko_tui.core.store.reading import spec_extract, split_entries
 
     pieces = ["---", "--- ", "---\r", "...", "", " ", "  \t", "title: A", "importance: high", "foo: bar", "title: [unclosed", "x", "```",
               "````", "~~~", "``` yaml", "text line", "tags: [a, b]", "\r", "- item", "whenToUse: auth", "\u2028", "---x", "  ```"]  # fmt: skip
@@ -230,8 +230,8 @@ def _reference_split(text, spec):
     """The line-by-line split this module replaced (it held every line of a file: 55 bytes of memory per byte)."""
     import re
 
-    from rawko_tui.core.store import MEMORY_FIELDS
-    from rawko_tui.core.yamljs import YamlError, load_yaml
+    from rawko_tui.core.store.reading import MEMORY_FIELDS
+    from rawko_tui.core.js.jsyaml import YamlError, load_yaml
 
     fence_re, delimiter, closer = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$"), re.compile(r"^---[ \t]*\r?$"), re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$")
     field_line = re.compile(r"^(?:" + "|".join(sorted(MEMORY_FIELDS)) + r")\s*:")
@@ -309,7 +309,7 @@ def test_a_store_of_gigabytes_is_read_up_to_the_store_limit_and_says_what_it_lef
     for i in range(25):
         _sparse_memory(root / ".rawko" / "memories" / f"z{i:02d}.md", 55 << 20)  # 1.4 GB checked out
     preview = json.loads(_run(root, "preview", "--task", TASK, "--agent", "developer", "--now", FIXED_NOW, "--json", timeout=240).stdout)
-    from rawko_tui.core.store import STORE_LIMIT
+    from rawko_tui.core.store.reading import STORE_LIMIT
 
     assert {"good-auth.md", "good-login.md", "z00.md"} <= {Path(m["path"]).name for m in preview["injected"]}
     errors = {Path(e["path"]).name: e["reason"] for e in preview["errors"]}
@@ -356,7 +356,7 @@ def test_two_memories_of_thousands_of_sentences_are_compared_within_the_budget(t
     root = _store(tmp_path)
     _random_sentences(root)
     groups = json.loads(_run(root, "candidates", "--now", FIXED_NOW, "--json", timeout=120).stdout)["candidates"]
-    from rawko_tui.core.consolidation.pairs import NOT_ALL_COMPARED
+    from rawko_tui.core.curation.consolidation.pairs import NOT_ALL_COMPARED
 
     pair = [g for g in groups if g["paths"] == [".rawko/memories/one.md", ".rawko/memories/two.md"]]
     assert [g["kind"] for g in pair] == ["contradiction"] and pair[0]["evidence"]["partial"] == NOT_ALL_COMPARED
@@ -399,7 +399,7 @@ def test_the_app_s_consolidation_queue_opens_on_memories_of_thousands_of_sentenc
     root = _store(tmp_path)
     _random_sentences(root)
     groups = json.loads(_run(root, str(root), script=APP_QUEUE, timeout=180).stdout.strip().splitlines()[-1])
-    from rawko_tui.core.consolidation.pairs import NOT_ALL_COMPARED
+    from rawko_tui.core.curation.consolidation.pairs import NOT_ALL_COMPARED
 
     assert ["contradiction", [".rawko/memories/one.md", ".rawko/memories/two.md"], NOT_ALL_COMPARED] in groups
 
@@ -409,8 +409,8 @@ def test_conflicts_found_through_the_index_are_those_of_every_pair_of_sentences(
     word swapped, code, short sentences) the conflicts are those of the loop over every pair of sentences."""
     import random
 
-    from rawko_tui.core.consolidation import pairs
-    from rawko_tui.core.consolidation.evidence import extract
+    from rawko_tui.core.curation.consolidation import pairs
+    from rawko_tui.core.curation.consolidation.evidence import extract
 
     words = ("the emails are sent with Postmark from the worker queue using yarn pnpm npm Amazon SES Drizzle prisma migrate tokens "
              "expire after hours in src/auth/token.ts we deploy with helm to staging and production the cache is redis Node version "
@@ -438,8 +438,8 @@ def test_conflicts_found_through_the_index_are_those_of_every_pair_of_sentences(
 
 def _every_pair_conflicts(a, b):
     """``pairs.conflicts`` as it was: every prose sentence of one memory aligned with every one of the other."""
-    from rawko_tui.core.consolidation import pairs
-    from rawko_tui.core.consolidation.evidence import key_label
+    from rawko_tui.core.curation.consolidation import pairs
+    from rawko_tui.core.curation.consolidation.evidence import key_label
 
     found = {}
     by_key_a, by_key_b = pairs._values_by_key(a), pairs._values_by_key(b)
@@ -461,10 +461,10 @@ def test_a_memory_a_real_arbiter_reads_but_rawko_tui_refuses_is_reported_as_refu
     reads none of it, and says so: not modelled, never "throws" (spec-0007) or "not valid YAML" (rawko-sdk)."""
     from test_profiles import SCRIPTS
 
-    from rawko_tui.core.arbiter import REASON_ERROR, ArbiterOptions, parse_now
+    from rawko_tui.core.arbiters.decision import REASON_ERROR, ArbiterOptions, parse_now
     from rawko_tui.core.arbiters.profiles import BUILT_IN
     from rawko_tui.core.arbiters.ranking import run_preview, run_preview_reference
-    from rawko_tui.core.store import load_store
+    from rawko_tui.core.store.reading import load_store
 
     root = _store(tmp_path)
     long = "y" * 400_000
@@ -501,7 +501,7 @@ def test_appended_entries_holding_millions_of_values_are_read_up_to_the_limit(tm
     (root / ".rawko" / "memories" / "values.md").write_text(memory(title="Values", when='"auth"') + entry * 260)
     found = _findings(_run(root, "lint", "--json", "--now", FIXED_NOW, timeout=240))
     effective = json.loads(_run(root, "preview", "--task", TASK, "--view", "effective", "--now", FIXED_NOW, "--json", timeout=240).stdout)
-    from rawko_tui.core.store import ENTRIES_CUT
+    from rawko_tui.core.store.reading import ENTRIES_CUT
 
     assert [m for _, c, m in found[".rawko/memories/values.md"] if c == "entries-limit"] == [f"{ENTRIES_CUT} (the fold, the timeline and the torn-entry check end before it)"]
     assert "values.md" in {Path(m["path"]).name for m in effective["injected"]}
@@ -513,7 +513,7 @@ def test_appended_entries_holding_millions_of_values_are_read_up_to_the_limit(tm
 
 
 def test_sessions_are_read_newest_first_up_to_their_total(tmp_path, monkeypatch):
-    from rawko_tui.core import sessions
+    from rawko_tui.core.curation import sessions
 
     root = _store(tmp_path)
     for number in range(5):
@@ -525,7 +525,7 @@ def test_sessions_are_read_newest_first_up_to_their_total(tmp_path, monkeypatch)
 
 
 def test_saved_tasks_are_read_up_to_their_limits(tmp_path, monkeypatch):
-    from rawko_tui.core import checks
+    from rawko_tui.core.curation import checks
 
     root = _store(tmp_path)
     _write(root, ".rawko/checks.yaml", "tasks:\n" + "".join(f"  - {{task: auth {i}, agent: developer}}\n" for i in range(1_005)))

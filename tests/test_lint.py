@@ -7,9 +7,9 @@ import os
 import pytest
 
 from conftest import FIXED_NOW, memory, write_store
-from rawko_tui.core.arbiter import parse_now
-from rawko_tui.core.lint import lint_pattern, lint_store, slugify
-from rawko_tui.core.store import load_store
+from rawko_tui.core.arbiters.decision import parse_now
+from rawko_tui.core.lint.linter import lint_pattern, lint_store, slugify
+from rawko_tui.core.store.reading import load_store
 
 NOW = parse_now(FIXED_NOW)
 LONG_BODY = "word " * 80
@@ -119,8 +119,8 @@ def test_duplicate_titles(tmp_path):
 
 
 def test_a_retired_memory_does_not_share_its_title_and_a_draft_is_linted_as_lint_will_lint_it(tmp_path):
-    from rawko_tui.core.curation import merge_changes
-    from rawko_tui.core.lint import lint_in_store
+    from rawko_tui.core.curation.entries import merge_changes
+    from rawko_tui.core.lint.linter import lint_in_store
 
     retired = memory(title="Pool size", body=LONG_BODY) + "\n\n---\nstatus: retired\nreason: merged\nsupersededBy: pool-size-2.md\n---\n\nMerged.\n"
     found = findings_for(tmp_path / "one", {"pool-size.md": retired, "pool-limits.md": memory(title="Pool size", body=LONG_BODY)})

@@ -21,14 +21,14 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXED_NOW, memory, write_store
-from rawko_tui.core.arbiter import COMPONENT_KEYS, REASON_SKIPPED, ArbiterOptions, parse_now
+from rawko_tui.core.arbiters.decision import COMPONENT_KEYS, REASON_SKIPPED, ArbiterOptions, parse_now
 from rawko_tui.core.arbiters.loaders import load_view
 from rawko_tui.core.arbiters.profiles import BUILT_IN
 from rawko_tui.core.arbiters.ranking import run_preview, run_preview_reference
-from rawko_tui.core.arbiters.yaml12 import load_yaml12
-from rawko_tui.core.jsvalue import UNDEFINED, JsDate
-from rawko_tui.core.store import load_store
-from rawko_tui.core.yamljs import YamlError
+from rawko_tui.core.js.yaml2 import load_yaml12
+from rawko_tui.core.js.values import UNDEFINED, JsDate
+from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.js.jsyaml import YamlError
 from storegen import AGENTS, disagreeing_memories, random_store, random_task, sdk_style_files, sdk_task
 
 NOW_MS = parse_now(FIXED_NOW)
@@ -446,9 +446,9 @@ def test_every_file_rawko_tui_writes_loads_under_all_three_profiles(tmp_path, mo
 
     from conftest import REPO_ROOT
     from rawko_tui.cli import main
-    from rawko_tui.core.claude import Extraction, extraction_file
-    from rawko_tui.core.curation import merge_draft, merge_writes
-    from rawko_tui.core.writer import apply_writes, plan_create
+    from rawko_tui.core.curation.claude import Extraction, extraction_file
+    from rawko_tui.core.curation.entries import merge_draft, merge_writes
+    from rawko_tui.core.record.writer import apply_writes, plan_create
 
     for key, value in {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "a@example.com", "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "a@example.com"}.items():
         monkeypatch.setenv(key, value)
@@ -551,7 +551,7 @@ def test_an_agents_memory_settings_apply_under_spec_0007_only(tmp_path, oracle):
     files = {f"m{i}.md": memory(title=f"Auth note {i}", when='"auth"', importance="high") for i in range(4)}
     write_store(tmp_path, files, agents={"developer": "---\nname: developer\nmemory:\n  maxInjected: 1\n  minImportance: critical\n---\n"})
     store = load_store(tmp_path)
-    from rawko_tui.core.arbiter import resolve_options
+    from rawko_tui.core.arbiters.decision import resolve_options
 
     spec = run_preview(store, "auth", "developer", resolve_options(store, "developer", profile=BUILT_IN["spec-0007"]), NOW_MS)
     sdk = run_preview(store, "auth", "developer", resolve_options(store, "developer", profile=BUILT_IN["rawko-sdk"]), NOW_MS)
@@ -588,7 +588,7 @@ def test_preview_json_equals_the_oracle(tmp_path, oracle, capsys, name):
 
 
 def test_the_impact_of_a_change_is_judged_by_the_arbiter_in_force(tmp_path):
-    from rawko_tui.core.curation import impact_of_change
+    from rawko_tui.core.curation.entries import impact_of_change
 
     write_store(tmp_path, {"plain.md": memory(title="Plain login note", when='"login"', tags="[auth]", importance="low")})
     store = load_store(tmp_path)
@@ -601,7 +601,7 @@ def test_the_impact_of_a_change_is_judged_by_the_arbiter_in_force(tmp_path):
 
 def test_the_impact_of_a_change_that_makes_the_arbiter_throw_is_that_nothing_is_injected(tmp_path):
     """The editor's and the confirmation's impact judge what the real arbiter does, as `check` does: a throw injects nothing."""
-    from rawko_tui.core.curation import impact_of_change
+    from rawko_tui.core.curation.entries import impact_of_change
 
     write_store(tmp_path, {"plain.md": memory(title="Plain login note", when='"login"', tags="[auth]", importance="high")})
     store = load_store(tmp_path)

@@ -7,12 +7,12 @@ import time
 import pytest
 
 from conftest import FIXED_NOW, memory, write_store
-from rawko_tui.core.arbiter import ArbiterOptions, content_preview, parse_now
+from rawko_tui.core.arbiters.decision import ArbiterOptions, content_preview, parse_now
 from rawko_tui.core.arbiters.ranking import run_preview
-from rawko_tui.core.jsregex import compile_js
-from rawko_tui.core.patterns import match_pattern
-from rawko_tui.core.store import load_store, spec_extract
-from rawko_tui.core.yamljs import YamlError, load_yaml
+from rawko_tui.core.js.regexp import compile_js
+from rawko_tui.core.arbiters.patterns import match_pattern
+from rawko_tui.core.store.reading import load_store, spec_extract
+from rawko_tui.core.js.jsyaml import YamlError, load_yaml
 
 NOW = parse_now(FIXED_NOW)
 
@@ -295,7 +295,7 @@ def test_agent_config_applies_and_options_override_it(tmp_path):
         {f"m{i}.md": memory(title=f"M{i}", importance="high") for i in range(4)},
         agents={"developer": "---\nname: developer\nmemory:\n  maxInjected: 2\n  minImportance: critical\n---\n"},
     )
-    from rawko_tui.core.arbiter import resolve_options
+    from rawko_tui.core.arbiters.decision import resolve_options
 
     store = load_store(tmp_path)
     options = resolve_options(store, "developer")
@@ -303,7 +303,7 @@ def test_agent_config_applies_and_options_override_it(tmp_path):
     assert run_preview(store, "auth", "developer", options, NOW).injected == []
     overridden = resolve_options(store, "developer", max_memories=3, min_importance="low")
     assert len(run_preview(store, "auth", "developer", overridden, NOW).injected) == 3
-    from rawko_tui.core.jsvalue import UNDEFINED
+    from rawko_tui.core.js.values import UNDEFINED
 
     assert resolve_options(store, "tester").max_memories is UNDEFINED  # no agent file: the spec's "?? 5"
 

@@ -20,8 +20,8 @@ import pytest
 
 from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.cli import main
-from rawko_tui.core.lint import lint_store
-from rawko_tui.core.store import load_store
+from rawko_tui.core.lint.linter import lint_store
+from rawko_tui.core.store.reading import load_store
 from test_history import TESTER, commit_all, git, kill_mid_write
 
 CI = memory(title="CI workflow YAML layout", when='"ci|workflow"', importance="medium", body="The CI pipeline is one workflow file with three jobs.")
@@ -138,7 +138,7 @@ def test_another_writers_uncommitted_entry_is_shown_and_committed_only_when_incl
     assert f"{rel}: {len(AGENT_ENTRY)} bytes (lines 11-17, {span}) were appended since the last commit by another writer, not by rawko-tui" in message
     assert git(top, "status", "--porcelain") == ""
     # the history credits the agent's entry to no one who did not write it; the person's own entry is theirs
-    from rawko_tui.core.history import file_history
+    from rawko_tui.core.record.history import file_history
 
     offsets = load_store(root).file("ci-workflow-yaml-layout.md").entry_offsets()
     history = file_history(root, ".rawko/memories/ci-workflow-yaml-layout.md", offsets)
@@ -146,7 +146,7 @@ def test_another_writers_uncommitted_entry_is_shown_and_committed_only_when_incl
 
 
 def test_a_file_that_changed_after_it_was_shown_is_not_written(repo):
-    from rawko_tui.core.writer import WriteError, apply_writes, format_entry, plan_append
+    from rawko_tui.core.record.writer import WriteError, apply_writes, format_entry, plan_append
 
     path = mem(repo)
     plan = plan_append(repo, "ci-workflow-yaml-layout.md", format_entry({"importance": "high"}, "ours"))
@@ -161,7 +161,7 @@ def test_a_file_that_changed_after_it_was_shown_is_not_written(repo):
 
 def test_a_plan_made_before_history_was_reset_to_a_force_pushed_remote_is_not_written(tmp_path):
     """A bare remote, a second clone that force-pushes a history without our last commit, and a plan made before we pulled it."""
-    from rawko_tui.core.writer import WriteError, apply_writes, format_entry, plan_append
+    from rawko_tui.core.record.writer import WriteError, apply_writes, format_entry, plan_append
 
     repo = make_repo(tmp_path)
     server = tmp_path / "server.git"
@@ -191,8 +191,8 @@ def test_a_plan_made_before_history_was_reset_to_a_force_pushed_remote_is_not_wr
 
 
 def test_every_planned_entry_ends_with_a_newline_whatever_built_it(repo):
-    from rawko_tui.core.curation import merge_writes
-    from rawko_tui.core.writer import apply_writes, plan_append, plan_create
+    from rawko_tui.core.curation.entries import merge_writes
+    from rawko_tui.core.record.writer import apply_writes, plan_append, plan_create
 
     entry = "---\nimportance: high\n---\n\ntyped on the editor's last line"
     assert plan_append(repo, "ci-workflow-yaml-layout.md", entry).data.endswith(b"last line\n")
@@ -286,7 +286,7 @@ def test_a_commit_git_cannot_make_leaves_nothing_written(repo, capsys):
 
 @pytest.mark.parametrize("setting", ["attributes", "autocrlf"])
 def test_an_lf_append_to_a_crlf_checkout_is_an_append(tmp_path, capsys, setting):
-    from rawko_tui.core.history import file_history, uncommitted_rewrites
+    from rawko_tui.core.record.history import file_history, uncommitted_rewrites
 
     repo = make_repo(tmp_path, attributes="*.md text eol=crlf\n" if setting == "attributes" else None)
     if setting == "autocrlf":
@@ -384,7 +384,7 @@ def test_torn_bytes_another_writer_appended_after_are_kept_and_the_acknowledgeme
     assert len(trailers) == 1 and trailers[0].endswith(agent_span)
     assert f"{torn:,} bytes (lines 11-" in message and "are the torn part of an interrupted rawko-tui write, which the person acknowledged" in message
     # the memory view credits the agent's entry to no one who did not write it, and rawko-tui's torn bytes to the commit
-    from rawko_tui.core.history import file_history
+    from rawko_tui.core.record.history import file_history
 
     offsets = load_store(repo).file("ci-workflow-yaml-layout.md").entry_offsets()
     assert file_history(repo, ".rawko/memories/ci-workflow-yaml-layout.md", offsets).entry_not_written_by_committer == [False, False, True, False]
@@ -477,7 +477,7 @@ def test_no_write_goes_through_a_linked_store_folder(tmp_path, capsys, linked):
 
 
 def test_a_settings_file_is_never_replaced_through_a_committed_temporary_link(repo, tmp_path):
-    from rawko_tui.core.checks import add_saved_task
+    from rawko_tui.core.curation.checks import add_saved_task
 
     victim = tmp_path / "victim"
     victim.write_text("precious\n")
@@ -687,7 +687,7 @@ async def test_the_app_shows_a_torn_write_and_takes_its_bytes_back(repo):
 
 
 def test_hook_uninstall_removes_only_rawko_tuis_own_hooks_and_says_what_it_did(repo, capsys):
-    from rawko_tui.core.hooks import hook_script
+    from rawko_tui.core.record.hooks import hook_script
 
     hooks = Path(git(repo, "rev-parse", "--absolute-git-dir")) / "hooks"
     assert main(["hook", "install", str(repo)]) == 0

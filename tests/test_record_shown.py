@@ -118,7 +118,7 @@ async def test_the_torn_write_screen_shows_every_byte_a_take_back_removes(repo):
     from test_app import SIZE, app_for, settle
     from test_history import kill_mid_write
 
-    from rawko_tui.core.safetext import clean
+    from rawko_tui.core.text.safetext import clean
 
     path = mem(repo)
     before = path.read_bytes()

@@ -126,7 +126,7 @@ def test_a_partial_clone_is_never_fetched_into(tmp_path, capsys):
     assert code == 2 and "is missing" in err and "never fetches" in err
     assert main(["preview", str(clone), "--task", "auth", "--now", FIXED_NOW, "--at", "HEAD~1"]) == 2
     assert "is missing" in capsys.readouterr().err
-    from rawko_tui.core.history import GitError, file_history
+    from rawko_tui.core.record.history import GitError, file_history
 
     with pytest.raises(GitError, match="is missing"):  # the app shows it as a notification
         file_history(clone, ".rawko/memories/auth-session.md", [0])
@@ -139,7 +139,7 @@ def test_a_partial_clone_is_never_fetched_into(tmp_path, capsys):
 
 def test_git_options_before_the_command_keep_the_guard(armed):
     """A caller's own git options (``--literal-pathspecs``, ``-c``) come before the command; the guard still applies."""
-    from rawko_tui.core.gitrepo import git as guarded
+    from rawko_tui.core.disk.gitrepo import git as guarded
 
     root, marker, _first = armed
     assert b"+Tokens expire after 12 hours." in guarded(root, "--literal-pathspecs", "show", "HEAD")

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from rawko_tui.core.safeio import UnsafeFile, read_regular
+from rawko_tui.core.disk.safeio import UnsafeFile, read_regular
 
 
 def test_a_regular_file_is_read(tmp_path):
@@ -51,7 +51,7 @@ def test_it_is_an_oserror_with_a_plain_reason(tmp_path):
 
 
 def test_a_path_in_the_store_is_read_only_inside_it_and_never_through_a_linked_folder(tmp_path):
-    from rawko_tui.core.safeio import linked_part, read_in_store
+    from rawko_tui.core.disk.safeio import linked_part, read_in_store
 
     (tmp_path / "outside").mkdir()
     (tmp_path / "outside" / "secret.md").write_bytes(b"key")
@@ -70,7 +70,7 @@ def test_a_path_in_the_store_is_read_only_inside_it_and_never_through_a_linked_f
 
 
 def test_refusal_says_what_the_reader_would_refuse_without_opening_anything(tmp_path):
-    from rawko_tui.core.safeio import refusal
+    from rawko_tui.core.disk.safeio import refusal
 
     os.mkfifo(tmp_path / "fifo.yaml")
     (tmp_path / "link.yaml").symlink_to("/dev/zero")
@@ -85,7 +85,7 @@ def test_refusal_says_what_the_reader_would_refuse_without_opening_anything(tmp_
 
 
 def test_a_named_file_may_be_a_pipe_but_is_never_read_past_its_limit(tmp_path):
-    from rawko_tui.core.safeio import read_named
+    from rawko_tui.core.disk.safeio import read_named
 
     reader, writer = os.pipe()
     os.write(writer, b"from a pipe")

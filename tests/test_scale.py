@@ -17,12 +17,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from storegen import random_store, random_task
 
-from rawko_tui.core import rankindex
-from rawko_tui.core.arbiter import ArbiterOptions, parse_now
+from rawko_tui.core.arbiters import rankindex
+from rawko_tui.core.arbiters.decision import ArbiterOptions, parse_now
 from rawko_tui.core.arbiters.ranking import run_preview, run_preview_reference
-from rawko_tui.core.curation import effective_store
-from rawko_tui.core.store import load_store
-from rawko_tui.core.yamljs import _NOT_SIMPLE, YamlError, load_yaml_fully, simple_mapping
+from rawko_tui.core.curation.entries import effective_store
+from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.js.jsyaml import _NOT_SIMPLE, YamlError, load_yaml_fully, simple_mapping
 
 NOW = parse_now(FIXED_NOW)
 HOUR = 3_600_000
@@ -274,7 +274,7 @@ def test_a_files_status_without_splitting_is_the_folds(tmp_path):
     """`status_of` skips the split where no appended entry can set a status field, and gives what the fold gives."""
     import copy
 
-    from rawko_tui.core.curation import Status, status_of
+    from rawko_tui.core.curation.entries import Status, status_of
 
     quoted = memory(title="Quoted key") + '\n---\n"st\\x61tus": retired\nreason: "spelled with an escape"\n---\n\nRetired.\n'
     body_word = memory(title="A word in the body") + "\nThe reason is plain.\n"
@@ -295,7 +295,8 @@ def test_a_files_status_without_splitting_is_the_folds(tmp_path):
 @pytest.mark.parametrize("profile", ["spec-0007", "rawko-sdk"])
 def test_a_kept_rank_index_ranks_as_a_fresh_one_and_is_remade_when_a_file_changes(tmp_path, monkeypatch, profile):
     """The index's tables are kept between runs for the very same readings of the files; every decision equals the reference."""
-    from rawko_tui.core import cache, rankcache
+    from rawko_tui.core.disk import cache
+    from rawko_tui.core.arbiters import rankcache
     from rawko_tui.core.arbiters.loaders import load_view
     from rawko_tui.core.arbiters.profiles import BUILT_IN
 

@@ -18,10 +18,10 @@ from textual.widgets import TextArea
 
 from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.cli import main
-from rawko_tui.core.lint import lint_store
-from rawko_tui.core.settings import load_person_settings, settings_path
-from rawko_tui.core.store import load_store
-from rawko_tui.core.writer import person_name
+from rawko_tui.core.lint.linter import lint_store
+from rawko_tui.core.store.settings import load_person_settings, settings_path
+from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.record.writer import person_name
 from rawko_tui.tui.keys import checked_keymap
 from test_app import SIZE, app_for, settle
 
@@ -206,7 +206,7 @@ def test_a_store_cannot_sign_the_persons_entries(repo, own_settings, capsys):
 
 
 def test_a_store_cannot_choose_the_model_the_persons_key_pays_for(fake, repo, own_settings, capsys):
-    from rawko_tui.core.tokens import DEFAULT_MODEL
+    from rawko_tui.core.text.tokens import DEFAULT_MODEL
 
     (repo / ".rawko" / "rawko-tui.yaml").write_text("model: claude-expensive-from-a-stranger\n")
     (repo.parent / "output.txt").write_text("Rotated the refresh token on every use.")
@@ -270,8 +270,9 @@ def test_lint_reports_what_the_app_cannot_use_in_the_persons_settings(repo, own_
 
 
 def test_an_arbiter_the_store_names_that_does_not_exist_is_an_error_everywhere(repo, capsys):
-    from rawko_tui.core.settings import STORE_FILE, settings_problems
-    from rawko_tui.core.store import load_config
+    from rawko_tui.core.store.settings import STORE_FILE
+    from rawko_tui.core.lint.settingsproblems import settings_problems
+    from rawko_tui.core.store.reading import load_config
 
     (repo / ".rawko" / "rawko-tui.yaml").write_text("arbiter: rawko-sdkk\n")
     (problem,) = [p for p in settings_problems(load_config(repo)) if p.severity == "error"]
@@ -296,8 +297,8 @@ def test_an_arbiter_the_store_names_that_does_not_exist_is_an_error_everywhere(r
 
 
 def test_settings_problems_are_plain_data_for_the_app(own_settings):
-    from rawko_tui.core.settings import settings_problems
-    from rawko_tui.core.store import config_from
+    from rawko_tui.core.lint.settingsproblems import settings_problems
+    from rawko_tui.core.store.reading import config_from
 
     own_settings.write_text("theme: solarised-dark\n")
     config = config_from("staledays: 30\nbudgets: {developer: -3, tester: 2000}\nauthor: Mallory\n")
@@ -316,7 +317,7 @@ def test_settings_problems_are_plain_data_for_the_app(own_settings):
 
 def test_the_binding_ids_and_themes_lint_checks_are_the_apps():
     """data/app_names.json lets lint check a keymap and a theme without loading the app; it must stay the app's."""
-    from rawko_tui.core.settings import _app_names
+    from rawko_tui.core.lint.settingsproblems import _app_names
     from rawko_tui.tui.app import create_app
 
     app = create_app(None, now=FIXED_NOW, poll_seconds=None)

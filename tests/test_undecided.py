@@ -17,12 +17,12 @@ import pytest
 from conftest import FIXED_NOW, ORACLE_DIR, memory, write_store
 
 from rawko_tui.cli import main
-from rawko_tui.core import jsregex
-from rawko_tui.core.arbiter import ArbiterOptions, parse_now
+from rawko_tui.core.js import regexp as jsregex
+from rawko_tui.core.arbiters.decision import ArbiterOptions, parse_now
 from rawko_tui.core.arbiters.profiles import BUILT_IN
 from rawko_tui.core.arbiters.ranking import run_preview, run_preview_reference
-from rawko_tui.core.jsregex import JsRegexSyntaxError, compile_js
-from rawko_tui.core.store import load_store
+from rawko_tui.core.js.regexp import JsRegexSyntaxError, compile_js
+from rawko_tui.core.store.reading import load_store
 
 # names this change brings: looked up when a test runs, so that each test can be run against the code before it
 JsRegexUndecided = getattr(jsregex, "JsRegexUndecided", jsregex.JsRegexTimeout)
@@ -126,7 +126,7 @@ def test_every_decided_answer_on_generated_backtracking_patterns_is_v8s(seed):
 
 
 def test_the_issues_pattern_is_true_or_undecided_never_no_match():
-    from rawko_tui.core.jsregex import RegexBudget
+    from rawko_tui.core.js.regexp import RegexBudget
 
     regex = compile_js(ISSUE_PATTERN)
     text = issue_task(28) + " developer"
@@ -248,7 +248,7 @@ def test_a_pattern_too_large_to_compile_here_is_decided_in_a_worker(tmp_path, mo
 
 
 def test_the_worker_is_killed_at_its_deadline_or_when_cancelled_and_started_again():
-    from rawko_tui.core.regexdecide import Decider
+    from rawko_tui.core.js.regexdecide import Decider
 
     decider = Decider()
     try:
@@ -270,7 +270,7 @@ def test_a_worker_that_runs_out_of_memory_leaves_the_case_undecided():
     """Past its memory limit a worker usually fails at once (said with the limit); on a loaded machine the
     engine's allocator can instead crawl for minutes, and the deadline then ends it. Either way the case is
     undecided, never an answer, and the worker is gone."""
-    from rawko_tui.core.regexdecide import Decider
+    from rawko_tui.core.js.regexdecide import Decider
 
     huge = ("(x)\\1|" + "|".join(f"w{i}q" for i in range(20000)), True, "fix w19999q now")
     decider = Decider(memory_bytes=80 << 20)

@@ -18,9 +18,9 @@ import subprocess
 import pytest
 from conftest import ORACLE_DIR
 
-from rawko_tui.core import jsregex
-from rawko_tui.core.jsregex import JsRegexSyntaxError, JsRegexUndecided, compile_js
-from rawko_tui.core.patterns import plan_pattern, plan_spec0005_pattern
+from rawko_tui.core.js import regexp as jsregex
+from rawko_tui.core.js.regexp import JsRegexSyntaxError, JsRegexUndecided, compile_js
+from rawko_tui.core.arbiters.patterns import plan_pattern, plan_spec0005_pattern
 
 
 @pytest.fixture(autouse=True)

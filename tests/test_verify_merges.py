@@ -208,7 +208,7 @@ def test_an_entry_cherry_picked_onto_both_branches_is_kept_once(repo, capsys):
 
 def test_the_merge_rule_itself():
     """check_merge on bytes: the union after the branch's own entries and a one-sided change pass; drops, edits, insertions and moves do not."""
-    from rawko_tui.core.history import check_merge
+    from rawko_tui.core.record.history import check_merge
 
     base = BASE.encode()
     a, b = A.encode(), B.encode()
@@ -644,7 +644,7 @@ def test_the_merge_hook_refuses_a_merge_git_concludes_by_itself(repo, capsys):
 
 @pytest.mark.parametrize("flag", ["--assume-unchanged", "--skip-worktree"])
 def test_a_rewrite_hidden_from_git_by_an_index_flag_is_not_hidden_from_verify_or_the_badge(repo, capsys, flag):
-    from rawko_tui.core.history import uncommitted_rewrites
+    from rawko_tui.core.record.history import uncommitted_rewrites
 
     git(repo, "update-index", flag, ".rawko/memories/auth.md")
     memfile(repo).write_text(BASE.replace("24 hours", "48 hours"))

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from rawko_tui.core.arbiters.yaml12 import load_yaml12
-from rawko_tui.core.yamljs import YamlError, load_yaml
+from rawko_tui.core.js.yaml2 import load_yaml12
+from rawko_tui.core.js.jsyaml import YamlError, load_yaml
 from test_profiles import _typed
 
 SUITE = Path(__file__).parent / "data" / "yaml-test-suite"

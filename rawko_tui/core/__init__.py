@@ -1,1 +1,1 @@
-"""The headless core: store, arbiter, explanations, lint. Never imports Textual or anthropic."""
+"""The headless core, a package per concern in pipeline order (docs/ARCHITECTURE.md). Never imports Textual or anthropic."""

@@ -25,16 +25,26 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Input, Markdown, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from ..core.arbiter import SPEC_AGENTS, Preview, iso_from_ms, parse_now, resolve_options
+from ..core.arbiters.decision import SPEC_AGENTS, Preview, iso_from_ms, parse_now, resolve_options
 from ..core.arbiters.ranking import decide_unsure, prepare_index, run_preview
-from ..core.checks import budget_for, default_task_name, load_checks, saved_task_write
-from ..core.curation import append_template, effective_store, impact_of_change, new_memory_template, pattern_matches
-from ..core.writer import ChangedSinceShown, PlannedWrite, WriteError, apply_writes, person_name, plan_append, read_current, replan, torn_writes
-from ..core.lint import SETTINGS_CODES, Finding, lint_store
-from ..core.gitrepo import GitError
-from ..core.history import FileHistory, commit_diff, file_history, locate_repository, repository_state_in, uncommitted_rewrites
-from ..core.store import Store, load_store, load_store_at, pinned_now
-from ..core.watch import store_signature
+from ..core.curation.checks import budget_for, default_task_name, load_checks, saved_task_write
+from ..core.curation.entries import append_template, effective_store, impact_of_change, new_memory_template, pattern_matches
+from ..core.record.writer import (
+    ChangedSinceShown,
+    PlannedWrite,
+    WriteError,
+    apply_writes,
+    person_name,
+    plan_append,
+    read_current,
+    replan,
+    torn_writes,
+)
+from ..core.lint.linter import SETTINGS_CODES, Finding, lint_store
+from ..core.disk.gitrepo import GitError
+from ..core.record.history import FileHistory, commit_diff, file_history, locate_repository, repository_state_in, uncommitted_rewrites
+from ..core.store.reading import Store, load_store, load_store_at, pinned_now
+from ..core.store.watch import store_signature
 from .commands import RawkoCommands
 from .keys import focus_now
 from .messages import MemoryHighlighted
@@ -345,7 +355,7 @@ class RawkoApp(App[int]):
         A value the app cannot use is said, naming the file, and the default kept; so is a remap that
         would make a confirmation unsafe (``keys.checked_keymap``).
         """
-        from ..core.settings import load_person_settings
+        from ..core.store.settings import load_person_settings
         from .keys import checked_keymap
 
         settings = load_person_settings()
@@ -463,7 +473,7 @@ class RawkoApp(App[int]):
         """Decide the regexes ``preview`` left undecided in the worker process, until a new query comes; True when some were tried."""
         if not any(exc.decidable for exc in preview.unsure_regexes) or worker.is_cancelled or self._pending is not None:
             return False
-        from ..core.regexdecide import Decider
+        from ..core.js.regexdecide import Decider
 
         if self._decider is None:
             self._decider = Decider()
@@ -595,7 +605,7 @@ class RawkoApp(App[int]):
     @on(MemoryView.RelatedChosen)
     def _related_chosen(self, event: MemoryView.RelatedChosen) -> None:
         """Go to a related memory, named as seed 001 names them (the file name, ``.md`` optional)."""
-        from ..core.curation import memory_id
+        from ..core.curation.entries import memory_id
 
         if self.store is None:
             return
@@ -669,8 +679,8 @@ class RawkoApp(App[int]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="tokens", description="count prompt tokens")
     def count_tokens(self, prompt: str, key: str) -> None:
-        from ..core.settings import person_model
-        from ..core.tokens import DEFAULT_MODEL, TokenCountError, count_tokens
+        from ..core.store.settings import person_model
+        from ..core.text.tokens import DEFAULT_MODEL, TokenCountError, count_tokens
 
         model = person_model(DEFAULT_MODEL)  # the person's own setting: their key pays for it
         try:
@@ -1003,7 +1013,7 @@ class RawkoApp(App[int]):
 
 def _effective_when(name: str, data: bytes) -> object:
     """The whenToUse a memory file's bytes put in force (the fold of its entries)."""
-    from ..core.store import MemoryFile, parse_memory_bytes
+    from ..core.store.reading import MemoryFile, parse_memory_bytes
 
     memory = MemoryFile(location=Path(name), rel_path=name, name=name, top_level=True)
     parse_memory_bytes(memory, data)
@@ -1040,7 +1050,7 @@ def _chosen_profile(store: Store, name: str | None, chosen: str):
         profile, source = resolve_profile(store.config, name)
     except ProfileError as exc:
         # the rule of every command: never another arbiter in the place of the one the store names
-        from ..core.settings import arbiter_problem
+        from ..core.arbiters.settingscheck import arbiter_problem
 
         problem = arbiter_problem(store.config) if name is None else None
         raise ArbiterRefused(f"{problem.message if problem else exc}. Press b to choose an arbiter for this session.") from None

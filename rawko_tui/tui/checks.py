@@ -10,8 +10,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from ..core.checks import CheckResult, Matrix, load_checks, matrix, run_checks
-from ..core.store import Store
+from ..core.curation.checks import CheckResult, Matrix, load_checks, matrix, run_checks
+from ..core.store.reading import Store
 from .widgets.rowtable import RowTable
 from .safe import cell, literal
 from .threads import deliver

@@ -16,7 +16,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
-from ..core.writer import PlannedWrite, WriteError, read_current, shown_text
+from ..core.record.writer import PlannedWrite, WriteError, read_current, shown_text
 from .keys import focus_now, shown_keys
 from .safe import clean, literal
 from .threads import deliver

@@ -13,8 +13,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Header, Static, TextArea
 from textual.worker import get_current_worker
 
-from ..core.consolidation.queue import KINDS, CandidateGroup, closest_memories, consolidation_candidates
-from ..core.curation import (
+from ..core.curation.consolidation.queue import KINDS, CandidateGroup, closest_memories, consolidation_candidates
+from ..core.curation.entries import (
     DISMISS,
     RESTORE,
     confirm_entry,
@@ -28,10 +28,10 @@ from ..core.curation import (
     opener_problem,
     supersede_writes,
 )
-from ..core.lint import Finding, lint_in_store, lint_text
-from ..core.sessions import promoted_to, promotions, title_from
-from ..core.store import Store
-from ..core.writer import PlannedWrite, TornWrite, WriteError, ends_with_newline, person_name, plan_create
+from ..core.lint.linter import Finding, lint_in_store, lint_text
+from ..core.curation.sessions import promoted_to, promotions, title_from
+from ..core.store.reading import Store
+from ..core.record.writer import PlannedWrite, TornWrite, WriteError, ends_with_newline, person_name, plan_create
 from .confirm import ConfirmDiscard, ConfirmWrite, Planner, bytes_text, cut_bytes, impact_text, keys_named, too_many
 from .keys import bound_keys, shown_keys
 from .safe import cell, clean, literal
@@ -43,7 +43,7 @@ def new_memory_planner(root) -> Planner:
     """A new memory file named after the title in the text."""
 
     def plan(text: str) -> list[PlannedWrite]:
-        from ..core.store import spec_extract
+        from ..core.store.reading import spec_extract
 
         try:
             title = spec_extract(text).attrs.get("title")
@@ -117,7 +117,7 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        from ..core.curation import body_start
+        from ..core.curation.entries import body_start
 
         self._lint(self.draft)
         # typing starts in the body, never before the opening '---': an entry at its end (after the
@@ -143,7 +143,7 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="editor-closest", description="the existing memories closest to the draft")
     def find_closest(self, text: str) -> None:
-        from ..core.store import spec_extract
+        from ..core.store.reading import spec_extract
 
         try:
             view = spec_extract(text)
@@ -164,10 +164,10 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
 
     def action_append_instead(self) -> None:
         """Dedup at birth: the draft's body goes to the closest memory as an update entry (shown and confirmed first)."""
-        from ..core.curation import now_iso
-        from ..core.sessions import session_link
-        from ..core.store import spec_extract
-        from ..core.writer import format_entry, plan_append
+        from ..core.curation.entries import now_iso
+        from ..core.curation.sessions import session_link
+        from ..core.store.reading import spec_extract
+        from ..core.record.writer import format_entry, plan_append
 
         if not self.closest:
             self.notify("No existing memory is close to this draft.", timeout=3)
@@ -202,8 +202,8 @@ class MemoryEditor(ModalScreen[list[PlannedWrite] | None]):
         """A new file is named after its title, as the writer will name it (the first free name); an append goes to its file."""
         if self.prefix:
             return self.file_name
-        from ..core.store import spec_extract
-        from ..core.writer import committed_names, new_memory_name
+        from ..core.store.reading import spec_extract
+        from ..core.record.writer import committed_names, new_memory_name
 
         try:
             title = spec_extract(text).attrs.get("title")
@@ -324,7 +324,7 @@ class MergeScreen(MemoryEditor):
 
     def _changes(self, name: str, text: str) -> dict[str, bytes]:
         """The new memory, and each original with the entry that retires it (so its title no longer counts as a clash)."""
-        from ..core.curation import merge_changes
+        from ..core.curation.entries import merge_changes
 
         return {**merge_changes(self.context, [n for n, _ in self.originals], text, name), name: self._result(text)}
 
@@ -337,8 +337,8 @@ class MergeScreen(MemoryEditor):
     def claude_merge(self) -> None:
         import os
 
-        from ..core.claude import ClaudeError, ask_claude, build_merge_prompt, parse_memory_answer
-        from ..core.settings import person_model
+        from ..core.curation.claude import ClaudeError, ask_claude, build_merge_prompt, parse_memory_answer
+        from ..core.store.settings import person_model
 
         worker = get_current_worker()
         model = person_model("") or None  # the person's own setting: a store cannot choose what their key pays for
@@ -400,7 +400,7 @@ class SessionsScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        from ..core.sessions import load_sessions
+        from ..core.curation.sessions import load_sessions
 
         table = self.query_one("#session-items", DataTable)
         self.promoted = promotions(self.store) if self.store is not None else {}
@@ -452,7 +452,7 @@ class SessionsScreen(Screen[None]):
         return cell(", ".join(promoted_to(self.promoted, session, item)), "green")
 
     def action_promote(self) -> None:
-        from ..core.sessions import promotion_draft
+        from ..core.curation.sessions import promotion_draft
 
         row = self.query_one("#session-items", DataTable).cursor_row
         if not 0 <= row < len(self.rows):
@@ -487,12 +487,12 @@ class SessionsScreen(Screen[None]):
     def claude_extract(self, session) -> None:
         import os
 
-        from ..core.claude import ClaudeError, ask_claude, build_extraction_prompt, extraction_file, parse_extraction
-        from ..core.settings import person_model
-        from ..core.tokens import DEFAULT_MODEL
-        from ..core.curation import now_iso
-        from ..core.sessions import session_bytes
-        from ..core.store import load_store
+        from ..core.curation.claude import ClaudeError, ask_claude, build_extraction_prompt, extraction_file, parse_extraction
+        from ..core.store.settings import person_model
+        from ..core.text.tokens import DEFAULT_MODEL
+        from ..core.curation.entries import now_iso
+        from ..core.curation.sessions import session_bytes
+        from ..core.store.reading import load_store
 
         worker = get_current_worker()
         store = load_store(self.root)
@@ -535,7 +535,7 @@ class SessionsScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="session-promotions", description="read which items are promoted")
     def reload_promotions(self, next_row: int) -> None:
-        from ..core.store import load_store
+        from ..core.store.reading import load_store
 
         store = load_store(self.root, previous=self.store)
         promoted = promotions(store)
@@ -764,7 +764,7 @@ class ConsolidationScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="injections", description="which memory of a contradiction is injected today")
     def find_injections(self, group: CandidateGroup) -> None:
-        from ..core.consolidation.queue import injected_today
+        from ..core.curation.consolidation.queue import injected_today
 
         injections = injected_today(self.store, group.paths, self.app.impact_tasks(), self.now_ms, self.app.active_profile())
         if not get_current_worker().is_cancelled:
@@ -799,7 +799,7 @@ class ConsolidationScreen(Screen[None]):
 
     def _merge_impact(self, names: list[str]):
         """The effect of the whole merge (new memory, supersede entries) on the saved and recent tasks."""
-        from ..core.curation import impact_of_change, merge_changes
+        from ..core.curation.entries import impact_of_change, merge_changes
 
         def impact(_name: str, data: bytes) -> list[str]:
             tasks = self.app.impact_tasks()
@@ -809,9 +809,9 @@ class ConsolidationScreen(Screen[None]):
 
     def _writes_impact(self, writes: list[PlannedWrite]) -> list[str]:
         """What appending these entries changes in the injections of the saved and recent tasks."""
-        from ..core.curation import impact_of_change
+        from ..core.curation.entries import impact_of_change
 
-        from ..core.writer import WriteError, read_current
+        from ..core.record.writer import WriteError, read_current
 
         root = self.store.root
         try:  # read as the writer reads: never through a link
@@ -826,7 +826,7 @@ class ConsolidationScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="candidates", description="find consolidation candidates again")
     def find_again(self) -> None:
-        from ..core.store import load_store
+        from ..core.store.reading import load_store
 
         store = load_store(self.store.root)
         groups = self._find(store)
@@ -894,7 +894,7 @@ class ConsolidationScreen(Screen[None]):
         return self.store.file(group.paths[0]).name
 
     def action_confirm_memory(self) -> None:
-        from ..core.writer import plan_append
+        from ..core.record.writer import plan_append
 
         name = self._single()
         if name is None:
@@ -926,10 +926,10 @@ class ConsolidationScreen(Screen[None]):
     def ask_opinion(self, group: CandidateGroup) -> None:
         import os
 
-        from ..core.claude import ClaudeError
-        from ..core.consolidation.opinion import opinion_on
-        from ..core.settings import person_model
-        from ..core.tokens import DEFAULT_MODEL
+        from ..core.curation.claude import ClaudeError
+        from ..core.curation.consolidation.opinion import opinion_on
+        from ..core.store.settings import person_model
+        from ..core.text.tokens import DEFAULT_MODEL
 
         a, b = (self.store.file(p) for p in group.paths[:2])
         model = person_model(DEFAULT_MODEL)  # the person's own setting, never the store's
@@ -1098,7 +1098,7 @@ class TornWriteScreen(ModalScreen[bool]):
 
     def action_commit(self) -> None:
         """rawko-tui's own entry, committed through the one confirmation every write goes through."""
-        from ..core.writer import plan_commit
+        from ..core.record.writer import plan_commit
 
         if not self.torn.uncommitted or self.too_large:
             return
@@ -1121,7 +1121,7 @@ class TornWriteScreen(ModalScreen[bool]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="curation-write", description="resolve an interrupted write")
     def resolve(self, how: str) -> None:
-        from ..core.writer import acknowledge, take_back
+        from ..core.record.writer import acknowledge, take_back
 
         if how == "take-back":
             removed = take_back(self.root, self.torn)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ..core.safetext import clean, one_line
+from ..core.text.safetext import clean, one_line
 
 __all__ = ["clean", "one_line", "literal", "cell"]
 

@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Static, TextArea
 
-from ..core.settings import shown_path
+from ..core.store.settings import shown_path
 from .widgets.rowtable import RowTable
 from .safe import cell, literal
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from ..arbiter import Candidate, Preview, resolve_options
-from ..jsregex import DEFAULT_REGEX_BUDGET_SECONDS
-from ..store import Store
+from .decision import Candidate, Preview, resolve_options
+from ..js.regexp import DEFAULT_REGEX_BUDGET_SECONDS
+from ..store.reading import Store
 from .profiles import Profile
 from .ranking import run_preview_deciding
 from .scoring import COMPONENT_KEYS

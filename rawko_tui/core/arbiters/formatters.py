@@ -7,7 +7,7 @@ SPEC-0005's: title, discoverer and the whole body.
 
 from __future__ import annotations
 
-from ..jsvalue import UNDEFINED, from_utf16_units, js_to_string, utf16_units
+from ..js.values import UNDEFINED, from_utf16_units, js_to_string, utf16_units
 
 PREVIEW_CHARS = 500
 

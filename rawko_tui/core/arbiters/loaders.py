@@ -20,19 +20,12 @@ import re
 import sys
 from dataclasses import dataclass
 
-from ..arbiter import (
-    REASON_ERROR,
-    REASON_NOT_READ,
-    REASON_SKIPPED,
-    REASON_STOPS,
-    has_load_error,
-    not_loaded_gate,
-)
-from ..jsvalue import UNDEFINED, js_trim, type_name, utf16_sort_key
-from ..store import LazyText, MemoryFile, SpecView, Store, shared_reading
-from ..yamljs import MAX_ALIAS_CHARACTERS, YamlError, is_refusal
+from .decision import REASON_ERROR, REASON_NOT_READ, REASON_SKIPPED, REASON_STOPS, has_load_error, not_loaded_gate
+from ..js.values import UNDEFINED, js_trim, type_name, utf16_sort_key
+from ..store.reading import LazyText, MemoryFile, SpecView, Store, shared_reading
+from ..js.jsyaml import MAX_ALIAS_CHARACTERS, YamlError, is_refusal
 from .profiles import IMPORTANCE_LEVELS, Loader, Profile
-from .yaml12 import load_yaml12
+from ..js.yaml2 import load_yaml12
 
 # rawko-sdk's extractFrontmatter: /^---\n([\s\S]*?)\n---\n?([\s\S]*)$/ (no flags: ^ and $ are the text's ends)
 SDK_FRONTMATTER = re.compile(r"---\n([\s\S]*?)\n---\n?([\s\S]*)\Z")
@@ -94,7 +87,7 @@ def _build_view(store: Store, profile: Profile, recursive: bool) -> LoadedView:
             else:
                 loaded.append(memory)
     elif loader.splitter == "sdk-regex" or loader.gate != "none" or loader.on_error == "skip":
-        from ..cache import Derived
+        from ..disk.cache import Derived
 
         kept = Derived(store.root, "sdk", SDK_MODULES) if store.view == "spec" else None  # each file's reading from earlier runs
         for memory in candidates:
@@ -170,7 +163,7 @@ def _ordered(store: Store, order: str) -> tuple[list[MemoryFile], str]:
 
 
 # The source an SDK reading comes from: a change to any of them makes the kept readings stale.
-SDK_MODULES = ("arbiters/loaders.py", "arbiters/yaml12.py", "yamljs.py", "jsvalue.py", "store.py", "cache.py")
+SDK_MODULES = ("arbiters/loaders.py", "js/yaml2.py", "js/jsyaml.py", "js/values.py", "store/reading.py", "disk/cache.py")
 
 
 def sdk_read(memory: MemoryFile, profile: Profile, kept=None) -> MemoryFile | str | tuple[str, str]:

@@ -7,8 +7,8 @@ whatever the task.
 
 from __future__ import annotations
 
-from ..jsvalue import UNDEFINED, js_to_string
-from ..store import MemoryFile
+from ..js.values import UNDEFINED, js_to_string
+from ..store.reading import MemoryFile
 
 
 def js_join(items: list, separator: str) -> str:

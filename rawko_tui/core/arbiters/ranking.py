@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from ..arbiter import (
+from .decision import (
     ArbiterFailure,
     ArbiterOptions,
     Candidate,
@@ -27,11 +27,11 @@ from ..arbiter import (
     scored_candidate,
     unsure_regexes,
 )
-from ..jsregex import JsRegexUndecided, RegexBudget
-from ..jsvalue import UNDEFINED, js_split_whitespace
-from ..patterns import build_search_text
-from ..rankindex import store_index
-from ..store import MemoryFile, Store
+from ..js.regexp import JsRegexUndecided, RegexBudget
+from ..js.values import UNDEFINED, js_split_whitespace
+from .patterns import build_search_text
+from .rankindex import store_index
+from ..store.reading import MemoryFile, Store
 from . import spec0005
 from .loaders import LoadedView, load_view
 from .scoring import (
@@ -88,7 +88,7 @@ def decide_unsure(preview: Preview, seconds: float, decider=None, cancelled=None
     The answers are kept (``jsregex.ANSWERS``): ranking the same text again uses them.
     Every whenToUse regex is compiled with flag i, as the arbiters compile them.
     """
-    from ..regexdecide import Decider
+    from ..js.regexdecide import Decider
 
     cases = [(exc.source, True, preview.search_text) for exc in preview.unsure_regexes if exc.decidable]
     if not cases or seconds <= 0:

@@ -13,19 +13,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..explain import COMPONENT, INFO, Explanation
-from ..jsvalue import (
-    UNDEFINED,
-    JsDate,
-    is_prototype_key,
-    js_new_date,
-    js_split_whitespace,
-    js_to_string,
-    js_truthy,
-    utf16_length,
-)
-from ..patterns import plan_pattern
-from ..store import MemoryFile
+from .explain import COMPONENT, INFO, Explanation
+from ..js.values import UNDEFINED, JsDate, is_prototype_key, js_new_date, js_split_whitespace, js_to_string, js_truthy, utf16_length
+from .patterns import plan_pattern
+from ..store.reading import MemoryFile
 from .profiles import DEFAULT as DEFAULT_PROFILE
 from .profiles import SPEC_TAGS, Profile, Scorer
 

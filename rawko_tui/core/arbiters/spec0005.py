@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import math
 
-from ..arbiter import (
+from .decision import (
     GATE,
     REASON_CRASH,
     REASON_NO_MATCH,
@@ -30,12 +30,12 @@ from ..arbiter import (
     undecided_headline,
     unsure_regexes,
 )
-from ..explain import Explanation
-from ..jsregex import JsRegexUndecided, RegexBudget
-from ..jsvalue import UNDEFINED, js_to_string
-from ..patterns import build_search_text, plan_spec0005_pattern
-from ..rankindex import PatternIndex
-from ..store import MemoryFile, Store, no_cyclic_gc
+from .explain import Explanation
+from ..js.regexp import JsRegexUndecided, RegexBudget
+from ..js.values import UNDEFINED, js_to_string
+from .patterns import build_search_text, plan_spec0005_pattern
+from .rankindex import PatternIndex
+from ..store.reading import MemoryFile, Store, no_cyclic_gc
 from .loaders import LoadedView
 from .scoring import IMPORTANCE_ORDER, MemoryFacts
 
@@ -176,7 +176,7 @@ class Spec0005Index:
                     break
         self.patterns = PatternIndex([f if f is not None else _NO_FACTS for f in self.facts])
         self._position = {id(m): i for i, m in enumerate(view.loaded)}
-        from ..patterns import save_new_plans
+        from .patterns import save_new_plans
 
         save_new_plans()  # with the regex translations: the next run does not translate them again
         self._by_path = {key: m for m in [m for m, _, _ in view.gated] + view.loaded for key in (m.rel_path, m.name)}

@@ -7,8 +7,19 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TabbedContent, TabPane, TextArea, Tree
 
-from ....core.arbiter import Candidate, Preview, explain_candidate
-from ....core.explain import COMPONENT, FAILED_MARK, GATE, INFO, MATCHED_MARK, NOT_TRIED_MARK, PATTERN, SCORE, UNDECIDED_MARK, Explanation
+from ....core.arbiters.decision import Candidate, Preview, explain_candidate
+from ....core.arbiters.explain import (
+    COMPONENT,
+    FAILED_MARK,
+    GATE,
+    INFO,
+    MATCHED_MARK,
+    NOT_TRIED_MARK,
+    PATTERN,
+    SCORE,
+    UNDECIDED_MARK,
+    Explanation,
+)
 from ...safe import clean, literal
 
 _MARK_STYLE = {MATCHED_MARK: "green", FAILED_MARK: "red", NOT_TRIED_MARK: "dim", UNDECIDED_MARK: "bold yellow"}

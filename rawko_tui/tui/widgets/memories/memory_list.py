@@ -14,12 +14,12 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Input
 from textual.worker import get_current_worker
 
-from ....core.arbiter import IMPORTANCE_ORDER, Preview
-from ....core.curation import status_of
-from ....core.jsvalue import js_new_date, js_to_string
-from ....core.lint import Finding
-from ....core.memoryfilter import FilterIndex
-from ....core.store import MemoryFile, Store
+from ....core.arbiters.decision import IMPORTANCE_ORDER, Preview
+from ....core.curation.entries import status_of
+from ....core.js.values import js_new_date, js_to_string
+from ....core.lint.linter import Finding
+from ....core.store.memoryfilter import FilterIndex
+from ....core.store.reading import MemoryFile, Store
 from ...keys import focus_now
 from ..rowtable import RowTable
 from ...messages import MemoryHighlighted

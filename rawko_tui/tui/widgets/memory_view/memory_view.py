@@ -10,13 +10,13 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import DataTable, Markdown, Static
 
-from ....core.curation import entry_stamp, related_of
-from ....core.history import FileHistory
-from ....core.jsvalue import display_value
-from ....core.lint import Finding
-from ....core.markdownhidden import hidden_parts
-from ....core.safetext import inline
-from ....core.store import MemoryFile
+from ....core.curation.entries import entry_stamp, related_of
+from ....core.record.history import FileHistory
+from ....core.js.values import display_value
+from ....core.lint.linter import Finding
+from ....core.text.markdownhidden import hidden_parts
+from ....core.text.safetext import inline
+from ....core.store.reading import MemoryFile
 from ...keys import shown_keys
 from ..rowtable import RowTable
 from ...safe import cell, clean, literal

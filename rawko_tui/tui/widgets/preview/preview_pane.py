@@ -12,11 +12,11 @@ from textual.message import Message
 from textual.suggester import SuggestFromList
 from textual.widgets import Checkbox, DataTable, Input, Select, Static, TextArea
 
-from ....core.arbiter import COMPONENT_KEYS, IMPORTANCE_ORDER, Preview, iso_from_ms, parse_now
-from ....core.checks import prompt_shares
-from ....core.curation import status_of
-from ....core.jsvalue import js_to_string
-from ....core.tokens import estimate_tokens
+from ....core.arbiters.decision import COMPONENT_KEYS, IMPORTANCE_ORDER, Preview, iso_from_ms, parse_now
+from ....core.curation.checks import prompt_shares
+from ....core.curation.entries import status_of
+from ....core.js.values import js_to_string
+from ....core.text.tokens import estimate_tokens
 from ...keys import focus_now
 from ..rowtable import RowTable
 from ...messages import MemoryHighlighted

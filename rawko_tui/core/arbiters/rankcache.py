@@ -1,0 +1,62 @@
+"""The rank index's tables kept between runs, for a store whose loaded files are the very ones they were made from.
+
+Building a ``rankindex.StoreIndex`` reads every memory's facts and gathers
+every whenToUse test (a second at 100,000 memories); none of it depends on
+the task.  The tables (columns of facts, the pattern index, which memories
+throw) are kept per store and profile, beside the parse cache and under its
+rules: they are used only when the profile's loader lists the same files, in
+the same order, each with the token of the reading the tables were made from
+(``cache.file_token``: its stat and when it was read), by the same code.
+A store read at a git revision, or as the fold of its entries, keeps nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from ..disk import cache
+
+# The source the tables come from: a change to any of them makes kept tables stale.
+MODULES = (
+    "arbiters/rankcache.py", "arbiters/rankindex.py", "arbiters/decision.py", "arbiters/scoring.py", "arbiters/loaders.py", "js/yaml2.py",
+    "arbiters/profiles.py", "arbiters/patterns.py", "js/regexp.py", "js/values.py", "store/reading.py", "js/jsyaml.py", "disk/cache.py",
+)  # fmt: skip
+
+
+def _key(store, view, profile) -> list | None:
+    """What the tables depend on: the profile's reading rules and every loaded file's reading, in order."""
+    if store.view != "spec":
+        return None
+    tokens = []
+    for memory in view.loaded:
+        token = cache.file_token(memory)
+        if token is None:
+            return None
+        tokens.append((memory.name, token))
+    return [repr((profile.name, profile.loader, profile.scorer, profile.matcher)), tokens]
+
+
+def _kind(profile) -> str:
+    """One kept index per profile (a custom profile's name can be anything: it is hashed)."""
+    return "index" + hashlib.sha256(profile.name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+def load(store, view, profile) -> dict | None:
+    """The tables kept for this store and profile, when they were made from exactly these files; else None."""
+    if not cache.enabled():
+        return None
+    key = _key(store, view, profile)
+    if key is None:
+        return None
+    kept = cache.load_derived(store.root, _kind(profile), MODULES)
+    if kept.get("key") != key or not isinstance(kept.get("tables"), dict):
+        return None
+    return kept["tables"]
+
+
+def save(store, view, profile, tables: dict) -> None:
+    if not cache.enabled():
+        return
+    key = _key(store, view, profile)
+    if key is not None:
+        cache.save_derived(store.root, _kind(profile), MODULES, {"key": key, "tables": tables})

@@ -1,0 +1,335 @@
+"""Parsed memory files kept between runs, never trusted over a changed file.
+
+A second start reads the store's folders (one ``stat`` per file) and takes a
+file's parsed views from the cache only when its size, modification time,
+change time, inode and device are those it had when it was parsed, and it
+had not changed in the two seconds before it was read (a file written twice
+within one timestamp tick keeps its times; such "racy" files are read
+again, as git does with its index).
+
+How each whenToUse pattern is read (its interpretation and regex
+translation, the same for any store) is kept too, in ``plans.pickle``, and
+how each JavaScript regex translates (for every profile and lint) in
+``translations.pickle``.
+
+The cache lives outside the store (``$XDG_CACHE_HOME/rawko-tui/``, or the
+folder ``RAWKO_TUI_CACHE_DIR`` names), one file per store (and a ``.root``
+file naming the store, so that the caches of stores that no longer exist are
+pruned), written atomically; ``RAWKO_TUI_CACHE=off`` turns it off.  A cache written by other
+code (the parser's source is part of its key), by another user, or that
+cannot be read, is ignored and rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import stat
+import time
+from pathlib import Path
+
+FORMAT = 1
+RACY_NS = 2_000_000_000  # a file changed this close to being read is read again next time
+
+# The modules whose output is cached: editing any of them invalidates the cache.
+_PARSER_MODULES = ("store/reading.py", "disk/safeio.py", "js/jsyaml.py", "js/values.py", "disk/cache.py")  # safeio: what a refused read says
+_PLAN_MODULES = ("arbiters/patterns.py", "js/regexp.py", "js/values.py", "disk/cache.py")
+MAX_PLANS = 200_000
+
+
+def enabled() -> bool:
+    return os.environ.get("RAWKO_TUI_CACHE", "").lower() not in ("0", "off", "no", "false")
+
+
+def cache_dir() -> Path:
+    named = os.environ.get("RAWKO_TUI_CACHE_DIR")
+    if named:
+        return Path(named)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "rawko-tui"
+
+
+def cache_path(root: Path) -> Path:
+    key = hashlib.sha256(str(root.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return cache_dir() / f"store-{key}.pickle"
+
+
+def companion_path(store_cache: Path, kind: str) -> Path:
+    """Another file kept for the same store (``terms``: the consolidation queue's term counts), pruned with it."""
+    return store_cache.with_name(store_cache.name.replace("store-", f"{kind}-", 1))
+
+
+def file_token(memory) -> tuple | None:
+    """What identifies one reading of a memory file: its stat and when it was read (None: not from the working tree).
+
+    Two readings with the same token are the same bytes, by the parse cache's own rule.
+    """
+    return (memory.signature, memory.read_ns) if memory.read_ns and memory.signature else None
+
+
+def load_derived(root: Path, kind: str, modules: tuple[str, ...]) -> dict:
+    """What was derived from each file of the store before (``kind``: ``lint``, ``sdk``): name -> (file token, value).
+
+    ``modules`` name the source files the values come from: other code's values are not used.
+    """
+    data = _read(companion_path(cache_path(root), kind))
+    if not isinstance(data, dict) or data.get("code") != _digest(modules) or data.get("root") != str(root.resolve()):
+        return {}
+    files = data.get("files")
+    return files if isinstance(files, dict) else {}
+
+
+def save_derived(root: Path, kind: str, modules: tuple[str, ...], files: dict) -> None:
+    _write(companion_path(cache_path(root), kind), {"code": _digest(modules), "root": str(root.resolve()), "files": files})
+
+
+class Derived:
+    """Per-file values kept between runs: a file's value is reused while its token is the one it was made from."""
+
+    def __init__(self, root: Path, kind: str, modules: tuple[str, ...]):
+        self.root, self.kind, self.modules = root, kind, modules
+        self.on = enabled()
+        self.stored = load_derived(root, kind, modules) if self.on else {}
+        self.kept: dict = {}
+        self.changed = False
+
+    def get(self, memory, make):
+        """``make(memory)``, or what it gave for this very reading of the file before."""
+        token = file_token(memory)
+        if token is None:
+            return make(memory)
+        hit = self.stored.get(memory.name)
+        if hit is not None and hit[0] == token:
+            value = hit[1]
+        else:
+            value = make(memory)
+            self.changed = True
+        self.kept[memory.name] = (token, value)
+        return value
+
+    def save(self) -> None:
+        """Keep the values of the files seen in this run (a file no longer seen is dropped).
+
+        A run that saw no file of the working tree (a store read at a git revision) keeps what was kept.
+        """
+        if self.on and self.kept and (self.changed or len(self.kept) != len(self.stored)):
+            save_derived(self.root, self.kind, self.modules, self.kept)
+
+
+_code_key: str | None = None
+_plan_key: str | None = None
+
+
+def _digest(modules: tuple[str, ...]) -> str:
+    digest = hashlib.sha256(f"{FORMAT}".encode())
+    here = Path(__file__).resolve().parent.parent  # module paths are named from rawko_tui/core/
+    for name in modules:
+        digest.update((here / name).read_bytes())
+    return digest.hexdigest()
+
+
+def code_key() -> str:
+    """A digest of the parser's source: a cache from other code is not used."""
+    global _code_key
+    if _code_key is None:
+        _code_key = _digest(_PARSER_MODULES)
+    return _code_key
+
+
+def plan_key() -> str:
+    """A digest of the pattern planner's and the regex translator's source."""
+    global _plan_key
+    if _plan_key is None:
+        _plan_key = _digest(_PLAN_MODULES)
+    return _plan_key
+
+
+def trusted(signature: tuple, cached_signature: tuple, ctime_ns: int, read_ns: int) -> bool:
+    """Whether a cached parse still describes the file: same stat, and not changed just before it was read."""
+    return signature == cached_signature and ctime_ns < read_ns - RACY_NS
+
+
+def load(root: Path) -> tuple[list, object]:
+    """The memory files as last parsed (``MemoryFile.cache_record`` tuples, in store order) and their texts
+    (the text file, mapped); no records when there is no usable cache."""
+    path = cache_path(root)
+    data = _read(path)
+    if not isinstance(data, dict) or data.get("code") != code_key() or data.get("root") != str(root.resolve()):
+        return [], None
+    files, texts_name = data.get("files"), data.get("texts")
+    if not isinstance(files, list) or not isinstance(texts_name, str) or "/" in texts_name:
+        return [], None
+    texts = _map(path.with_name(texts_name))
+    return (files, texts) if texts is not None else ([], None)
+
+
+def save(root: Path, files: list, texts: bytes) -> None:
+    """The records, and the texts they point into: a text file of a new name first, then the records naming it."""
+    path = cache_path(root)
+    texts_name = f"{path.stem.replace('store-', 'texts-', 1)}-{time.time_ns():x}-{os.getpid()}.bin"
+    if not _write_bytes(path.with_name(texts_name), texts):
+        return
+    _write(path, {"code": code_key(), "root": str(root.resolve()), "files": files, "texts": texts_name})
+    for old in _text_files(path):  # a process that mapped an older one keeps reading it until it closes
+        if old.name != texts_name:
+            old.unlink(missing_ok=True)
+    try:
+        path.with_suffix(".root").write_text(str(root.resolve()), encoding="utf-8", errors="surrogateescape")
+    except OSError:
+        pass
+    prune()
+
+
+def _text_files(store_cache: Path) -> list[Path]:
+    try:
+        return list(store_cache.parent.glob(store_cache.stem.replace("store-", "texts-", 1) + "-*.bin"))
+    except OSError:
+        return []
+
+
+def _map(path: Path):
+    """The text file mapped read-only (bytes for an empty one); None when it is missing or not this user's own."""
+    import mmap
+
+    try:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) or not stat.S_ISREG(info.st_mode):
+                return None
+            if info.st_size == 0:
+                return b""
+            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+
+
+UNOWNED_DAYS = 30  # a cache file that names no store (an older format) is removed after this long unused
+
+
+def prune() -> list[Path]:
+    """Remove the caches of stores that no longer exist (their folder, or its .rawko/, is gone); returns what was removed."""
+    removed = []
+    folder = cache_dir()
+    try:
+        caches = list(folder.glob("store-*.pickle"))
+    except OSError:
+        return removed
+    for pickled in caches:
+        named = pickled.with_suffix(".root")
+        try:
+            if named.is_file():
+                root = Path(named.read_text(encoding="utf-8", errors="surrogateescape"))
+                gone = not (root / ".rawko").is_dir()
+            else:
+                gone = time.time() - pickled.stat().st_mtime > UNOWNED_DAYS * 86_400
+            if gone:
+                pickled.unlink(missing_ok=True)
+                named.unlink(missing_ok=True)
+                # its texts, and every companion (``terms-``, ``lint-``, ``index…-``): each file named with the store's key
+                key = pickled.stem.removeprefix("store-")
+                for companion in folder.glob(f"*-{key}*"):
+                    companion.unlink(missing_ok=True)
+                removed.append(pickled)
+        except OSError:
+            continue  # another process pruned it, or it cannot be read: left for next time
+    return removed
+
+
+def _load_shared(name: str) -> dict:
+    """A record kept for any store (``plans``, ``translations``), when this code wrote it."""
+    data = _read(cache_dir() / f"{name}.pickle")
+    if not isinstance(data, dict) or data.get("code") != plan_key() or not isinstance(data.get(name), dict):
+        return {}
+    return data[name]
+
+
+def _save_shared(name: str, records: dict) -> None:
+    if len(records) > MAX_PLANS:  # keep the newest (dicts keep insertion order)
+        records = dict(list(records.items())[-MAX_PLANS:])
+    _write(cache_dir() / f"{name}.pickle", {"code": plan_key(), name: records})
+
+
+class SharedRecords:
+    """Records kept for any store (``plans``, ``translations``: how each pattern reads, the same in every store).
+
+    The kept ones are read on first need, after the first ``direct`` lookups
+    are answered by making the record (a run that explains a few memories does
+    not read every pattern ever seen); what is made after that is added on ``save``.
+    """
+
+    def __init__(self, name: str, direct: int):
+        self.name, self.direct = name, direct
+        self.stored: dict | None = None
+        self.new: dict = {}
+
+    def get(self, key):
+        """The kept record for ``key``; None when there is none, or while the first lookups are made directly."""
+        if self.stored is None:
+            if self.direct > 0:
+                self.direct -= 1
+                return None
+            self.stored = _load_shared(self.name) if enabled() else {}
+        return self.stored.get(key)
+
+    def add(self, key, record) -> None:
+        """A record made in this run (one made before the kept ones were read is not kept: it is cheap to make again)."""
+        if self.stored is not None:
+            self.new[key] = record
+
+    def save(self) -> None:
+        """Add the records made in this run to the kept ones (after lint or an index build)."""
+        if not self.new or not enabled() or self.stored is None:
+            return
+        self.stored.update(self.new)
+        self.new.clear()
+        _save_shared(self.name, self.stored)
+
+
+def load_plans() -> dict:
+    """How each whenToUse pattern seen before is read (``patterns.plan_record``), for any store."""
+    return _load_shared("plans")
+
+
+def load_translations() -> dict:
+    """How each JavaScript pattern seen before translates (``(source, ignore_case) -> (engine, translated, needles)``), for any store."""
+    return _load_shared("translations")
+
+
+def _read(path: Path) -> object:
+    try:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            # only a file this user wrote, that no one else could have changed, is unpickled
+            if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) or not stat.S_ISREG(info.st_mode):
+                return None
+            return pickle.load(handle)
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, IndexError, TypeError, ValueError, MemoryError, RecursionError):
+        return None
+
+
+def _write(path: Path, data: dict) -> bool:
+    """Write atomically (a temporary file renamed over the old one); failures are ignored (False)."""
+    return _write_with(path, lambda out: pickle.dump(data, out, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _write_bytes(path: Path, data: bytes) -> bool:
+    return _write_with(path, lambda out: out.write(data))
+
+
+def _write_with(path: Path, write) -> bool:
+    import tempfile  # only when writing: a warm start never pays for it
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".store-", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                write(out)
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except (OSError, RecursionError, pickle.PicklingError, TypeError, ValueError):
+        return False  # a cache is an optimisation: a read-only or full disk only makes the next start slower
+    return True

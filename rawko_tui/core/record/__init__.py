@@ -1,0 +1,1 @@
+"""The append-only record: git history, verify, the one writer, and the hooks that enforce the record."""

@@ -1,0 +1,1 @@
+"""Memories pane: every memory file, filterable and sortable."""

@@ -1,0 +1,1 @@
+"""Memory view pane: one file's fields, entries, lint findings and body."""
