@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterable
 
 from ..arbiter import (
     GATE,
@@ -51,10 +52,11 @@ def _crash_for(item: object) -> str | None:
     return "TypeError: pattern.includes is not a function"
 
 
-def _facts(memory: MemoryFile, kept_plans: list | None = None) -> tuple[MemoryFacts | None, str | None]:
+def _facts(memory: MemoryFile, kept_plans: Iterable | None = None) -> tuple[MemoryFacts | None, str | None]:
     """The memory's patterns as SPEC-0005 reads them, or the TypeError reading its whenToUse throws.
 
-    ``kept_plans``: the plans this very reading of the file gave before (``rankcache``), not made again.
+    ``kept_plans``: the plans this very reading of the file gave before (``rankcache``), not made again
+    (``itertools.repeat(None)``: no pattern's reading is needed).
     """
     attrs = memory.spec.attrs if memory.spec is not None else UNDEFINED
     if attrs is None or attrs is UNDEFINED:
