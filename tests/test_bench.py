@@ -45,7 +45,10 @@ def test_the_command_line_benchmark_times_every_profile_and_mode_beside_node():
     for row in result["preview"]:
         assert row["rawko"] > 0 and row["node"] > 0 and row["ratio"] > 0
     assert result["lint"] > 0 and result["check"] > 0 and result["verifyStaged"] > 0
-    assert 0 < result["floor"]["interpreter"] and 0 < result["floor"]["readStore"]
+    assert {row["command"] for row in result["commands"]} == {"explain", "compare", "lint", "check"}
+    for row in result["commands"]:
+        assert row["rawko"] > 0 and row["node"] > 0 and row["ratio"] > 0
+    assert 0 < result["floor"]["interpreter"] and 0 < result["floor"]["walkAndStat"] and 0 < result["floor"]["readStore"]
 
 
 def test_the_speed_targets_are_reported_in_one_run_beside_baselines_and_targets():

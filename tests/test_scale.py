@@ -292,7 +292,7 @@ def test_a_files_status_without_splitting_is_the_folds(tmp_path):
     assert shortcuts > 100
 
 
-@pytest.mark.parametrize("profile", ["spec-0007", "rawko-sdk"])
+@pytest.mark.parametrize("profile", ["spec-0007", "rawko-sdk", "spec-0005"])
 def test_a_kept_rank_index_ranks_as_a_fresh_one_and_is_remade_when_a_file_changes(tmp_path, monkeypatch, profile):
     """The index's tables are kept between runs for the very same readings of the files; every decision equals the reference."""
     from rawko_tui.core.disk import cache
@@ -314,7 +314,10 @@ def test_a_kept_rank_index_ranks_as_a_fresh_one_and_is_remade_when_a_file_change
 
     check(load_store(root))  # builds and keeps the tables
     with monkeypatch.context() as patched:
-        patched.setattr(rankindex.StoreIndex, "_tables", lambda self: pytest.fail("the kept tables were not used"))
+        from rawko_tui.core.arbiters.spec0005 import Spec0005Index
+
+        built = Spec0005Index if profile == "spec-0005" else rankindex.StoreIndex
+        patched.setattr(built, "_tables", lambda self: pytest.fail("the kept tables were not used"))
         check(load_store(root))
         (root / ".rawko" / "memories" / "extra-b.md").write_text(memory(title="Flaky tests, again", when='"flaky|retry"'))
         store = load_store(root)
@@ -323,6 +326,23 @@ def test_a_kept_rank_index_ranks_as_a_fresh_one_and_is_remade_when_a_file_change
     check(load_store(root))  # remade, and kept again
     assert rankcache.load(load_store(root), view, options.profile) is not None
     assert rankcache.load(effective_store(load_store(root)), view, options.profile) is None  # a fold is never kept
+
+
+@pytest.mark.parametrize("profile", ["spec-0007", "rawko-sdk"])
+def test_an_agents_points_for_a_whole_column_are_each_memorys_own(tmp_path, profile):
+    """``agent_points_column`` (the agent's tags looked up once) gives what ``agent_points_of`` gives memory by memory."""
+    from rawko_tui.core.arbiters.profiles import BUILT_IN
+    from rawko_tui.core.arbiters.scoring import agent_points_column, agent_points_of, memory_facts
+
+    scorer = BUILT_IN[profile].scorer
+    root = hostile_store(tmp_path / "hostile")
+    extra = {"mixed-tags.md": memory(title="Mixed", tags='["Testing", 7, null, "code", ["code"], "CODE"]'), "dict-by.md": memory(title="By", by="{a: 1}", tags="[Testing]")}
+    for name, text in extra.items():
+        (root / ".rawko" / "memories" / name).write_text(text)
+    facts = [memory_facts(m) for m in load_store(root).files if m.spec is not None and isinstance(m.attrs, dict) and isinstance(m.attrs.get("title"), str)]
+    keys, tags, by = [f.importance_key for f in facts], [f.tags for f in facts], [f.attrs.get("discoveredBy") for f in facts]
+    for agent in [*AGENTS, "constructor", "__proto__", "Developer", ""]:
+        assert agent_points_column(keys, tags, by, agent, scorer) == [agent_points_of(k, t, b, agent, scorer) for k, t, b in zip(keys, tags, by)], agent
 
 
 def test_preparing_the_index_compiles_its_sets_even_after_a_first_query(tmp_path):

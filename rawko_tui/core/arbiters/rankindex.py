@@ -58,7 +58,7 @@ from .scoring import (
     MemoryFacts,
     _verbatim_score_failure,
     _verbatim_type_error,
-    agent_points_of,
+    agent_points_column,
     components_dict,
     keyword_hits,
     keyword_points,
@@ -427,10 +427,13 @@ class StoreIndex:
             return [candidate_at(position) for _, position in ranking]
 
         others: dict[int, Candidate] = {}  # decisions of the memories not ranked, once made (id(memory) -> candidate)
+        ranked_at: dict[int, Candidate] | None = None  # the ranked candidates by position, made once (not per decision)
 
         def decide(preview: Preview, memory: MemoryFile) -> Candidate:
+            nonlocal ranked_at
             if id(memory) not in others:
-                ranked_at = {c.load_index: c for c in preview.ranked}
+                if ranked_at is None:
+                    ranked_at = {c.load_index: c for c in preview.ranked}
                 others[id(memory)] = self._decision(memory, ranked_at, first, words, now_ms, min_order, static, undecided)
             return others[id(memory)]
 
@@ -473,7 +476,7 @@ class StoreIndex:
         points = self._agent_cache.get(agent)
         if points is None:
             scorer = self.scorer
-            points = [agent_points_of(key, tags, by, agent, scorer) for key, tags, by in zip(self.importance_keys, self.tags, self.discovered_by)]
+            points = agent_points_column(self.importance_keys, self.tags, self.discovered_by, agent, scorer)
             if len(self._agent_cache) >= 32:
                 self._agent_cache.clear()
             self._agent_cache[agent] = points

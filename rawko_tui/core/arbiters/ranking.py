@@ -54,7 +54,7 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
     profile = options.profile
     view = load_view(store, profile, options.recursive)
     if profile.selector == "all-by-importance":
-        preview = spec0005.spec0005_index(store, view).rank(store, task, agent, options, now_ms)
+        preview = spec0005.spec0005_index(store, view, profile).rank(store, task, agent, options, now_ms)
     else:
         preview = store_index(store, view, profile).rank(task, agent, options, now_ms)
     return _finish(preview, view)
@@ -88,11 +88,10 @@ def decide_unsure(preview: Preview, seconds: float, decider=None, cancelled=None
     The answers are kept (``jsregex.ANSWERS``): ranking the same text again uses them.
     Every whenToUse regex is compiled with flag i, as the arbiters compile them.
     """
-    from ..js.regexdecide import Decider
-
     cases = [(exc.source, True, preview.search_text) for exc in preview.unsure_regexes if exc.decidable]
     if not cases or seconds <= 0:
         return False
+    from ..js.regexdecide import Decider  # a worker's machinery (subprocess), imported only when there is work for it
     own = decider is None
     decider = decider or Decider()
     try:
@@ -107,7 +106,7 @@ def prepare_index(store: Store, options: ArbiterOptions) -> None:
     """Compile the profile's pattern sets now (off the typing path), so the next keystroke's ranking does not wait for them."""
     profile = options.profile
     view = load_view(store, profile, options.recursive)
-    index = spec0005.spec0005_index(store, view) if profile.selector == "all-by-importance" else store_index(store, view, profile)
+    index = spec0005.spec0005_index(store, view, profile) if profile.selector == "all-by-importance" else store_index(store, view, profile)
     index.patterns.prepare()
 
 

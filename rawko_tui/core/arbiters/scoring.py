@@ -73,8 +73,12 @@ def agent_tag_list(agent: str, scorer: Scorer = SPEC_SCORER) -> list[str]:
 def common_tags(tags: list | None, agent: str, scorer: Scorer = SPEC_SCORER) -> list[str]:
     if not tags:
         return []
-    agent_tags = agent_tag_list(agent, scorer)
-    if scorer.lower_case_tags:
+    return tags_among(tags, agent_tag_list(agent, scorer), scorer.lower_case_tags)
+
+
+def tags_among(tags: list, agent_tags, lower_case: bool) -> list[str]:
+    """The memory's tags (text ones) that are among the agent's, compared in lower case when the scorer says so."""
+    if lower_case:
         return [t for t in tags if isinstance(t, str) and t.lower() in agent_tags]
     return [t for t in tags if isinstance(t, str) and t in agent_tags]
 
@@ -261,6 +265,16 @@ def agent_points(facts: MemoryFacts, agent: str, scorer: Scorer = SPEC_SCORER) -
 def agent_points_of(importance_key: str, tags: list | None, discovered_by: object, agent: str, scorer: Scorer = SPEC_SCORER) -> tuple[int, int, int]:
     """``agent_points`` from the three facts it reads (the rank index keeps them in columns)."""
     return importance_points(importance_key), tag_points(len(common_tags(tags, agent, scorer))), same_agent_points(discovered_by, agent)
+
+
+def agent_points_column(importance_keys: list[str], tags: list, discovered_by: list, agent: str, scorer: Scorer = SPEC_SCORER) -> list[tuple[int, int, int]]:
+    """``agent_points_of`` for every memory of the rank index's columns, the agent's tags looked up once."""
+    agent_tags = frozenset(agent_tag_list(agent, scorer))  # only text is looked up: a set finds what the list finds
+    lower_case = scorer.lower_case_tags
+    return [
+        (importance_points(key), tag_points(len(tags_among(memory_tags, agent_tags, lower_case))) if memory_tags else 0, same_agent_points(by, agent))
+        for key, memory_tags, by in zip(importance_keys, tags, discovered_by)
+    ]
 
 
 def score_components(facts: MemoryFacts, words: list[str], agent: str, now_ms: float, scorer: Scorer = SPEC_SCORER) -> dict:

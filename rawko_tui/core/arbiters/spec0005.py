@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterable
 
 from .decision import (
     GATE,
@@ -51,21 +52,29 @@ def _crash_for(item: object) -> str | None:
     return "TypeError: pattern.includes is not a function"
 
 
-def _facts(memory: MemoryFile) -> tuple[MemoryFacts | None, str | None]:
-    """The memory's patterns as SPEC-0005 reads them, or the TypeError reading its whenToUse throws."""
+def _facts(memory: MemoryFile, kept_plans: Iterable | None = None) -> tuple[MemoryFacts | None, str | None]:
+    """The memory's patterns as SPEC-0005 reads them, or the TypeError reading its whenToUse throws.
+
+    ``kept_plans``: the plans this very reading of the file gave before (``rankcache``), not made again
+    (``itertools.repeat(None)``: no pattern's reading is needed).
+    """
     attrs = memory.spec.attrs if memory.spec is not None else UNDEFINED
     if attrs is None or attrs is UNDEFINED:
         # const { whenToUse } = memory.frontmatter;
         return None, f"TypeError: Cannot destructure property 'whenToUse' of 'memory.frontmatter' as it is {js_to_string(attrs)}."
     fields = attrs if isinstance(attrs, dict) else {}
     when = fields.get("whenToUse", UNDEFINED)
-    plans = []
-    for item in when if isinstance(when, list) else [when]:
-        pattern = item if isinstance(item, str) else js_to_string(item) if isinstance(item, list) and _crash_for(item) is None else None
-        plans.append((item, plan_spec0005_pattern(pattern) if pattern is not None else None))
+    items = when if isinstance(when, list) else [when]
+    plans = list(zip(items, kept_plans)) if kept_plans is not None else [(item, _plan(item)) for item in items]
     title = js_to_string(fields.get("title", UNDEFINED))
     importance = js_to_string(fields.get("importance", UNDEFINED))
     return MemoryFacts(title, title.lower(), fields, importance, math.nan, None, plans, []), None
+
+
+def _plan(item: object):
+    """How one whenToUse item reads (None: not text, and not an array that reads as text)."""
+    pattern = item if isinstance(item, str) else js_to_string(item) if isinstance(item, list) and _crash_for(item) is None else None
+    return plan_spec0005_pattern(pattern) if pattern is not None else None
 
 
 def _importance_rank(candidate: Candidate) -> int | None:
@@ -158,27 +167,52 @@ class Spec0005Index:
     The same decisions as ``rank`` (the loop), which the tests compare it with.
     """
 
-    def __init__(self, view: LoadedView):
+    def __init__(self, view: LoadedView, store: Store | None = None, profile=None):
+        from . import rankcache
+
         self.view = view
-        self.facts: list[MemoryFacts | None] = []
-        self.whole_crash: dict[int, str] = {}  # position -> what reading its whenToUse throws
-        self.item_crash: dict[int, tuple[int, str]] = {}  # position -> (first pattern that is not text, what it throws)
-        for position, memory in enumerate(view.loaded):
+        # what depends on the files alone (each file's plans, which throw, the pattern index) is kept between
+        # runs as the scoring arbiters' tables are, for the very same readings of the files
+        keep = store is not None and profile is not None
+        tables = rankcache.load(store, view, profile) if keep else None
+        if tables is None or tables.get("kind") != "spec-0005":
+            tables = self._tables()
+            from .patterns import save_new_plans
+
+            save_new_plans()  # with the regex translations: the next run does not translate them again
+            if keep:
+                rankcache.save(store, view, profile, tables)
+        self._use(tables)
+
+    def _tables(self) -> dict:
+        """Each loaded file's plans (None: reading its whenToUse throws), which throw, and the pattern index, as plain values."""
+        plans: list[list | None] = []
+        whole_crash: dict[int, str] = {}  # position -> what reading its whenToUse throws
+        item_crash: dict[int, tuple[int, str]] = {}  # position -> (first pattern that is not text, what it throws)
+        facts_of: list[MemoryFacts] = []
+        for position, memory in enumerate(self.view.loaded):
             facts, crash = _facts(memory)
-            self.facts.append(facts)
+            facts_of.append(facts if facts is not None else _NO_FACTS)
+            plans.append(None if facts is None else [plan for _, plan in facts.plans])
             if crash is not None:
-                self.whole_crash[position] = crash
+                whole_crash[position] = crash
                 continue
             for index, (item, _) in enumerate(facts.plans):
                 crash = _crash_for(item)
                 if crash is not None:
-                    self.item_crash[position] = (index, crash)
+                    item_crash[position] = (index, crash)
                     break
-        self.patterns = PatternIndex([f if f is not None else _NO_FACTS for f in self.facts])
-        self._position = {id(m): i for i, m in enumerate(view.loaded)}
-        from .patterns import save_new_plans
+        return {"kind": "spec-0005", "plans": plans, "whole_crash": whole_crash, "item_crash": item_crash, "patterns": PatternIndex(facts_of).state()}
 
-        save_new_plans()  # with the regex translations: the next run does not translate them again
+    def _use(self, tables: dict) -> None:
+        view = self.view
+        self.whole_crash: dict[int, str] = tables["whole_crash"]
+        self.item_crash: dict[int, tuple[int, str]] = tables["item_crash"]
+        self.facts: list[MemoryFacts | None] = [
+            None if plans is None else _facts(memory, plans)[0] for memory, plans in zip(view.loaded, tables["plans"], strict=True)
+        ]
+        self.patterns = PatternIndex.from_state(tables["patterns"])
+        self._position = {id(m): i for i, m in enumerate(view.loaded)}
         self._by_path = {key: m for m in [m for m, _, _ in view.gated] + view.loaded for key in (m.rel_path, m.name)}
         self._gate_of = {id(m): (reason, why) for m, reason, why in view.gated}
         self._static_counts: dict[str, int] = {}
@@ -249,13 +283,13 @@ class Spec0005Index:
         return preview
 
 
-def spec0005_index(store: Store, view: LoadedView) -> Spec0005Index:
-    """The store's spec-0005 index for this view, built on first use."""
+def spec0005_index(store: Store, view: LoadedView, profile=None) -> Spec0005Index:
+    """The store's spec-0005 index for this view, built on first use (with ``profile``: kept between runs, as ``rankcache`` keeps tables)."""
     key = ("spec-0005 index", id(view))
     index = store._indexes.get(key)
     if index is None:
         with no_cyclic_gc():
-            index = store._indexes[key] = Spec0005Index(view)
+            index = store._indexes[key] = Spec0005Index(view, store, profile)
     return index
 
 

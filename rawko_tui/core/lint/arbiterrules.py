@@ -8,6 +8,8 @@ information under the others.
 
 from __future__ import annotations
 
+import itertools
+
 from ..arbiters.decision import REASON_NOT_READ, REASON_SKIPPED, REASON_STOPS
 from ..js.values import UNDEFINED
 from ..store.reading import Store
@@ -45,7 +47,7 @@ def profile_findings(store: Store, profiles: list[Profile], active: str) -> list
 def _throws(memory, profile: Profile) -> str | None:
     """The TypeError a profile's run throws on this file, whatever the task (None: it does not)."""
     if profile.matcher == "spec-0005":
-        facts, crash = _facts(memory)
+        facts, crash = _facts(memory, kept_plans=itertools.repeat(None))  # whether it throws needs no pattern's reading
         if crash is not None:
             return crash
         return next((_crash_for(item) for item, _ in facts.plans if _crash_for(item) is not None), None)
