@@ -66,6 +66,7 @@ TOKEN_DEBOUNCE_SECONDS = 1.0
 PREVIEW_REFRESH_SECONDS = 0.25  # while typing, the panes show a new ranking at most this often
 TYPING_PAUSE_SECONDS = 0.15  # ... and once input has paused this long: a redraw under a key delays its painting
 MAX_UNSHOWN_SECONDS = 1.0  # ... or when the ranking shown is this old (fast typing still sees the preview follow)
+ROWS_WAIT_SECONDS = 10.0  # the list's rows wait for the first ranking at most this long
 OTHERS_AFTER_SECONDS = 0.3  # the other arbiters rank the task once typing has paused this long
 QUERY_REGEX_SECONDS = 0.03  # what one ranking gives backtracking regexes in total: the rest is decided afterwards
 DECIDE_REGEX_SECONDS = 20.0  # ... in a worker process, killed by the next key or after this long
@@ -146,6 +147,8 @@ class RawkoApp(App[int]):
         self._rank_lock = threading.Lock()
         self._rank_wanted = threading.Event()
         self._rank_busy = False
+        self._rows_of: Store | None = None  # the store whose rows the list shows
+        self._ranked = threading.Event()  # set once a ranking of the store just read is done (or nothing is to be ranked)
         self._decider = None  # the worker process that decides backtracking regexes (regexdecide.Decider), made when first needed
         self.recent_tasks: list[tuple[str, str]] = []
         self._effective_cache: tuple[Store, Store] | None = None
@@ -272,19 +275,30 @@ class RawkoApp(App[int]):
     def load(self) -> None:
         """Read the store off the UI thread: unchanged files come from the last load or the parse cache.
 
-        Ranking starts as soon as the store is read; lint follows in its own worker.
+        Ranking starts as soon as the store is read; the list's rows are made once
+        the first ranking is done (at 100,000 memories they took half a second of
+        the interpreter the ranking needs); lint follows in its own worker.
         """
         gc.unfreeze()  # the last store's objects may be collected again once this one replaces it (see _keep_from_collector)
         store = load_store_at(self.root, self.at) if self.at else load_store(self.root, previous=self.store)
         self._keep_from_collector()
+        worker = get_current_worker()
+        self._ranked.clear()
+        first = self.store is None
+        if worker.is_cancelled:
+            return
+        deliver(self.main, self._store_read, store)
+        waited = 0.0
+        while not self._ranked.wait(0.05) and not worker.is_cancelled and waited < ROWS_WAIT_SECONDS:
+            waited += 0.05
         signature = store_signature(self.root, store.file_stats)  # the load's own scan: one walk of the folder
         self._repository = locate_repository(self.root)  # once per load: the polls below read files only
         repository_note = repository_state_in(self._repository).describe()
         # which files the working copy rewrites is asked of git by the lint worker, after the first ranking
         # ages against this store's pinned now: at the first load self.store is not set yet
         rows = build_rows(store, self.findings, self._now_ms(store=store), self._rewritten)
-        if not get_current_worker().is_cancelled:
-            deliver(self.main, self._loaded, store, signature, rows, repository_note)
+        if not worker.is_cancelled:
+            deliver(self.main, self._loaded, store, signature, rows, repository_note, first)
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="lint", description="lint the store")
     def lint(self, store: Store) -> None:
@@ -311,14 +325,13 @@ class RawkoApp(App[int]):
             more = f" (and {len(settings) - 1} more; rawko-tui lint lists them)" if len(settings) > 1 else ""
             self.notify(one_line(f"{first.path}: {first.message}{more}", 400), severity="warning", timeout=10)
 
-    def _loaded(self, store: Store, signature: tuple, rows: list, repository_note: str | None = None) -> None:
+    def _store_read(self, store: Store) -> None:
+        """A store was read: it replaces the last one, and its ranking starts (its list's rows follow in ``_loaded``)."""
         first = self.store is None
         if self.store is not None and self.store is not store:
             self.store._indexes.clear()  # no cycle (store <-> its indexes) keeps the replaced store alive
         self._freeze_after_ranking = True  # the next ranking builds this store's rank index
-        if not self.at:
-            self.sub_title = self._subtitle(repository_note)
-        self.store, self.signature = store, signature
+        self.store = store
         self._lint_after_ranking = store  # lint would compete with the first ranking for the interpreter
         self._panes_for_ranker = (self.main.query_one(PreviewPane), self.main.query_one(MemoryList))
         self.agent_names = sorted(set(SPEC_AGENTS) | set(store.agents))
@@ -328,11 +341,21 @@ class RawkoApp(App[int]):
         pane.agents[:] = self.agent_names
         pane.pinned_now = pinned_now(store.config)
         query = pane.current_query()
-        self.main.query_one(MemoryList).set_rows(rows, len(store.skipped))
         self.request_preview(query)
-        if query is None:  # nothing to rank: lint now
-            self._start_lint()
-        if self.selected is None and rows and not (first and self.initial_task):
+        if query is None:  # nothing to rank: the rows now, and lint once they are shown
+            self._ranked.set()
+
+    def _loaded(self, store: Store, signature: tuple, rows: list, repository_note: str | None = None, first: bool = False) -> None:
+        if store is not self.store:
+            return  # a newer load is on its way
+        if not self.at:
+            self.sub_title = self._subtitle(repository_note)
+        self.signature = signature
+        self.main.query_one(MemoryList).set_rows(rows, len(store.skipped))
+        self._rows_of = store
+        self._start_lint()  # its rows replace these: it starts once they are set and the first ranking is done
+        waiting_for_ranking = first and self.initial_task and self.preview is None  # the ranking selects what it injects first
+        if self.selected is None and rows and not waiting_for_ranking:
             self.select_memory(self.main.query_one(MemoryList).first_path())  # what the list highlights is what the pane shows
         elif self.selected is not None and store.file(self.selected) is None:
             self.select_memory(None)  # the file is gone
@@ -443,6 +466,7 @@ class RawkoApp(App[int]):
                 preview = self._rank(store, query, options)
                 if not worker.is_cancelled and self._pending is None:
                     deliver(self.main, self._preview_ready, preview, time.perf_counter() - started, query.now_source)
+                self._ranked.set()  # the load goes on to the list's rows
                 # what the ranking left undecided, decided in a worker process; the next key kills it
                 if self._decide(preview, worker):
                     preview = self._rank(store, query, options)
@@ -460,6 +484,7 @@ class RawkoApp(App[int]):
                         deliver(self.main, self._comparison_ready, comparison, preview)
             finally:
                 self._rank_busy = False
+                self._ranked.set()  # a refused or failed ranking lets the rows come all the same
 
     def _rank(self, store: Store, query: PreviewQuery, options) -> Preview:
         preview = run_preview(store, query.task, query.agent, options, query.now_ms)
@@ -537,8 +562,9 @@ class RawkoApp(App[int]):
             quiet = quiet + 1 if self._idle() else 0
 
     def _start_lint(self) -> None:
-        store, self._lint_after_ranking = self._lint_after_ranking, None
-        if store is not None:
+        store = self._lint_after_ranking
+        if store is not None and self._rows_of is store:
+            self._lint_after_ranking = None
             self.lint(store)
 
     def _preview_ready(self, preview: Preview, seconds: float, now_source: str = "the clock") -> None:
