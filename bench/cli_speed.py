@@ -141,15 +141,6 @@ READ_ONLY = "import gc, sys; gc.disable(); from rawko_tui.core.store.reading imp
 WALK_AND_STAT = "import os, sys\nfor top, _, names in os.walk(os.path.join(sys.argv[1], '.rawko', 'memories')):\n    for n in names: os.stat(os.path.join(top, n))"
 
 
-# The simplest process that could do any command's job: start, walk the memories folder, stat every file.
-WALK_AND_STAT = "import os, sys\nfor top, _, names in os.walk(os.path.join(sys.argv[1], '.rawko', 'memories')):\n    for n in names: os.stat(os.path.join(top, n))"
-
-
-def floor_process(root: Path, runs: int) -> float:
-    """The floor at this store: the median of ``runs`` processes that start, walk the store and stat every file."""
-    (seconds,) = median_of(runs, ([sys.executable, "-c", WALK_AND_STAT, str(root)], None))
-    return seconds
-
 
 def report(result: dict) -> str:
     lines = [f"whole processes on {result['memories']:,} memories, warm, medians (task {result['task']!r})", ""]

@@ -102,8 +102,6 @@ def run(small: int, large: int, runs: int) -> dict:
         root, _ = teamstore.build(Path(folder) / "small", small, commits=10)
         time.sleep(2.1)  # a file is trusted from the cache only once it is two seconds old
         result["small_warm_load"] = warm_load(root, env)
-        if "walkAndStat" not in result["cli"]["floor"]:  # a cli_speed that does not measure the floor itself
-            result["cli"]["floor"]["walkAndStat"] = cli_speed.floor_process(root, runs)
         typing = asyncio.run(typing_measure(root, 60))
         result["typing"] = typing
         result["typing_painted_p95"] = typing["key_to_screen_ms"]["p95"]
