@@ -276,6 +276,16 @@ def test_every_option_and_argument_of_every_command_has_a_help_line():
     assert len(parsers) > 25
 
 
+def test_every_command_is_run_by_one_module_of_commands():
+    """The parser's commands, COMMANDS and the groups of commands name the same commands, each run by its module's ``cmd_<name>``."""
+    from rawko_tui.cli.commands import COMMANDS, GROUPS, handler
+
+    grouped = [command for commands in GROUPS.values() for command in commands]
+    assert sorted(grouped) == sorted(COMMANDS) and len(set(grouped)) == len(grouped)
+    assert {words[0] for words, _ in _commands(build_parser())} == set(COMMANDS)
+    assert all(handler(command).__name__ == f"cmd_{command}" for command in COMMANDS)
+
+
 @pytest.mark.parametrize("words", [words for words, _ in _commands(build_parser())], ids=" ".join)
 def test_each_commands_help_starts_with_its_own_usage_line(capsys, words):
     with pytest.raises(SystemExit) as stopped:
