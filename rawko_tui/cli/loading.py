@@ -8,7 +8,6 @@ from pathlib import Path
 
 from ..core.arbiters.decision import parse_now
 from ..core.arbiters.profiles import resolve_profile
-from ..core.curation.checks import load_checks
 from ..core.store.reading import find_store_root, load_store, load_store_at, pinned_now
 from .output import UsageError, _error
 
@@ -102,6 +101,8 @@ def _did_you_mean(store, given: str) -> str:
 
 
 def _saved_tasks(root):
+    from ..core.curation.checks import load_checks  # the ranking it brings: imported only by the commands that run saved tasks
+
     tasks, errors = load_checks(root)
     for error in errors:
         _error(str(error))
