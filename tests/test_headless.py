@@ -20,6 +20,8 @@ CORE_MODULES = [
     "rawko_tui.core.disk.gitrepo",
     "rawko_tui.core.text.commonwords",
     "rawko_tui.cli",
+    # every group of commands: the app's imports Textual only when it opens the app
+    *(f"rawko_tui.cli.{group}" for group in ("parser", "preview", "lint", "record", "curation", "sessions", "checks", "app")),
 ]
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 import sys
+from pathlib import Path
 
 from ..core.text.safetext import plural
 from .loading import _memory_name, _store_root
