@@ -33,6 +33,9 @@ def test_every_import_contract_is_kept():
         ("rawko_tui/core/js/values.py", "def _paints():\n    import textual\n", "headless-core"),
         # one pane importing another
         ("rawko_tui/tui/widgets/preview/preview_pane.py", "def _peeks():\n    from ..memories import memory_list\n", "panes"),
+        # one group of commands importing another's, and what they share importing a command
+        ("rawko_tui/cli/lint.py", "def _borrows():\n    from .preview import render_preview_text\n", "cli-commands"),
+        ("rawko_tui/cli/output.py", "def _reaches_up():\n    from . import record\n", "cli-commands"),
     ],
 )
 def test_a_broken_contract_is_caught(tmp_path, where, line, contract):

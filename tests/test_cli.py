@@ -11,6 +11,7 @@ import pytest
 
 from conftest import FIXED_NOW, REPO_ROOT, memory, write_store
 from rawko_tui.cli import main
+from rawko_tui.cli.parser import build_app_parser, build_parser
 
 ARGS = ["--task", "Add OAuth integration to existing auth system", "--agent", "developer", "--now", FIXED_NOW]
 
@@ -269,15 +270,23 @@ def _commands(parser, words=()):
 
 
 def test_every_option_and_argument_of_every_command_has_a_help_line():
-    from rawko_tui.cli import build_app_parser, build_parser
-
     parsers = [(("rawko-tui",), build_parser()), (("the app",), build_app_parser()), *_commands(build_parser())]
     missing = [f"{' '.join(words)}: {'/'.join(action.option_strings) or action.dest}" for words, parser in parsers for action in parser._actions if not action.help]
     assert missing == []
     assert len(parsers) > 25
 
 
-@pytest.mark.parametrize("words", [words for words, _ in _commands(__import__("rawko_tui.cli").cli.build_parser())], ids=" ".join)
+def test_every_command_is_run_by_one_module_of_commands():
+    """The parser's commands, COMMANDS and the groups of commands name the same commands, each run by its module's ``cmd_<name>``."""
+    from rawko_tui.cli.commands import COMMANDS, GROUPS, handler
+
+    grouped = [command for commands in GROUPS.values() for command in commands]
+    assert sorted(grouped) == sorted(COMMANDS) and len(set(grouped)) == len(grouped)
+    assert {words[0] for words, _ in _commands(build_parser())} == set(COMMANDS)
+    assert all(handler(command).__name__ == f"cmd_{command}" for command in COMMANDS)
+
+
+@pytest.mark.parametrize("words", [words for words, _ in _commands(build_parser())], ids=" ".join)
 def test_each_commands_help_starts_with_its_own_usage_line(capsys, words):
     with pytest.raises(SystemExit) as stopped:
         main([*words, "--help"])

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 CORE_MODULES = [
     "rawko_tui.core.js.regexp",
     "rawko_tui.core.js.values",
@@ -18,6 +20,8 @@ CORE_MODULES = [
     "rawko_tui.core.disk.gitrepo",
     "rawko_tui.core.text.commonwords",
     "rawko_tui.cli",
+    # every group of commands: the app's imports Textual only when it opens the app
+    *(f"rawko_tui.cli.{group}" for group in ("parser", "preview", "lint", "record", "curation", "sessions", "checks", "app")),
 ]
 
 
@@ -48,6 +52,36 @@ def test_a_preview_imports_neither():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO_ROOT)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.strip().endswith("LEAK:")
+
+
+@pytest.mark.parametrize(
+    ("argv", "group"),
+    [
+        (["--help"], None),
+        (["preview", "--task", "auth", "--agent", "developer", "--json"], "preview"),
+        (["lint", "--json"], "lint"),
+        (["verify", "--staged"], "record"),
+    ],
+)
+def test_a_command_imports_only_its_own_group_of_commands(argv, group):
+    """The command line's modules: each group of commands is imported only when one of its commands runs."""
+    from rawko_tui.cli.commands import GROUPS
+
+    code = (
+        "import sys, contextlib, io\n"
+        "from rawko_tui.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+        "    try:\n"
+        f"        main({argv!r})\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        f"print(','.join(sorted(g for g in {sorted(GROUPS)!r} if 'rawko_tui.cli.' + g in sys.modules)))\n"
+    )
+    from conftest import REPO_ROOT
+
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO_ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == (group or "")
 
 
 def _core_imports() -> dict[str, set[str]]:

@@ -1,0 +1,375 @@
+"""Commands that show what the arbiter injects and why: preview, explain, compare (profiles), arbiters."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+from ..core.arbiters.decision import (
+    COMPONENT_KEYS,
+    Preview,
+    explain_candidate,
+    fate_if_matched,
+    iso_from_ms,
+    resolve_options,
+)
+from ..core.arbiters.profiles import defined_profiles, resolve_profile
+from ..core.arbiters.ranking import run_preview_deciding
+from ..core.curation.checks import budget_for, prompt_shares
+from ..core.curation.entries import effective_store, status_of
+from ..core.js.values import display_value, js_to_string
+from ..core.store.reading import pinned_now
+from ..core.text.safetext import plural
+from .loading import _did_you_mean, _load, _named, _now, _profile, _refuse_unusable_arbiter
+from .output import EXIT_FINDINGS, EXIT_OK, EXIT_UNDECIDED, UsageError, _dumps, _error, _report, _write
+
+
+def _preview(args, rev: str | None = None):
+    store = _load(args, rev)
+    if getattr(args, "view", "spec") == "effective":
+        store = effective_store(store)
+    profile, source = _profile(args, store)
+    options = resolve_options(store, args.agent, args.max_memories, args.min_importance, args.recursive, profile)
+    options = dataclasses.replace(options, regex_budget=args.regex_budget)
+    options.sources["arbiter"] = source
+    return store, run_preview_deciding(store, args.task, args.agent, options, _now(args, store))
+
+
+def preview_to_dict(preview: Preview) -> dict:
+    from datetime import datetime, timezone
+
+    scored = preview.profile.scored  # spec-0005 scores nothing: its scores are null, not 0
+    return {
+        "task": preview.task,
+        "agent": preview.agent,
+        "now": datetime.fromtimestamp(preview.now_ms / 1000, tz=timezone.utc).isoformat().replace("+00:00", "Z"),
+        "options": {
+            "maxMemories": preview.max_memories,
+            "minImportance": preview.min_importance,
+            "recursive": preview.recursive,
+            "sources": preview.option_sources,
+        },
+        "injected": [
+            {"rank": c.rank, "path": c.path, "title": c.title, "score": c.score if scored else None, "components": c.components} for c in preview.injected
+        ],
+        "candidates": [{**c.to_dict(), "status": _status(c), **({} if scored else {"score": None})} for c in preview.candidates],
+        "prompt": preview.prompt,
+        "errors": [e.to_dict() for e in preview.errors],
+        "arbiterFailure": preview.arbiter_failure.to_dict() if preview.arbiter_failure else None,
+        "notes": preview.notes,
+        "view": preview.view,
+        "arbiter": {"name": preview.profile.name, "summary": preview.profile.summary, "source": preview.option_sources.get("arbiter", "default"), "order": preview.order_note},
+        "planPrompt": _plan_prompt_dict(preview),
+        # a memory whose whenToUse regex rawko-tui could not decide: ranked as unmatched, never called "no match"
+        "certain": preview.certain,
+        "uncertainReasons": preview.uncertain_reasons,
+        "regexBudgetSeconds": preview.regex_budget,
+        "undecided": [_undecided_dict(c, preview) for c in preview.undecided],
+    }
+
+
+def _undecided_dict(candidate, preview: Preview) -> dict:
+    fate = fate_if_matched(candidate, preview)
+    patterns = [u.to_dict() for u in candidate.undecided.values()]
+    return {"path": candidate.path, "title": candidate.title, "ifMatched": fate.words, "changesInjection": fate.changes, "patterns": patterns}
+
+
+def _plan_prompt_dict(preview: Preview) -> dict | None:
+    text = preview.plan_prompt
+    if text is None:
+        return None
+    return {"characters": len(text), "estimatedTokens": (len(text) + 3) // 4, "memories": text.count("\n### "), "text": text}
+
+
+def _status(candidate) -> str:
+    status = status_of(candidate.file)
+    return "active" if status.active else status.why
+
+
+def cmd_preview(args) -> int:
+    store, preview = _preview(args)
+    budget = budget_for(store, args.agent)
+    if args.compare:
+        _, other = _preview(args, rev=args.compare)
+        return _compare(args, preview, other)
+    estimate = (len(preview.prompt) + 3) // 4
+    if args.json:
+        data = preview_to_dict(preview)
+        data["budget"] = {
+            "tokens": budget,
+            "estimatedTokens": estimate,
+            "over": budget is not None and estimate > budget,
+            "shares": [{"path": f".rawko/memories/{n}", "characters": b, "share": round(sh, 4)} for n, b, sh in prompt_shares(preview)],
+        }
+        _write(_dumps(data))
+    elif args.prompt:
+        if not preview.certain:  # the prompt is written as if nothing undecided matched; the caller must know it may be wrong
+            _error("the prompt is uncertain: " + "; ".join(preview.uncertain_reasons) + " (undecided; --regex-budget gives it more time)")
+        _write(preview.prompt, exact=not sys.stdout.isatty())
+    elif args.plan_prompt:
+        if preview.plan_prompt is None:
+            raise UsageError(f"{preview.profile.name} has no planning prompt (rawko-sdk's generatePlan is the one arbiter that gives every memory to a planner)")
+        _write(preview.plan_prompt, exact=not sys.stdout.isatty())
+    else:
+        text = render_preview_text(preview, now_pinned=not args.now and pinned_now(store.config) is not None)
+        if budget is not None:
+            verdict = "over" if estimate > budget else "within"
+            text += _report([f"Token budget for {args.agent}: {budget}; the block is about {estimate} tokens: {verdict} budget."])
+        _write(text)
+    return EXIT_OK if preview.certain else EXIT_UNDECIDED
+
+
+def cmd_compare(args) -> int:
+    import time
+
+    from ..core.arbiters.compare import compare_profiles
+
+    store = _load(args)
+    if not args.arbiters:
+        _refuse_unusable_arbiter(store.config)
+    profiles, problems = defined_profiles(store.config)
+    if args.arbiters:
+        names = [n.strip() for n in args.arbiters.split(",") if n.strip()]
+        unknown = [n for n in names if n not in profiles]
+        if unknown:
+            raise UsageError(f"--arbiters: unknown profile {', '.join(repr(n) for n in unknown)}: choose from {', '.join(profiles)}")
+        if len(names) < 2:
+            raise UsageError("--arbiters: name at least two profiles to compare")
+        chosen = [profiles[n] for n in names]
+    else:
+        chosen = list(profiles.values())
+    now_ms = _now(args, store)
+    now_ms = now_ms if now_ms is not None else float(time.time_ns() // 1_000_000)  # one "now" for every profile
+    comparison = compare_profiles(store, args.task, args.agent, chosen, now_ms, args.recursive, args.regex_budget)
+    if args.json:
+        _write(_dumps({**comparison.to_dict(), "now": iso_from_ms(now_ms), "problems": problems}))
+        return EXIT_OK
+    lines = [f"Task:  {args.task}", f"Agent: {args.agent}", ""]
+    for name, preview in comparison.previews.items():
+        if preview.arbiter_failure is not None:
+            lines.append(f"  {name:<10} injects nothing: {preview.arbiter_failure.describe()}")
+        else:
+            shown = ", ".join(c.file.name for c in preview.injected[:8]) + (", …" if len(preview.injected) > 8 else "")
+            lines.append(f"  {name:<10} {plural(len(preview.injected), 'memory', 'memories')} injected: {shown or '(none)'}")
+    lines.append("")
+    if not comparison.differences:
+        lines.append("Every profile injects the same memories in the same order.")
+    else:
+        lines.append(f"Memories whose fate differs ({len(comparison.differences)}):")
+        width = max(len(n) for n in comparison.previews)
+        for difference in comparison.differences:
+            lines.append(f"  {difference.path.removeprefix('.rawko/memories/')}  {difference.title or ''}")
+            for decision in difference.decisions:
+                lines.append(f"    {decision.profile:<{width}}  {decision.short()}")
+            lines.append(f"    first difference: {difference.rule}")
+    lines += [f"Note: {p}" for p in problems]
+    _write(_report(lines))
+    return EXIT_OK
+
+
+def cmd_arbiters(args) -> int:
+    from ..core.arbiters.settingscheck import arbiter_problem
+
+    store = _load(args)
+    profiles, problems = defined_profiles(store.config)
+    unusable = arbiter_problem(store.config)
+    active = None if unusable else resolve_profile(store.config)[0].name
+    problems = problems + ([str(unusable)] if unusable else [])
+    if args.json:
+        data = [{"name": p.name, "base": p.base, "active": p.name == active, "summary": p.summary, "dimensions": dict(p.describe())} for p in profiles.values()]
+        _write(_dumps({"profiles": data, "problems": problems}))
+        return EXIT_OK
+    lines = []
+    for profile in profiles.values():
+        mark = "  (this store's arbiter)" if profile.name == active else ""
+        lines.append(f"{profile.name}{mark}: {profile.summary}")
+        lines += [f"  {key:<15} {value}" for key, value in profile.describe()]
+        lines.append("")
+    lines += [f"Problem: {p}" for p in problems]
+    lines.append("Choose one with `arbiter: NAME` in .rawko/rawko-tui.yaml, or --arbiter NAME on any command.")
+    _write(_report(lines))
+    return EXIT_FINDINGS if problems else EXIT_OK
+
+
+def injection_diff(before: Preview, after: Preview) -> dict:
+    """What changed in what the arbiter injects between two previews: a run that throws injects nothing."""
+    from ..core.curation.checks import Injection
+
+    old_injection, new_injection = Injection.of(before), Injection.of(after)
+    old = [] if old_injection.throws else [c.path for c in before.injected]
+    new = [] if new_injection.throws else [c.path for c in after.injected]
+    old_rank = {c.path: (c.rank, c.score) for c in before.injected if c.path in old}
+    new_rank = {c.path: (c.rank, c.score) for c in after.injected if c.path in new}
+    return {
+        "added": [p for p in new if p not in old_rank],
+        "removed": [p for p in old if p not in new_rank],
+        "moved": [{"path": p, "before": old_rank[p], "after": new_rank[p]} for p in new if p in old_rank and old_rank[p] != new_rank[p]],
+        "failure": {"before": _failure_dict(old_injection), "after": _failure_dict(new_injection)},
+        "undecided": {"before": list(old_injection.uncertain), "after": list(new_injection.uncertain)},
+        "same": old == new and all(old_rank[p] == new_rank[p] for p in old) and old_injection.same_as(new_injection),
+    }
+
+
+def _failure_dict(injection) -> dict | None:
+    return injection.failure.to_dict() if injection.failure else None
+
+
+def _compare(args, preview: Preview, other: Preview) -> int:
+    from ..core.curation.checks import Injection
+
+    here = args.at or "working tree"
+    diff = injection_diff(other, preview)
+    undecided = bool(diff["undecided"]["before"] or diff["undecided"]["after"])
+    if args.json:
+        _write(_dumps({"at": here, "compare": args.compare, "diff": diff, "before": preview_to_dict(other), "after": preview_to_dict(preview)}))
+        return EXIT_UNDECIDED if undecided else EXIT_OK
+    lines = [f"Injected at {args.compare} -> at {here}, task {preview.task!r}, agent {preview.agent}:"]
+    if diff["same"]:
+        throws = Injection.of(preview).throws
+        lines.append("  the same: the arbiter throws the same way on both sides and injects nothing" if throws else "  the same memories, in the same order, with the same scores")
+    for name, shown in ((args.compare, other), (here, preview)):
+        injection = Injection.of(shown)
+        if injection.throws and not diff["same"]:
+            lines.append(f"  ! at {name}: {injection.describe()}")
+    for path in diff["added"]:
+        lines.append(f"  + {path}  (rank {preview.candidate(path).rank}, score {preview.candidate(path).score:g})")
+    for path in diff["removed"]:
+        why = preview.candidate(path)
+        if Injection.of(preview).throws:
+            lines.append(f"  - {path}  (the arbiter throws and injects nothing)")
+        else:
+            lines.append(f"  - {path}  ({why.explanation.description if why else 'no longer in the store'})")
+    for move in diff["moved"]:
+        (r0, s0), (r1, s1) = move["before"], move["after"]
+        lines.append(f"  ~ {move['path']}  rank {r0} -> {r1}, score {s0:g} -> {s1:g}")
+    for side, name in (("before", args.compare), ("after", here)):
+        for reason in diff["undecided"][side]:
+            lines.append(f"  ? at {name}: undecided: {reason}")
+    _write(_report(lines))
+    return EXIT_UNDECIDED if undecided else EXIT_OK
+
+
+def render_preview_text(preview: Preview, now_pinned: bool = False) -> str:
+    """The preview as text; ``now_pinned``: the now came from rawko-tui.yaml, and the header says so."""
+    lines: list[str] = []
+    lines.append(f"Task:  {preview.task}")
+    cap = "no cap" if preview.max_memories is None else f"max {js_to_string(preview.max_memories)}"
+    threshold = f"min importance {js_to_string(preview.min_importance)}" if preview.profile.scored else "no threshold"
+    lines.append(f"Agent: {preview.agent}   {cap}   {threshold}" + ("   recursive" if preview.recursive else ""))
+    source = preview.option_sources.get("arbiter", "default")
+    lines.append(f"Arbiter: {preview.profile.name} ({_ARBITER_SOURCES.get(source, source)}): {preview.profile.summary}; {preview.order_note}")
+    if now_pinned:
+        lines.append(f"Now:   {iso_from_ms(preview.now_ms)} (pinned by `now:` in .rawko/rawko-tui.yaml; --now overrides it)")
+    if preview.view == "effective":
+        lines.append("View:  effective (the fold of every entry; not what SPEC-0007's arbiter does)")
+    if preview.arbiter_failure:
+        lines += ["", "!! " + preview.failure_banner()]
+    if not preview.certain:
+        lines += ["", "?? Undecided: what is injected may differ from what is shown below:"]
+        lines += [f"   {reason}" for reason in preview.uncertain_reasons]
+        lines.append("   (a whenToUse regex rawko-tui could not decide is shown as undecided, never as no match; --regex-budget gives it more time)")
+    lines += ["", f"Injected ({len(preview.injected)}):"]
+    if not preview.injected:
+        lines.append("  (none)")
+    for c in preview.injected:
+        if not preview.profile.scored:  # spec-0005: every match, by importance only
+            lines.append(f"  {c.rank:>2}. {js_to_string(c.file.attrs.get('importance')):<8}  {c.title}  [{c.path}]")
+            continue
+        parts = " ".join(f"{k}={c.components[k]:g}" for k in COMPONENT_KEYS)
+        lines.append(f"  {c.rank:>2}. {c.score:>3g}  {c.title}  [{c.path}]")
+        lines.append(f"         {parts}")
+    cut = sorted((c for c in preview.candidates if c.rank is not None and not c.injected), key=lambda c: c.rank)
+    if cut:
+        lines += ["", f"Matched but not injected ({len(cut)}):"]
+        for c in cut:
+            lines.append(f"  {c.rank:>2}. {c.score:>3g}  {c.title}  [{c.path}]  -- {c.why}")
+    if preview.undecided:
+        lines += ["", f"Undecided ({len(preview.undecided)}):"]
+        for c in preview.undecided:
+            lines.append(f"     ? {c.title or c.file.name}  [{c.path}]  -- {c.why}")
+    other = [c for c in preview.candidates if c.rank is None and not c.match_undecided]
+    if other:
+        lines += ["", f"Not injected ({len(other)}):"]
+        for c in other:
+            lines.append(f"       {c.title or c.file.name}  [{c.path}]  -- {c.why}")
+    if preview.errors:
+        lines += ["", f"Files that failed to load ({len(preview.errors)}):"]
+        lines += [f"  {e}" for e in preview.errors]
+    hidden = [(c, status_of(c.file)) for c in preview.injected]
+    hidden = [(c, st) for c, st in hidden if not st.active]
+    if hidden:
+        lines += [""] + [
+            f"Note: {c.path} is {st.why} in its entry {st.entry + 1}, which SPEC-0007's arbiter never reads; --view effective leaves it out."
+            for c, st in hidden
+        ]
+    if preview.notes:
+        lines += [""] + [f"Note: {n}" for n in preview.notes]
+    chars = len(preview.prompt)
+    lines += ["", f"Prompt block: {chars} characters, about {(chars + 3) // 4} tokens (rawko-tui preview --prompt prints it)."]
+    for name, block, share in prompt_shares(preview):
+        lines.append(f"  {share * 100:5.1f}%  {'█' * max(1, round(share * 30)) if block else ''}  {name} ({block} characters)")
+    plan = _plan_prompt_dict(preview)
+    if plan is not None:
+        lines.append(
+            f"Plan prompt: {preview.profile.name} also gives the planner every loaded memory ({plural(plan['memories'], 'memory', 'memories')}, "
+            f"{plan['characters']} characters, about {plan['estimatedTokens']} tokens; it grows with the store; preview --plan-prompt prints it)."
+        )
+    return _report(lines)
+
+
+_ARBITER_SOURCES = {"default": "the default", "option": "--arbiter", "rawko-tui.yaml": "from rawko-tui.yaml"}
+
+
+def cmd_explain(args) -> int:
+    store, preview = _preview(args)
+    wanted = args.memory.replace("\\", "/")
+    candidate = _named(preview.candidate, wanted, store.root)
+    if candidate is None:
+        raise UsageError(f"no memory file {args.memory!r} in {store.root}/.rawko/memories" + _did_you_mean(store, wanted))
+    tree = explain_candidate(preview, candidate)
+    entries = entry_log(candidate.file)
+    if args.json:
+        _write(
+            _dumps(
+                {
+                    "path": candidate.path,
+                    "title": candidate.title,
+                    "injected": candidate.injected,
+                    "reason": candidate.reason,
+                    "score": candidate.score,
+                    "explanation": tree.to_dict(),
+                    "entries": entries,
+                }
+            )
+        )
+        return EXIT_OK
+    header = [f"{candidate.title or candidate.file.name}  [{candidate.path}]", f"task {preview.task!r}, agent {preview.agent}"]
+    if preview.arbiter_failure:
+        header.append("!! " + preview.arbiter_failure.describe())
+    text = _report(header) + "\n" + tree.render() + "\n"  # the tree puts each description on its line
+    if candidate.file.differs_from_entries:
+        text += "\n" + render_entry_log(candidate.file, entries)
+    _write(text)
+    return EXIT_OK
+
+
+def entry_log(memory) -> list[dict]:
+    """The append-only entries of a file, each with the fields it sets."""
+    return [
+        {"entry": e.index + 1, "line": e.line, "fields": {k: display_value(v) for k, v in (e.frontmatter or {}).items()}, "bodyWords": len(e.body.split())}
+        for e in memory.entries
+    ]
+
+
+def render_entry_log(memory, entries: list[dict]) -> str:
+    effective, origin = memory.effective()
+    lines = [f"Entry log ({len(entries)} entries). The spec's arbiter reads only entry 1's frontmatter; the rest is body text to it."]
+    for entry in entries:
+        fields = ", ".join(f"{k}: {v}" for k, v in entry["fields"].items()) or "(no frontmatter)"
+        lines.append(f"  entry {entry['entry']} (line {entry['line']}): {fields}; {entry['bodyWords']} words of body")
+    differing = [k for k in effective if origin[k] > 0 and memory.attrs.get(k) != effective[k]]
+    if differing:
+        lines.append("  Folded, the entries say " + ", ".join(f"{k}: {display_value(effective[k])} (entry {origin[k] + 1})" for k in differing))
+        spec_view = [f"{k}: {display_value(memory.attrs[k])}" if k in memory.attrs else f"{k}: (not set)" for k in differing]
+        lines.append("  where the spec's view says " + ", ".join(spec_view) + ".")
+    return _report(lines)
