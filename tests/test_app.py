@@ -662,7 +662,7 @@ async def test_saved_tasks_checks_and_matrix_in_the_app(tmp_path):
         await settle(pilot)
         assert "OVER BUDGET" in str(app.query_one("#preview-summary").render())
         table = app.query_one("#results", DataTable)
-        from rawko_tui.core.curation.checks import prompt_shares
+        from rawko_tui.core.arbiters.formatters import prompt_shares
 
         (_, _, share), = prompt_shares(app.preview)  # one memory: its block's share of the whole prompt
         assert str(table.get_row_at(0)[5]).endswith(f"{share:.0%}")

@@ -15,10 +15,10 @@ from ..core.arbiters.decision import (
 )
 from ..core.arbiters.profiles import defined_profiles, resolve_profile
 from ..core.arbiters.ranking import run_preview_deciding
-from ..core.curation.checks import budget_for, prompt_shares
 from ..core.curation.entries import effective_store, status_of
 from ..core.js.values import display_value, js_to_string
-from ..core.store.reading import pinned_now
+from ..core.arbiters.formatters import prompt_shares
+from ..core.store.reading import budget_for, pinned_now
 from ..core.text.safetext import plural
 from .loading import _did_you_mean, _load, _named, _now, _profile, _refuse_unusable_arbiter
 from .output import EXIT_FINDINGS, EXIT_OK, EXIT_UNDECIDED, UsageError, _dumps, _error, _report, _write

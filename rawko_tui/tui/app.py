@@ -27,7 +27,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..core.arbiters.decision import SPEC_AGENTS, Preview, iso_from_ms, parse_now, resolve_options
 from ..core.arbiters.ranking import decide_unsure, prepare_index, run_preview
-from ..core.curation.checks import budget_for, default_task_name, load_checks, saved_task_write
+from ..core.curation.checks import default_task_name, load_checks, saved_task_write
 from ..core.curation.entries import append_template, effective_store, impact_of_change, new_memory_template, pattern_matches
 from ..core.record.writer import (
     ChangedSinceShown,
@@ -43,7 +43,7 @@ from ..core.record.writer import (
 from ..core.lint.linter import SETTINGS_CODES, Finding, lint_store
 from ..core.disk.gitrepo import GitError
 from ..core.record.history import FileHistory, commit_diff, file_history, locate_repository, repository_state_in, uncommitted_rewrites
-from ..core.store.reading import Store, load_store, load_store_at, pinned_now
+from ..core.store.reading import Store, budget_for, load_store, load_store_at, pinned_now
 from ..core.store.watch import store_signature
 from .commands import RawkoCommands
 from .keys import focus_now

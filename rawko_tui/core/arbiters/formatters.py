@@ -49,3 +49,11 @@ def format_memories_for_prompt(memories: list, formatter: str = "spec-0007") -> 
         body = candidate.file.spec.body
         out.append((body if whole else content_preview(body)) + "\n\n")
     return "".join(out)
+
+
+def prompt_shares(preview) -> list[tuple[str, int, float]]:
+    """Each injected memory's block in a ``decision.Preview``'s prompt: (file, characters, share of the whole prompt)."""
+    total = len(preview.prompt) or 1
+    formatter = preview.profile.formatter
+    header = len(prompt_header(formatter))
+    return [(c.file.name, block, block / total) for c in preview.injected for block in [len(format_memories_for_prompt([c], formatter)) - header]]

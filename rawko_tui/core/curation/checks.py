@@ -499,29 +499,3 @@ def matrix(store: Store, tasks: list[tuple[str, str]], now_ms: float, profile: P
         for name in outcome.names:
             counts.setdefault(name, {a: 0 for a in agents})[agent] += 1
     return Matrix(agents, list(tasks), counts, per_task, memories, outcomes)
-
-
-# --------------------------------------------------------------------------
-# Token budget
-# --------------------------------------------------------------------------
-
-
-def budget_for(store: Store, agent: str) -> int | None:
-    """An agent's token budget: ``memory.tokenBudget`` in its file, else ``budgets:`` in rawko-tui.yaml."""
-    if agent in store.agents:
-        value = store.agents[agent].memory_config.get("tokenBudget")
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value
-    budgets = store.config.get("budgets")
-    value = budgets.get(agent) if isinstance(budgets, dict) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
-
-
-def prompt_shares(preview: Preview) -> list[tuple[str, int, float]]:
-    """Each injected memory's block in the prompt: (file, characters, share of the whole prompt)."""
-    from ..arbiters.formatters import format_memories_for_prompt, prompt_header
-
-    total = len(preview.prompt) or 1
-    formatter = preview.profile.formatter
-    header = len(prompt_header(formatter))
-    return [(c.file.name, block, block / total) for c in preview.injected for block in [len(format_memories_for_prompt([c], formatter)) - header]]

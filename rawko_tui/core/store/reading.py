@@ -423,6 +423,17 @@ class Store:
 # --------------------------------------------------------------------------
 
 
+def budget_for(store: Store, agent: str) -> int | None:
+    """An agent's token budget: ``memory.tokenBudget`` in its file, else ``budgets:`` in rawko-tui.yaml."""
+    if agent in store.agents:
+        value = store.agents[agent].memory_config.get("tokenBudget")
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    budgets = store.config.get("budgets")
+    value = budgets.get(agent) if isinstance(budgets, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
 def find_store_root(path: str | os.PathLike | None = None) -> Path:
     """The directory holding ``.rawko/``: ``path`` itself, or, with no path, the nearest above the cwd."""
     if path is not None:
