@@ -33,6 +33,9 @@ def test_every_import_contract_is_kept():
         ("rawko_tui/core/js/values.py", "def _paints():\n    import textual\n", "headless-core"),
         # one pane importing another
         ("rawko_tui/tui/widgets/preview/preview_pane.py", "def _peeks():\n    from ..memories import memory_list\n", "panes"),
+        # one screen importing another, and a confirmation reaching up to the editor that opens it
+        ("rawko_tui/tui/screens/help.py", "def _peeks():\n    from . import checks\n", "screens"),
+        ("rawko_tui/tui/screens/confirm_write.py", "def _climbs_up():\n    from . import memory_editor\n", "screens"),
     ],
 )
 def test_a_broken_contract_is_caught(tmp_path, where, line, contract):

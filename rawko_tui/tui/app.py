@@ -50,10 +50,14 @@ from .keys import focus_now
 from .messages import MemoryHighlighted
 from .safe import clean, one_line
 from .threads import deliver
-from .checks import ChecksScreen
-from .confirm import ConfirmWrite
-from .curation import ConsolidationScreen, MemoryEditor, SessionsScreen, creation_commit, new_memory_planner
-from .screens import DiffScreen, HelpScreen, NoStoreScreen
+from .screens.checks import ChecksScreen
+from .screens.confirm_write import ConfirmWrite
+from .screens.consolidation import ConsolidationScreen
+from .screens.diff import DiffScreen
+from .screens.help import HelpScreen
+from .screens.memory_editor import MemoryEditor, creation_commit, new_memory_planner
+from .screens.no_store import NoStoreScreen
+from .screens.sessions import SessionsScreen
 from .widgets.breakdown.breakdown import Breakdown
 from .widgets.memories.memory_list import MemoryList, build_rows
 from .widgets.memory_view.memory_view import MemoryView
@@ -824,7 +828,7 @@ class RawkoApp(App[int]):
         torn = [t for t in torn_writes(root) if t.rel_path == memory.rel_path]
         if torn:
             # a file holding an interrupted write is not appended to until the person has decided about it
-            from .curation import TornWriteScreen
+            from .screens.torn_write import TornWriteScreen
 
             self.push_screen(TornWriteScreen(root, torn[0]), lambda _done: self.load())
             return
@@ -911,7 +915,7 @@ class RawkoApp(App[int]):
 
     def action_compare_arbiters(self) -> None:
         """The profiles side by side for the task shown: each memory whose fate differs, and why."""
-        from .arbiters import CompareScreen
+        from .screens.compare_arbiters import CompareScreen
 
         preview = self.preview
         comparison = self.comparison
@@ -970,9 +974,9 @@ class RawkoApp(App[int]):
 
     def _binding_sources(self) -> list[tuple[str, Binding, str]]:
         """(where, binding, id) of every key of every screen, in the order help lists them."""
-        from .checks import ChecksScreen
-        from .confirm import ConfirmDiscard, ConfirmWrite
-        from .curation import MergeScreen, TornWriteScreen
+        from .screens.confirm_discard import ConfirmDiscard
+        from .screens.merge import MergeScreen
+        from .screens.torn_write import TornWriteScreen
 
         sources = [("main screen", self), (MemoryList.BORDER_TITLE, MemoryList), (PreviewPane.BORDER_TITLE, PreviewPane)]
         sources += [
