@@ -11,7 +11,8 @@ from textual.widgets import DataTable, Input, TextArea, Tree
 
 from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.tui.app import create_app
-from rawko_tui.tui.screens import HelpScreen, NoStoreScreen
+from rawko_tui.tui.screens.help import HelpScreen
+from rawko_tui.tui.screens.no_store import NoStoreScreen
 from rawko_tui.tui.widgets.memories.memory_list import MemoryList
 from rawko_tui.tui.widgets.memory_view.memory_view import MemoryView
 from rawko_tui.tui.widgets.preview.preview_pane import PreviewPane
@@ -46,7 +47,7 @@ def app_for(root, **kwargs):
 
 async def confirm(pilot, *targets):
     """The confirmation every write shows: it names each target; y writes."""
-    from rawko_tui.tui.confirm import ConfirmWrite
+    from rawko_tui.tui.screens.confirm_write import ConfirmWrite
 
     await settle(pilot)
     screen = pilot.app.screen
@@ -334,7 +335,7 @@ def _git(root, *args):
 
 
 async def test_history_badge_provenance_and_diff(store):
-    from rawko_tui.tui.screens import DiffScreen
+    from rawko_tui.tui.screens.diff import DiffScreen
 
     _git(store, "init", "-q", "-b", "main")
     _git(store, "add", "-A")
@@ -398,7 +399,8 @@ async def test_a_whole_consolidation_in_the_app(tmp_path, monkeypatch):
     from textual.widgets import Checkbox
 
     from rawko_tui.core.record.history import verify
-    from rawko_tui.tui.curation import ConsolidationScreen, MergeScreen
+    from rawko_tui.tui.screens.consolidation import ConsolidationScreen
+    from rawko_tui.tui.screens.merge import MergeScreen
 
     body = "Sessions are stored in Postgres with a 30 minute idle timeout. " * 8
     root = write_store(
@@ -474,7 +476,8 @@ async def test_promote_a_failed_attempt_from_a_session(tmp_path):
     from conftest import REPO_ROOT
     from rawko_tui.core.lint.linter import lint_store
     from rawko_tui.core.store.reading import load_store
-    from rawko_tui.tui.curation import MemoryEditor, SessionsScreen
+    from rawko_tui.tui.screens.memory_editor import MemoryEditor
+    from rawko_tui.tui.screens.sessions import SessionsScreen
 
     root = write_store(tmp_path / "store", {"jwt-tokens.md": memory(title="JWT tokens", body="Tokens expire after 24 hours. " * 10)})
     shutil.copytree(REPO_ROOT / ".rawko" / "sessions", root / ".rawko" / "sessions")
@@ -517,7 +520,7 @@ async def test_promote_a_failed_attempt_from_a_session(tmp_path):
 async def test_create_append_and_retire_in_the_app(tmp_path, monkeypatch):
     from rawko_tui.core.record.history import verify
     from rawko_tui.core.store.reading import load_store
-    from rawko_tui.tui.curation import MemoryEditor
+    from rawko_tui.tui.screens.memory_editor import MemoryEditor
 
     for key, value in {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "a@example.com", "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "a@example.com"}.items():
         monkeypatch.setenv(key, value)
@@ -583,8 +586,11 @@ async def test_claude_drafts_in_the_app_against_a_fake(tmp_path, fake):
     from conftest import REPO_ROOT
     from rawko_tui.core.lint.linter import lint_store
     from rawko_tui.core.store.reading import load_store
-    from rawko_tui.tui.confirm import ConfirmDiscard
-    from rawko_tui.tui.curation import ConsolidationScreen, MemoryEditor, MergeScreen, SessionsScreen
+    from rawko_tui.tui.screens.confirm_discard import ConfirmDiscard
+    from rawko_tui.tui.screens.consolidation import ConsolidationScreen
+    from rawko_tui.tui.screens.memory_editor import MemoryEditor
+    from rawko_tui.tui.screens.merge import MergeScreen
+    from rawko_tui.tui.screens.sessions import SessionsScreen
     from test_claude import GOOD
 
     body = "Sessions are stored in Postgres with a 30 minute idle timeout. " * 8
@@ -650,7 +656,7 @@ async def test_claude_drafts_in_the_app_against_a_fake(tmp_path, fake):
 
 async def test_saved_tasks_checks_and_matrix_in_the_app(tmp_path):
     from rawko_tui.core.curation.checks import load_checks
-    from rawko_tui.tui.checks import ChecksScreen
+    from rawko_tui.tui.screens.checks import ChecksScreen
 
     root = write_store(
         tmp_path / "store",
@@ -798,8 +804,9 @@ async def test_letters_typed_right_after_a_focus_key_reach_the_widget_it_focused
 
 
 async def test_home_end_q_and_the_focus_after_a_dialog(tmp_path, monkeypatch):
-    from rawko_tui.tui.checks import ChecksScreen
-    from rawko_tui.tui.curation import ConsolidationScreen, SessionsScreen
+    from rawko_tui.tui.screens.checks import ChecksScreen
+    from rawko_tui.tui.screens.consolidation import ConsolidationScreen
+    from rawko_tui.tui.screens.sessions import SessionsScreen
 
     root = _git_store(tmp_path, monkeypatch, {f"m{i}.md": memory(title=f"Memory number {i}", when='"login"') for i in range(6)})
     app = app_for(root, task="login")
@@ -854,7 +861,7 @@ async def test_every_key_on_every_screen_is_safe(store, screen_key):
 
 async def test_the_editor_shows_the_impact_that_check_then_reports(tmp_path, capsys):
     from rawko_tui.cli import main
-    from rawko_tui.tui.curation import MemoryEditor
+    from rawko_tui.tui.screens.memory_editor import MemoryEditor
 
     root = write_store(tmp_path / "store", {"jwt.md": memory(title="JWT tokens", when='"token"', importance="critical")})
     (root / ".rawko" / "checks.yaml").write_text(
@@ -910,7 +917,7 @@ def assert_one_selection(app):
 
 
 async def test_the_memory_pane_shows_exactly_what_every_memory_action_acts_on(tmp_path):
-    from rawko_tui.tui.curation import MemoryEditor
+    from rawko_tui.tui.screens.memory_editor import MemoryEditor
 
     app = app_for(_demo_copy(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
@@ -990,8 +997,8 @@ async def test_supersede_and_dismiss_in_the_queue_are_confirmed_commits_and_dism
     from rawko_tui.core.curation.entries import dismissed
     from rawko_tui.core.record.history import verify
     from rawko_tui.core.store.reading import load_store
-    from rawko_tui.tui.confirm import ConfirmWrite
-    from rawko_tui.tui.curation import ConsolidationScreen
+    from rawko_tui.tui.screens.confirm_write import ConfirmWrite
+    from rawko_tui.tui.screens.consolidation import ConsolidationScreen
 
     body = "Sessions are stored in Postgres with a 30 minute idle timeout. " * 8
     root = _git_store(
@@ -1057,7 +1064,7 @@ async def test_supersede_and_dismiss_in_the_queue_are_confirmed_commits_and_dism
 
 
 async def test_a_store_at_a_revision_offers_no_write_and_says_why(store):
-    from rawko_tui.tui.curation import MemoryEditor
+    from rawko_tui.tui.screens.memory_editor import MemoryEditor
 
     _git(store, "init", "-q", "-b", "main")
     _git(store, "add", "-A")
@@ -1165,7 +1172,7 @@ async def test_the_budget_is_worded_as_a_share_of_it(tmp_path):
 
 
 async def test_an_empty_store_offers_to_write_the_first_memory(tmp_path):
-    from rawko_tui.tui.curation import MemoryEditor
+    from rawko_tui.tui.screens.memory_editor import MemoryEditor
 
     (tmp_path / ".rawko" / "memories").mkdir(parents=True)
     app = app_for(tmp_path)
@@ -1355,7 +1362,8 @@ async def test_appending_a_promotion_to_the_closest_memory_keeps_the_session_lin
     from conftest import REPO_ROOT
     from rawko_tui.core.curation.sessions import load_sessions, promotion_source
     from rawko_tui.core.store.reading import load_store
-    from rawko_tui.tui.curation import MemoryEditor, SessionsScreen
+    from rawko_tui.tui.screens.memory_editor import MemoryEditor
+    from rawko_tui.tui.screens.sessions import SessionsScreen
 
     shutil.copytree(REPO_ROOT / ".rawko" / "sessions", tmp_path / "store" / ".rawko" / "sessions")
     session = load_sessions(tmp_path / "store")[0]

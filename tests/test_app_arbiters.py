@@ -7,7 +7,7 @@ from textual.widgets import DataTable, Static
 from conftest import FIXED_NOW, write_store
 from storegen import disagreeing_memories
 from rawko_tui.tui.app import create_app
-from rawko_tui.tui.arbiters import CompareScreen
+from rawko_tui.tui.screens.compare_arbiters import CompareScreen
 from rawko_tui.tui.widgets.preview.preview_pane import PreviewPane
 
 SIZE = (150, 46)

@@ -27,7 +27,7 @@ async def settle(pilot):
 
 
 async def open_queue(pilot):
-    from rawko_tui.tui.curation import ConsolidationScreen
+    from rawko_tui.tui.screens.consolidation import ConsolidationScreen
 
     await settle(pilot)
     await pilot.press("c")
@@ -51,8 +51,8 @@ def commits(root) -> int:
 
 
 async def test_stale_items_fold_into_one_row_kinds_filter_and_a_link_keeps_the_queue_open_on_the_next_item(tmp_path, monkeypatch):
-    from rawko_tui.tui.confirm import ConfirmWrite
-    from rawko_tui.tui.curation import STALE_SUMMARY, ConsolidationScreen
+    from rawko_tui.tui.screens.confirm_write import ConfirmWrite
+    from rawko_tui.tui.screens.consolidation import STALE_SUMMARY, ConsolidationScreen
 
     old = {
         f"old-{area}.md": memory(title=f"How {area} work", at="2024-01-01T00:00:00Z", body=f"Notes on {area}: see src/{area}/index.ts.")
@@ -108,7 +108,7 @@ def _one_stale_memory(tmp_path, monkeypatch):
 
 
 async def test_confirming_a_stale_memory_is_one_confirmed_append(tmp_path, monkeypatch):
-    from rawko_tui.tui.curation import STALE_SUMMARY
+    from rawko_tui.tui.screens.consolidation import STALE_SUMMARY
 
     root = _one_stale_memory(tmp_path, monkeypatch)
     app = create_app(root, now=FIXED_NOW, poll_seconds=None)
@@ -155,7 +155,7 @@ async def test_related_memories_are_listed_in_the_memory_pane_and_enter_goes_to_
 
 
 async def test_a_new_memory_shows_the_closest_existing_one_and_can_go_to_it_as_an_append(tmp_path, monkeypatch):
-    from rawko_tui.tui.curation import MemoryEditor
+    from rawko_tui.tui.screens.memory_editor import MemoryEditor
 
     root = committed(tmp_path, monkeypatch, {"jwt-expiry.md": memory(title=f'"{JWT_A[0]}"', when='"jwt"', body=JWT_A[1]), **DISTRACTORS})
     app = create_app(root, now=FIXED_NOW, poll_seconds=None)
@@ -218,7 +218,7 @@ async def test_claudes_opinion_on_a_pair_arrives_in_a_worker_and_is_shown_with_i
 
 
 async def test_keep_and_merge_are_not_offered_on_a_related_pair_and_their_keys_say_why(tmp_path, monkeypatch):
-    from rawko_tui.tui.curation import ConsolidationScreen
+    from rawko_tui.tui.screens.consolidation import ConsolidationScreen
 
     root = committed(
         tmp_path,
@@ -241,7 +241,7 @@ async def test_keep_and_merge_are_not_offered_on_a_related_pair_and_their_keys_s
 
 
 async def test_linking_a_pair_linked_already_says_so_and_writes_nothing(tmp_path, monkeypatch):
-    from rawko_tui.tui.curation import ConsolidationScreen
+    from rawko_tui.tui.screens.consolidation import ConsolidationScreen
 
     root = committed(
         tmp_path,
@@ -264,8 +264,9 @@ async def test_linking_a_pair_linked_already_says_so_and_writes_nothing(tmp_path
 
 
 async def test_retiring_a_stale_memory_asks_for_the_reason_and_never_writes_the_placeholder_or_the_queues_note(tmp_path, monkeypatch):
-    from rawko_tui.tui.confirm import ConfirmWrite
-    from rawko_tui.tui.curation import ConsolidationScreen, MemoryEditor
+    from rawko_tui.tui.screens.confirm_write import ConfirmWrite
+    from rawko_tui.tui.screens.consolidation import ConsolidationScreen
+    from rawko_tui.tui.screens.memory_editor import MemoryEditor
 
     root = _one_stale_memory(tmp_path, monkeypatch)
     app = create_app(root, now=FIXED_NOW, poll_seconds=None)
@@ -308,7 +309,8 @@ async def test_retiring_a_stale_memory_asks_for_the_reason_and_never_writes_the_
 async def test_the_merge_editor_lints_the_draft_as_lint_will_once_it_is_written(tmp_path, monkeypatch):
     from rawko_tui.core.lint.linter import lint_store
     from rawko_tui.core.store.reading import load_store
-    from rawko_tui.tui.curation import ConsolidationScreen, MergeScreen
+    from rawko_tui.tui.screens.consolidation import ConsolidationScreen
+    from rawko_tui.tui.screens.merge import MergeScreen
 
     root = committed(
         tmp_path,

@@ -471,7 +471,7 @@ def test_a_link_one_side_holds_already_writes_only_the_other_side(tmp_path, monk
 
 def test_the_app_and_the_command_line_offer_one_list_of_kinds_and_unused_is_judged_by_the_saved_tasks(tmp_path, capsys):
     from rawko_tui.core.curation.consolidation import KINDS
-    from rawko_tui.tui.curation import FILTERS
+    from rawko_tui.tui.screens.consolidation import FILTERS
 
     assert FILTERS == (None, *KINDS) and "unused" in KINDS
     root = write_store(

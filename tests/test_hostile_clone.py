@@ -352,7 +352,7 @@ async def test_the_apps_confirmation_is_the_only_way_to_write_and_the_store_cann
     from textual.widgets import TextArea
 
     from rawko_tui.tui.app import create_app
-    from rawko_tui.tui.confirm import ConfirmWrite
+    from rawko_tui.tui.screens.confirm_write import ConfirmWrite
     from rawko_tui.tui.widgets.memories.memory_list import MemoryList
 
     for key, value_ in clone.env().items():

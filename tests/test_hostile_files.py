@@ -379,7 +379,7 @@ def test_saving_a_task_refuses_a_checks_file_that_is_a_link_or_a_bomb(tmp_path):
 async def test_the_app_says_why_it_cannot_save_a_task_and_keeps_running(tmp_path):
     from test_app import SIZE, app_for, settle
 
-    from rawko_tui.tui.confirm import ConfirmWrite
+    from rawko_tui.tui.screens.confirm_write import ConfirmWrite
 
     root = _store(tmp_path)
     _commit(root)

@@ -150,8 +150,8 @@ async def test_the_app_commits_rawko_tuis_own_entry_left_uncommitted(tmp_path):
     from test_app import SIZE, app_for, settle
     from test_record import open_append
 
-    from rawko_tui.tui.confirm import ConfirmWrite
-    from rawko_tui.tui.curation import TornWriteScreen
+    from rawko_tui.tui.screens.confirm_write import ConfirmWrite
+    from rawko_tui.tui.screens.torn_write import TornWriteScreen
 
     root = make_repo(tmp_path, files=FILES)
     sha = head(root)

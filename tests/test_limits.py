@@ -380,7 +380,7 @@ APP_QUEUE = f"""
 import asyncio, json, sys
 from pathlib import Path
 from rawko_tui.tui.app import create_app
-from rawko_tui.tui.curation import ConsolidationScreen
+from rawko_tui.tui.screens.consolidation import ConsolidationScreen
 
 async def main():
     app = create_app(Path(sys.argv[1]), now={FIXED_NOW!r}, poll_seconds=None)

@@ -587,7 +587,7 @@ async def test_the_app_refuses_to_append_to_a_rewritten_file_before_the_editor_o
 async def test_the_app_shows_another_writers_bytes_and_commits_them_only_on_i(repo):
     from test_app import SIZE, app_for, settle
 
-    from rawko_tui.tui.confirm import ConfirmWrite
+    from rawko_tui.tui.screens.confirm_write import ConfirmWrite
 
     path = mem(repo)
     with open(path, "a") as agent:
@@ -620,7 +620,7 @@ async def test_the_app_shows_another_writers_bytes_and_commits_them_only_on_i(re
 async def test_an_agent_append_after_the_confirmation_is_shown_again(repo):
     from test_app import SIZE, app_for, settle
 
-    from rawko_tui.tui.confirm import ConfirmWrite
+    from rawko_tui.tui.screens.confirm_write import ConfirmWrite
 
     path = mem(repo)
     app = app_for(repo)
@@ -665,7 +665,7 @@ async def test_an_entry_typed_without_a_final_newline_is_written_with_one(tmp_pa
 async def test_the_app_shows_a_torn_write_and_takes_its_bytes_back(repo):
     from test_app import SIZE, app_for, settle
 
-    from rawko_tui.tui.curation import MemoryEditor
+    from rawko_tui.tui.screens.memory_editor import MemoryEditor
 
     path = mem(repo)
     before = path.read_bytes()

@@ -41,7 +41,7 @@ def commits(root: Path) -> int:
 async def test_the_confirmation_shows_the_end_of_a_long_append_another_writer_made_before_i_commits_it(repo):
     from test_app import SIZE, app_for, settle
 
-    from rawko_tui.tui.confirm import ConfirmWrite
+    from rawko_tui.tui.screens.confirm_write import ConfirmWrite
 
     with open(mem(repo), "a") as agent:
         agent.write(AGENT_LONG)
@@ -64,7 +64,7 @@ async def test_the_confirmation_shows_every_byte_of_a_long_entry_the_person_type
 
     from textual.widgets import TextArea
 
-    from rawko_tui.tui.confirm import ConfirmWrite
+    from rawko_tui.tui.screens.confirm_write import ConfirmWrite
 
     typed = "".join(f"Step {i:05d} of the runbook.\n" for i in range(850)) + "LAST LINE OF MY ENTRY\n"  # 22,000 characters
     assert len(typed) > 22_000
@@ -87,7 +87,7 @@ async def test_the_confirmation_shows_every_byte_of_a_long_entry_the_person_type
 async def test_a_write_too_large_to_show_is_not_offered_and_the_dialog_says_what_shows_every_byte(repo):
     from test_app import SIZE, app_for, settle
 
-    from rawko_tui.tui.confirm import ConfirmWrite
+    from rawko_tui.tui.screens.confirm_write import ConfirmWrite
 
     path = mem(repo)
     with open(path, "a") as agent:  # 250,000 bytes: more than the dialog lays out (200,000)
@@ -236,7 +236,7 @@ def test_an_argument_that_is_not_utf8_is_said_and_nothing_is_written(repo):
 async def test_the_app_says_a_session_item_cannot_be_promoted_instead_of_failing(repo):
     from test_app import SIZE, app_for, settle
 
-    from rawko_tui.tui.curation import SessionsScreen
+    from rawko_tui.tui.screens.sessions import SessionsScreen
 
     sessions = repo / ".rawko" / "sessions" / "s1"
     sessions.mkdir(parents=True)

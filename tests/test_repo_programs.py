@@ -86,7 +86,7 @@ def test_the_command_line_runs_none_of_a_stores_programs(armed, capsys):
 
 
 async def test_the_app_runs_none_of_a_stores_programs(armed):
-    from rawko_tui.tui.screens import DiffScreen
+    from rawko_tui.tui.screens.diff import DiffScreen
     from rawko_tui.tui.widgets.memories.memory_list import MemoryList
     from test_app import SIZE, app_for, settle
 

@@ -69,7 +69,7 @@ async def lint_done(pilot) -> None:
 
 async def open_confirmation(pilot, app):
     """An append to the selected memory, up to the one confirmation every write goes through."""
-    from rawko_tui.tui.confirm import ConfirmWrite
+    from rawko_tui.tui.screens.confirm_write import ConfirmWrite
 
     app.query_one("#memory-table").focus()
     await pilot.press("a")

@@ -10,11 +10,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from ..core.curation.checks import CheckResult, Matrix, load_checks, matrix, run_checks
-from ..core.store.reading import Store
-from .widgets.rowtable import RowTable
-from .safe import cell, literal
-from .threads import deliver
+from ...core.curation.checks import CheckResult, Matrix, load_checks, matrix, run_checks
+from ...core.store.reading import Store
+from ..widgets.rowtable import RowTable
+from ..safe import cell, literal
+from ..threads import deliver
 
 
 class ChecksScreen(Screen[None]):

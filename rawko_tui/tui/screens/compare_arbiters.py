@@ -8,9 +8,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from ..core.arbiters.compare import Comparison
-from .widgets.rowtable import RowTable
-from .safe import cell, literal
+from ...core.arbiters.compare import Comparison
+from ..widgets.rowtable import RowTable
+from ..safe import cell, literal
 
 
 class CompareScreen(Screen[None]):
