@@ -24,6 +24,8 @@ from rawko_tui.core.curation import effective_store
 from rawko_tui.core.store import load_store
 from rawko_tui.core.yamljs import _NOT_SIMPLE, YamlError, load_yaml_fully, simple_mapping
 
+pytestmark = pytest.mark.scale
+
 NOW = parse_now(FIXED_NOW)
 HOUR = 3_600_000
 

@@ -22,6 +22,8 @@ from rawko_tui.core import jsregex
 from rawko_tui.core.jsregex import JsRegexSyntaxError, JsRegexUndecided, compile_js
 from rawko_tui.core.patterns import plan_pattern, plan_spec0005_pattern
 
+pytestmark = pytest.mark.scale
+
 
 @pytest.fixture(autouse=True)
 def _fresh_answers():
