@@ -86,7 +86,7 @@ class Oracle:
         line = self._server.stdout.readline() if ready else ""
         if not line:
             self.close()
-            pytest.fail(f"the oracle {script} gave no answer within {self.TIMEOUT} s")
+            pytest.fail(f"node ended, or gave no answer within {self.TIMEOUT} s, running the oracle {script}")
         answer = json.loads(line)
         assert "error" not in answer, answer["error"]
         return json.loads(answer["stdout"])
