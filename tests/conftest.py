@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import subprocess
 import threading
@@ -15,6 +16,12 @@ from storegen import write_store  # noqa: F401 - the tests import it from here
 ORACLE_DIR = Path(__file__).parent / "oracle"
 REPO_ROOT = Path(__file__).parent.parent
 FIXED_NOW = "2026-01-24T12:00:00Z"
+
+
+def pytest_collection_modifyitems(items):
+    """The scale tests (the longest) first, in their own order: on two workers (-n 2) they start at once instead
+    of one of them ending the run alone."""
+    items.sort(key=lambda item: item.get_closest_marker("scale") is None)
 
 
 @pytest.fixture(autouse=True)
@@ -57,34 +64,51 @@ def memory(title="A memory", when='"auth"', importance="high", at="2026-01-23T10
 
 
 class Oracle:
-    """SPEC-0007's arbiter in JavaScript (tests/oracle/spec_arbiter.js), run on node."""
+    """The arbiters' own JavaScript (tests/oracle/), run on node. One node serves the whole test run
+    (tests/oracle/serve.js runs each script afresh per call, as its own process would): a process per call
+    cost more than most comparisons."""
+
+    TIMEOUT = 120
 
     def __init__(self, node: str):
         self.node = node
+        self._server: subprocess.Popen | None = None
 
     def run(self, requests: list[dict], script: str = "spec_arbiter.js") -> list[dict]:
-        """Run one of the oracles (spec_arbiter.js, sdk_arbiter.js, spec0005_arbiter.js) on the requests."""
-        proc = subprocess.run(
-            [self.node, str(ORACLE_DIR / script)],
-            input=json.dumps(requests),
-            capture_output=True,
-            text=True,
-            env={**os.environ, "TZ": "UTC"},
-            timeout=120,
-        )
-        assert proc.returncode == 0, proc.stderr
-        return json.loads(proc.stdout)
+        """Run one of the oracles (spec_arbiter.js, sdk_arbiter.js, spec0005_arbiter.js, the probes) on the requests."""
+        if self._server is None or self._server.poll() is not None:
+            self._server = subprocess.Popen(
+                [self.node, str(ORACLE_DIR / "serve.js")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, encoding="utf-8", env={**os.environ, "TZ": "UTC"}
+            )
+        self._server.stdin.write(json.dumps({"script": script, "input": json.dumps(requests)}) + "\n")
+        self._server.stdin.flush()
+        ready, _, _ = select.select([self._server.stdout], [], [], self.TIMEOUT)
+        line = self._server.stdout.readline() if ready else ""
+        if not line:
+            self.close()
+            pytest.fail(f"node ended, or gave no answer within {self.TIMEOUT} s, running the oracle {script}")
+        answer = json.loads(line)
+        assert "error" not in answer, answer["error"]
+        return json.loads(answer["stdout"])
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.kill()
+            self._server.wait()
+            self._server = None
 
 
 @pytest.fixture(scope="session")
-def oracle() -> Oracle:
+def oracle():
     node = shutil.which("node")
     ready = node is not None and all((ORACLE_DIR / "node_modules" / package).is_dir() for package in ("js-yaml", "yaml"))
     if not ready:
         if os.environ.get("CI"):
             pytest.fail("the JavaScript oracle needs node and `npm ci` in tests/oracle (CI installs both)")
         pytest.skip("node or tests/oracle/node_modules missing: run `npm ci --prefix tests/oracle`")
-    return Oracle(node)
+    served = Oracle(node)
+    yield served
+    served.close()
 
 
 @pytest.fixture

@@ -6,7 +6,10 @@ import json
 import subprocess
 import sys
 
+import pytest
 from conftest import REPO_ROOT
+
+pytestmark = pytest.mark.scale
 
 
 def run_bench(script: str, *arguments: str) -> dict:

@@ -18,6 +18,8 @@ import pytest
 from conftest import FIXED_NOW, memory
 from test_hostile_files import _APP, _capped, _commit, _findings, _run, _store  # noqa: F401 - _capped: the children's cap
 
+pytestmark = pytest.mark.scale
+
 TASK = "fix the auth login"
 HUGE = "0x" + "f" * 4000  # 4,816 decimal digits: Python refuses str() of it
 TOO_LONG = "a number 4,002 characters long (rawko-tui reads numbers of up to 1,000; no rawko file holds a longer one); refused"

@@ -24,6 +24,8 @@ from rawko_tui.core.curation.entries import effective_store
 from rawko_tui.core.store.reading import load_store
 from rawko_tui.core.js.jsyaml import _NOT_SIMPLE, YamlError, load_yaml_fully, simple_mapping
 
+pytestmark = pytest.mark.scale
+
 NOW = parse_now(FIXED_NOW)
 HOUR = 3_600_000
 

@@ -22,6 +22,8 @@ from rawko_tui.core.js import regexp as jsregex
 from rawko_tui.core.js.regexp import JsRegexSyntaxError, JsRegexUndecided, compile_js
 from rawko_tui.core.arbiters.patterns import plan_pattern, plan_spec0005_pattern
 
+pytestmark = pytest.mark.scale
+
 
 @pytest.fixture(autouse=True)
 def _fresh_answers():

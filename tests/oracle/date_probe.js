@@ -1,13 +1,10 @@
 // new Date(s).getTime() for each string in the JSON list on stdin; NaN is written as null.
 // The zone is the process's (TZ), as it is for the arbiters.
 "use strict";
-const chunks = [];
-process.stdin.on("data", (c) => chunks.push(c));
-process.stdin.on("end", () => {
-  const strings = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  const out = strings.map((s) => {
-    const t = new Date(s).getTime();
-    return Number.isNaN(t) ? null : t;
-  });
-  process.stdout.write(JSON.stringify(out));
+const fs = require("fs");
+const strings = JSON.parse(fs.readFileSync(0, "utf8"));
+const out = strings.map((s) => {
+  const t = new Date(s).getTime();
+  return Number.isNaN(t) ? null : t;
 });
+process.stdout.write(JSON.stringify(out));
