@@ -121,3 +121,30 @@ def test_required_needles_of_usual_patterns():
     assert needles("[é]") == ()  # cannot match ASCII text at all
     for unknown in (".", "\\d+", "abc|.*", "(?=abc)", "[^a]"):
         assert needles(unknown) is None, unknown
+
+
+def test_deeply_nested_capturing_groups_are_searched_in_little_memory():
+    """A memory's pattern of 24,000 nested capturing groups: RE2 searched it with two slots per group in every
+    thread (gigabytes); without captures, the answer is the same within a few megabytes (here under a 1 GB cap)."""
+    import sys
+
+    code = (
+        "import resource; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "from rawko_tui.core.js.regexp import compile_js, JsRegexUndecided\n"
+        "regex = compile_js('(' * 24000 + 'deploy' + ')' * 24000, True)\n"
+        "try:\n    print(regex.test('we deploy on friday'))\n"
+        "except JsRegexUndecided as exc:\n    print(exc.kind, exc.matched_if_accepted)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["v8-limit", "True"]  # V8 may refuse it; if it runs, it matches
+
+
+def test_re2_translations_capture_nothing_and_match_the_same():
+    from rawko_tui.core.js.regexp import _compiled_re2
+
+    regex = compile_js(r"(dep(lo)y)|(a(b)c)", True)
+    import re
+
+    assert regex.engine == "re2" and re.search(r"(?<!\\)\((?!\?)", regex.translated) is None, regex.translated
+    assert _compiled_re2(regex.translated).search("we deploy").span() == (3, 9)

@@ -42,26 +42,38 @@ def _v8(cases: list[tuple[str, str, str]], alone: bool = False) -> list[dict]:
     if node is None:
         pytest.skip("node is needed for the V8 oracle")
 
-    def run(batch, timeout):
+    def run(batch, timeout, match_ms=2000):
         try:
-            return subprocess.run([node, str(ORACLE_DIR / "regex_limits_probe.js")], input=json.dumps(batch), capture_output=True, text=True, timeout=timeout)
+            return subprocess.run(
+                [node, str(ORACLE_DIR / "regex_limits_probe.js"), str(match_ms)], input=json.dumps(batch), capture_output=True, text=True, timeout=timeout
+            )
         except subprocess.TimeoutExpired:
             return None
 
+    def settled(answers):
+        """A match V8 was still on after two seconds is asked again alone with twenty: on a busy machine two seconds
+        of V8's work can take longer, and a case with no answer is compared with nothing."""
+        for index, answer in enumerate(answers):
+            if answer.get("slow") and not answer.get("compiling"):
+                again = run([cases[index]], 120, 20_000)
+                if again is not None and again.returncode == 0:
+                    answers[index] = json.loads(again.stdout)[0]
+        return answers
+
     proc = None if alone else run(cases, 300)
     if proc is not None and proc.returncode == 0:
-        return json.loads(proc.stdout)
+        return settled(json.loads(proc.stdout))
     answers = []
     for case in cases:  # one at a time, to find the ones node dies on or cannot be interrupted in
         single = run([case], 30)
         if single is None:
-            answers.append({"slow": True})
+            answers.append({"slow": True, "compiling": True})  # past the process's timeout: not asked again
         elif single.returncode == 0:
             answers.append(json.loads(single.stdout)[0])
         else:
             answers.append({"crash": single.stderr.splitlines()[-1:] or single.returncode, "stage": "exec"})
     assert len(answers) == len(cases)
-    return answers
+    return settled(answers)
 
 
 def _ours(source: str, flags: str, text: str) -> dict:

@@ -8,6 +8,7 @@
 const fs = require("fs");
 const vm = require("vm");
 const cases = JSON.parse(fs.readFileSync(0, "utf8"));
+const timeout = Number(process.argv[2] || 2000);  // ms a match may run before it is said to be slow
 const context = vm.createContext({});
 process.stdout.write(JSON.stringify(cases.map(([source, flags, text]) => {
   let re;
@@ -15,7 +16,7 @@ process.stdout.write(JSON.stringify(cases.map(([source, flags, text]) => {
   context.re = re;
   context.text = text;
   let m;
-  try { m = vm.runInContext("re.exec(text)", context, { timeout: 2000 }); } catch (e) {
+  try { m = vm.runInContext("re.exec(text)", context, { timeout }); } catch (e) {
     if (/timed out/.test(e.message)) return { slow: true };
     return { error: e.message.slice(-60), stage: "exec" };
   }
