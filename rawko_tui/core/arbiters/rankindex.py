@@ -377,8 +377,6 @@ class StoreIndex:
                 self._throws_for_prototype_agents.append(event)
         self._positions = positions
         self._gate_of = {id(memory): (reason, why) for memory, reason, why in self.gated}
-        # the files as this view holds them (a loader may read a file into an object of its own)
-        self._by_path = {key: memory for memory in [m for m, _, _ in self.gated] + loaded for key in (memory.rel_path, memory.name)}
         # the reasons of files that never reach the matching, whatever the task
         self._static_counts: dict[str, int] = {}
         for _, reason, _ in self.gated:
@@ -393,6 +391,12 @@ class StoreIndex:
         dates = [date for date in self.dates if not math.isnan(date)]
         self._recency_lines = sorted(date + hours * 3_600_000 for date in dates for hours in (24, 72))
         self._whole_dates = all(date.is_integer() for date in dates)
+
+    @functools.cached_property
+    def _by_path(self) -> dict[str, MemoryFile]:
+        """The files as this view holds them (a loader may read a file into an object of its own), by path and
+        by name; made on the first lookup of one file (a ranking looks up none)."""
+        return {key: memory for memory in [m for m, _, _ in self.gated] + self.loaded for key in (memory.rel_path, memory.name)}
 
     def rank(self, task: str, agent: str, options: ArbiterOptions, now_ms: float) -> Preview:
         text = build_search_text(task, agent)
