@@ -167,3 +167,31 @@ def test_a_cache_of_the_wrong_shape_is_no_cache(tmp_path, settled):
     store = load_store(root)
     assert [f.attrs["title"] for f in store.files] == ["Alpha", "Beta"] and not any(served_from_cache(f) for f in store.files)
     assert all(served_from_cache(f) for f in load_store(root).files)  # rewritten
+
+
+def test_a_kept_view_decodes_to_the_very_values_it_was_made_of():
+    """Marshalled or pickled, a view's fields come back with their types, their order and their shared parts."""
+    import math
+
+    from rawko_tui.core.js.values import UNDEFINED, JsDate
+    from rawko_tui.core.store.columnar import _decode, _encode
+
+    shared = ["a", "b"]
+    cases = [
+        {"title": "T", "discoveredAt": JsDate(1.7e12), "importance": "high", "tags": shared, "also": shared},
+        {"when": [JsDate(5.0)], "n": 1},  # a date inside a list: pickled
+        {"x": UNDEFINED, "y": True, "z": 1, "f": -0.0, "nan": math.nan, "big": 1 << 80, "t": (1, 2)},
+        {1: "int key", None: "null key", "nested": {"deep": [{"k": JsDate(math.nan)}]}},
+        ["a list", "not a mapping"],
+        "text",
+        None,
+    ]
+    for attrs in cases:
+        view = SpecView(attrs, "the body", "fm: text", 2)
+        back, body_length, frontmatter_text, frontmatter_line = _decode(_encode(view))
+        assert repr(back) == repr(attrs) and (body_length, frontmatter_text, frontmatter_line) == (8, "fm: text", 2)
+        if isinstance(attrs, dict):
+            assert list(back) == list(attrs) and [type(v) for v in back.values()] == [type(v) for v in attrs.values()]
+    back = _decode(_encode(SpecView(cases[0], "", "", 1)))[0]
+    assert back["tags"] is back["also"] and back["discoveredAt"] == JsDate(1.7e12)
+    assert math.copysign(1, _decode(_encode(SpecView(cases[2], "", "", 1)))[0]["f"]) == -1
