@@ -161,12 +161,15 @@ def test_a_cache_of_the_wrong_shape_is_no_cache(tmp_path, settled):
     load_store(root)
     path = cache.cache_path(root)
     data = pickle.loads(path.read_bytes())
-    data["columns"]["read_ns"] = data["columns"]["read_ns"][:1]  # a column short of a file
-    path.write_bytes(pickle.dumps(data))
-    os.chmod(path, 0o600)
-    store = load_store(root)
-    assert [f.attrs["title"] for f in store.files] == ["Alpha", "Beta"] and not any(served_from_cache(f) for f in store.files)
-    assert all(served_from_cache(f) for f in load_store(root).files)  # rewritten
+    short_column = {**data["columns"], "read_ns": data["columns"]["read_ns"][:1]}
+    short_views = {**data["columns"], "specs": data["columns"]["specs"][:-1]}
+    long_text = {**data["columns"], "text_length": type(data["columns"]["text_length"])("q", [1 << 40] * 2)}
+    for columns in (short_column, short_views, long_text):
+        path.write_bytes(pickle.dumps({**data, "columns": columns}))
+        os.chmod(path, 0o600)
+        store = load_store(root)
+        assert [f.attrs["title"] for f in store.files] == ["Alpha", "Beta"] and not any(served_from_cache(f) for f in store.files)
+        assert all(served_from_cache(f) for f in load_store(root).files)  # rewritten
 
 
 def test_a_kept_view_decodes_to_the_very_values_it_was_made_of():

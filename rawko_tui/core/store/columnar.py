@@ -14,6 +14,7 @@ import marshal
 import pickle
 import threading
 from array import array
+from operator import add
 
 from ..disk import cache
 from ..js.values import JsDate
@@ -130,6 +131,9 @@ def _trusted_files(columns: dict, texts, scanned: list[tuple]) -> tuple[dict[str
     single, bom, errors, bad_utf8, read_ns = columns["single"], columns["bom"], columns["errors"], columns["bad_utf8"], columns["read_ns"]
     if not (len(text_start) == len(text_length) == len(single) == len(bom) == len(spec_at) - 1 == count):
         raise ValueError("kept columns of another length than the files they describe")
+    # views and texts are decoded later, where a short blob could not be told from a short file: checked here
+    if spec_at[-1] != len(specs) or max(map(add, text_start, text_length), default=0) > len(texts):
+        raise ValueError("kept spans past the end of what was kept")
     specs = memoryview(specs)
     files: dict[str, MemoryFile] = {}
     for at in [at for at in range(count) if ok[at]]:
