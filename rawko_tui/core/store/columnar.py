@@ -3,8 +3,8 @@
 A warm start compares the fresh walk's stats with the kept stat columns all at
 once (``cache.trusted_columns``) and builds each trusted ``MemoryFile`` from
 plain column values: its spec view (the frontmatter's values, the costly part)
-stays pickled bytes in one blob until something asks for it, so loading
-10,000 memories unpickles none of them, and a ranking kept by ``rankcache``
+stays encoded bytes in one blob until something asks for it, so loading
+10,000 memories decodes none of them, and a ranking kept by ``rankcache``
 decodes only the few it shows.
 """
 
@@ -28,7 +28,7 @@ _DECODING = threading.Lock()  # the app reads a store from worker threads: one d
 
 
 class _Pending:
-    """Where a spec view's pickled fields are: ``blob[start:end]``."""
+    """Where a spec view's encoded fields are: ``blob[start:end]``."""
 
     __slots__ = ("blob", "end", "start")
 
@@ -37,7 +37,7 @@ class _Pending:
 
 
 class LazySpecView(SpecView):
-    """A ``SpecView`` kept in the cache: its fields are unpickled when first read, and it then becomes a plain ``SpecView``."""
+    """A ``SpecView`` kept in the cache: its fields are decoded when first read, and it then becomes a plain ``SpecView``."""
 
     __slots__ = ()  # the same layout as SpecView: decoding switches the object's class to it
 
@@ -62,7 +62,7 @@ class LazySpecView(SpecView):
         return self._decoded().__reduce_ex__(protocol)
 
     def raw(self) -> bytes | None:
-        """The pickled fields while not yet decoded (a cache rewrite copies them as they are), else None."""
+        """The encoded fields while not yet decoded (a cache rewrite copies them as they are), else None."""
         with _DECODING:
             if type(self) is not LazySpecView:
                 return None
@@ -81,9 +81,9 @@ def _encode(spec: SpecView) -> bytes:
     if dates:
         attrs = {key: None if type(value) is JsDate else value for key, value in attrs.items()}  # each restored in its place
     try:
-        return b"m" + marshal.dumps((attrs, spec.body_length, spec.frontmatter_text, spec.frontmatter_line, dates), 4)
+        return bytes((_MARSHAL,)) + marshal.dumps((attrs, spec.body_length, spec.frontmatter_text, spec.frontmatter_line, dates), 4)
     except ValueError:  # a value marshal cannot keep (a date inside a list, ``undefined``): pickled whole
-        return b"p" + pickle.dumps((spec.attrs, spec.body_length, spec.frontmatter_text, spec.frontmatter_line), protocol=pickle.HIGHEST_PROTOCOL)
+        return bytes((_PICKLE,)) + pickle.dumps((spec.attrs, spec.body_length, spec.frontmatter_text, spec.frontmatter_line), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _decode(record) -> tuple:
