@@ -333,6 +333,7 @@ class StoreIndex:
             "at_fault": at_fault,
             "scorable": scorable,
             "importance_key": [f.importance_key for f in facts],
+            "title": [f.title for f in facts],
             "title_lower": [f.title_lower for f in facts],
             "tags": [f.tags for f in facts],
             "discovered_by": [f.attrs.get("discoveredBy") for f in facts],
@@ -352,6 +353,7 @@ class StoreIndex:
         self.dates: list[float] = tables["date_ms"]
         self.orders = [IMPORTANCE_ORDER.get(key) for key in self.importance_keys]
         self.titles: list[str] = tables["title_lower"]
+        self.display_titles: list[str] = tables["title"]
         self.patterns = PatternIndex.from_state(tables["patterns"])
         # Where a verbatim arbiter may throw, in its order (each memory: scoring, then matching).
         # A tag lookup throws only for an agent named like an Object.prototype member.
@@ -508,7 +510,7 @@ class StoreIndex:
 
     def _candidate(self, position: int, plan_index: int, meets: bool, now_ms: float, static: tuple[int, int, int], hits: int) -> Candidate:
         components = components_dict(static, recency_points(self.dates[position], now_ms), hits)
-        return scored_candidate(self.scorable[position], None, components, plan_index, meets, position)
+        return scored_candidate(self.scorable[position], None, components, plan_index, meets, position, self.display_titles[position])
 
     def _failure(self, agent: str, first: dict[int, int], undecided: dict[int, dict]) -> ArbiterFailure | None:
         """The first throw of a verbatim arbiter, in its order: loading, then each memory's score and match.
