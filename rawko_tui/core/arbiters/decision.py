@@ -454,16 +454,19 @@ def crashed_candidate(memory: MemoryFile, crash: str) -> Candidate:
     return _not_loaded(memory, reason, f"skipped: {why} ({crash})")
 
 
-def scored_candidate(memory: MemoryFile, facts: MemoryFacts | None, components: dict, matched_index: int, meets: bool, load_index: int) -> Candidate:
+def scored_candidate(
+    memory: MemoryFile, facts: MemoryFacts | None, components: dict, matched_index: int, meets: bool, load_index: int, title: str | None = None
+) -> Candidate:
     """A loaded memory's decision before ranking: its score is its components' sum, capped at 100.
 
-    ``facts`` None: they are made when first asked for (the title is the frontmatter's, as in the facts).
+    ``facts`` None: they are made when first asked for (the title is the frontmatter's, as in the facts,
+    or ``title``: the rank index keeps it, and a listing then reads no memory's frontmatter).
     """
     return Candidate(
         memory,
         True,
         REASON_NO_MATCH,
-        title=facts.title if facts is not None else memory.attrs["title"],
+        title=facts.title if facts is not None else title if title is not None else memory.attrs["title"],
         score=min(100, sum(components.values())),
         components=components,
         matched=matched_index >= 0,

@@ -333,6 +333,7 @@ class StoreIndex:
             "at_fault": at_fault,
             "scorable": scorable,
             "importance_key": [f.importance_key for f in facts],
+            "title": [f.title for f in facts],
             "title_lower": [f.title_lower for f in facts],
             "tags": [f.tags for f in facts],
             "discovered_by": [f.attrs.get("discoveredBy") for f in facts],
@@ -352,6 +353,7 @@ class StoreIndex:
         self.dates: list[float] = tables["date_ms"]
         self.orders = [IMPORTANCE_ORDER.get(key) for key in self.importance_keys]
         self.titles: list[str] = tables["title_lower"]
+        self.display_titles: list[str] = tables["title"]
         self.patterns = PatternIndex.from_state(tables["patterns"])
         # Where a verbatim arbiter may throw, in its order (each memory: scoring, then matching).
         # A tag lookup throws only for an agent named like an Object.prototype member.
@@ -377,8 +379,6 @@ class StoreIndex:
                 self._throws_for_prototype_agents.append(event)
         self._positions = positions
         self._gate_of = {id(memory): (reason, why) for memory, reason, why in self.gated}
-        # the files as this view holds them (a loader may read a file into an object of its own)
-        self._by_path = {key: memory for memory in [m for m, _, _ in self.gated] + loaded for key in (memory.rel_path, memory.name)}
         # the reasons of files that never reach the matching, whatever the task
         self._static_counts: dict[str, int] = {}
         for _, reason, _ in self.gated:
@@ -393,6 +393,12 @@ class StoreIndex:
         dates = [date for date in self.dates if not math.isnan(date)]
         self._recency_lines = sorted(date + hours * 3_600_000 for date in dates for hours in (24, 72))
         self._whole_dates = all(date.is_integer() for date in dates)
+
+    @functools.cached_property
+    def _by_path(self) -> dict[str, MemoryFile]:
+        """The files as this view holds them (a loader may read a file into an object of its own), by path and
+        by name; made on the first lookup of one file (a ranking looks up none)."""
+        return {key: memory for memory in [m for m, _, _ in self.gated] + self.loaded for key in (memory.rel_path, memory.name)}
 
     def rank(self, task: str, agent: str, options: ArbiterOptions, now_ms: float) -> Preview:
         text = build_search_text(task, agent)
@@ -504,7 +510,7 @@ class StoreIndex:
 
     def _candidate(self, position: int, plan_index: int, meets: bool, now_ms: float, static: tuple[int, int, int], hits: int) -> Candidate:
         components = components_dict(static, recency_points(self.dates[position], now_ms), hits)
-        return scored_candidate(self.scorable[position], None, components, plan_index, meets, position)
+        return scored_candidate(self.scorable[position], None, components, plan_index, meets, position, self.display_titles[position])
 
     def _failure(self, agent: str, first: dict[int, int], undecided: dict[int, dict]) -> ArbiterFailure | None:
         """The first throw of a verbatim arbiter, in its order: loading, then each memory's score and match.

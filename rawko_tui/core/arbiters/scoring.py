@@ -271,8 +271,9 @@ def agent_points_column(importance_keys: list[str], tags: list, discovered_by: l
     """``agent_points_of`` for every memory of the rank index's columns, the agent's tags looked up once."""
     agent_tags = frozenset(agent_tag_list(agent, scorer))  # only text is looked up: a set finds what the list finds
     lower_case = scorer.lower_case_tags
+    importance = {key: importance_points(key) for key in set(importance_keys)}  # a handful of keys for 10,000 memories
     return [
-        (importance_points(key), tag_points(len(tags_among(memory_tags, agent_tags, lower_case))) if memory_tags else 0, same_agent_points(by, agent))
+        (importance[key], tag_points(len(tags_among(memory_tags, agent_tags, lower_case))) if memory_tags else 0, same_agent_points(by, agent))
         for key, memory_tags, by in zip(importance_keys, tags, discovered_by)
     ]
 

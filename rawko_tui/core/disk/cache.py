@@ -33,7 +33,7 @@ FORMAT = 1
 RACY_NS = 2_000_000_000  # a file changed this close to being read is read again next time
 
 # The modules whose output is cached: editing any of them invalidates the cache.
-_PARSER_MODULES = ("store/reading.py", "disk/safeio.py", "js/jsyaml.py", "js/values.py", "disk/cache.py")  # safeio: what a refused read says
+_PARSER_MODULES = ("store/reading.py", "store/columnar.py", "disk/safeio.py", "js/jsyaml.py", "js/values.py", "disk/cache.py")  # safeio: what a refused read says
 _PLAN_MODULES = ("arbiters/patterns.py", "js/regexp.py", "js/values.py", "disk/cache.py")
 MAX_PLANS = 200_000
 
@@ -150,27 +150,60 @@ def trusted(signature: tuple, cached_signature: tuple, ctime_ns: int, read_ns: i
     return signature == cached_signature and ctime_ns < read_ns - RACY_NS
 
 
-def load(root: Path) -> tuple[list, object]:
-    """The memory files as last parsed (``MemoryFile.cache_record`` tuples, in store order) and their texts
-    (the text file, mapped); no records when there is no usable cache."""
+# The stat columns of a kept store, in ``MemoryFile.signature`` order, with their array type codes
+# (inode and device are unsigned on Linux; times before 1970 are negative).
+SIGNATURE_COLUMNS = (("size", "q"), ("mtime_ns", "q"), ("ctime_ns", "q"), ("inode", "Q"), ("device", "Q"))
+
+
+ABSENT = (-1, 0, 0, 0, 0)  # the stat given for a kept file not found now: no file has size -1, so it never matches
+
+
+def trusted_columns(signatures: list[tuple], kept: dict) -> list[bool]:
+    """``trusted`` for every kept file at once: ``signatures[i]`` is the fresh stat of kept file ``i``
+    (``ABSENT``: not found now), ``kept`` the stat columns it was parsed with and ``read_ns``, when it was read.
+
+    Each column is compared whole (C array comparisons, no tuple per file); only where some file
+    changed are they compared element by element.
+    """
+    from array import array
+    from itertools import repeat
+    from operator import and_, eq, lt, sub
+
+    count = len(signatures)
+    if any(len(kept[name]) != count for name in (*(name for name, _ in SIGNATURE_COLUMNS), "read_ns")):
+        raise ValueError("kept columns of another length than the files they describe")
+    same: list[bool] | None = None  # None: every column so far is the same
+    for index, (name, code) in enumerate(SIGNATURE_COLUMNS):
+        values = array(code, [signature[index] for signature in signatures])
+        if values != kept[name]:
+            equal = map(eq, values, kept[name])
+            same = list(equal) if same is None else list(map(and_, same, equal))
+    # the racy-file rule: a file changed less than RACY_NS before it was read may change again unseen
+    settled = map(lt, kept["ctime_ns"], map(sub, kept["read_ns"], repeat(RACY_NS)))
+    return list(settled) if same is None else list(map(and_, same, settled))
+
+
+def load(root: Path) -> tuple[dict | list, object]:
+    """The memory files as last parsed (``store.columnar``'s columns, in store order) and their texts
+    (the text file, mapped); ``([], None)`` when there is no usable cache."""
     path = cache_path(root)
     data = _read(path)
     if not isinstance(data, dict) or data.get("code") != code_key() or data.get("root") != str(root.resolve()):
         return [], None
-    files, texts_name = data.get("files"), data.get("texts")
-    if not isinstance(files, list) or not isinstance(texts_name, str) or "/" in texts_name:
+    columns, texts_name = data.get("columns"), data.get("texts")
+    if not isinstance(columns, dict) or not isinstance(texts_name, str) or "/" in texts_name:
         return [], None
     texts = _map(path.with_name(texts_name))
-    return (files, texts) if texts is not None else ([], None)
+    return (columns, texts) if texts is not None else ([], None)
 
 
-def save(root: Path, files: list, texts: bytes) -> None:
-    """The records, and the texts they point into: a text file of a new name first, then the records naming it."""
+def save(root: Path, columns: dict, texts: bytes) -> None:
+    """The columns, and the texts they point into: a text file of a new name first, then the columns naming it."""
     path = cache_path(root)
     texts_name = f"{path.stem.replace('store-', 'texts-', 1)}-{time.time_ns():x}-{os.getpid()}.bin"
     if not _write_bytes(path.with_name(texts_name), texts):
         return
-    _write(path, {"code": code_key(), "root": str(root.resolve()), "files": files, "texts": texts_name})
+    _write(path, {"code": code_key(), "root": str(root.resolve()), "columns": columns, "texts": texts_name})
     for old in _text_files(path):  # a process that mapped an older one keeps reading it until it closes
         if old.name != texts_name:
             old.unlink(missing_ok=True)

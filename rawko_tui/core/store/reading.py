@@ -242,41 +242,6 @@ class MemoryFile:
             return text.utf8()
         return None if text is None else text.encode("utf-8", "surrogatepass")
 
-    def cache_record(self, text_at: tuple[int, int] | None) -> tuple:
-        """What the parse cache keeps: the file as read and parsed (plain values: quick to unpickle).
-
-        The text itself goes to the cache's text file; ``text_at`` is where (offset, length in bytes).
-        """
-        spec, error = self.spec, self.error
-        return (
-            self.name,
-            os.fspath(self.location),
-            self.symlink,
-            self.signature,
-            self.read_ns,
-            text_at,
-            self.bom,
-            self.bad_utf8,
-            None if spec is None else (spec.attrs, spec.body_length, spec.frontmatter_text, spec.frontmatter_line),
-            None if error is None else (error.reason, error.line, error.stage),
-            self.single_entry(),
-        )
-
-    @staticmethod
-    def from_cache_record(record: tuple, texts) -> MemoryFile:
-        """The file from its record; ``texts`` is the cache's text file (bytes, or a map of it)."""
-        name, location, symlink, signature, read_ns, text_at, bom, bad_utf8, spec, error, single = record
-        memory = _memory_file(name, location, symlink, signature)
-        text = None if text_at is None else LazyText(texts, text_at[0], text_at[0] + text_at[1])
-        memory.read_ns, memory._text, memory.bom, memory.bad_utf8 = read_ns, text, bom, bad_utf8
-        if spec is not None:
-            attrs, body_length, frontmatter_text, frontmatter_line = spec
-            memory.spec = SpecView(attrs, None, frontmatter_text, frontmatter_line, source=text, body_length=body_length)
-        if error is not None:
-            memory.error = LoadError(memory.rel_path, *error)
-        memory._single = single
-        return memory
-
     @property
     def path(self) -> Path:
         if not isinstance(self.location, Path):
@@ -831,35 +796,6 @@ def _memory_file(name: str, path: str, is_link: bool, signature: tuple) -> Memor
     )
 
 
-def _cached_files(records: list, texts) -> dict[str, MemoryFile]:
-    """The cache's files by name; a cache of the wrong shape counts as none (it is rewritten)."""
-    try:
-        return {record[0]: MemoryFile.from_cache_record(record, texts) for record in records}
-    except (TypeError, ValueError, IndexError, KeyError, AttributeError):
-        return {}
-
-
-def _save_cache(root: Path, files: list[MemoryFile]) -> None:
-    """The records and, apart, every text (one file of UTF-8 bytes, mapped by the next start).
-
-    A file never read (past ``STORE_LIMIT``: ``read_ns`` 0) is not kept: whether it is read depends on the others.
-    """
-    from ..disk import cache
-
-    records, chunks, offset = [], [], 0
-    for memory in files:
-        if not memory.read_ns:
-            continue
-        data = memory.text_utf8()
-        if data is None:
-            records.append(memory.cache_record(None))
-            continue
-        records.append(memory.cache_record((offset, len(data))))
-        chunks.append(data)
-        offset += len(data)
-    cache.save(root, records, b"".join(chunks))
-
-
 def _cached_differs(memory: MemoryFile, cached: MemoryFile | None) -> bool:
     return cached is None or (cached.signature, cached.read_ns) != (memory.signature, memory.read_ns)
 
@@ -966,6 +902,7 @@ def no_cyclic_gc():
 
 def _load_store(root: Path, previous: Store | None) -> Store:
     from ..disk import cache
+    from . import columnar
 
     memories_dir = root / RAWKO_DIR / MEMORIES_DIR
     skipped: list[tuple[str, str]] = []
@@ -975,13 +912,16 @@ def _load_store(root: Path, previous: Store | None) -> Store:
     scanned = _scan_memories(memories_dir, skipped, stats) if followable and memories_dir.is_dir() else []
     real_dir = os.path.realpath(memories_dir)
     use_cache = cache.enabled()
-    cached = _cached_files(*cache.load(root)) if use_cache else {}
+    cached, kept_count = columnar.load(root, scanned) if use_cache else ({}, 0)  # the files the cache may serve
     known = dict(cached)
     if previous is not None and previous.root == root and previous.view == "spec":
         known.update((f.name, f) for f in previous.files if f.read_ns)  # its objects keep their facts
     files: list[MemoryFile] = []
     fresh = not_from_cache = 0
-    past_limit, left = _past_store_limit(scanned)
+    if len(cached) == kept_count == len(scanned):  # every file as the cache holds it: those kept were read, none is past the limit
+        past_limit, left = {}, STORE_LIMIT - sum(signature[0] for _, _, is_link, signature in scanned if not is_link)
+    else:
+        past_limit, left = _past_store_limit(scanned)
     for name, path, is_link, signature in scanned:
         if name in past_limit:  # never read, nor taken from the cache (whether it fits depends on the other files)
             memory = _memory_file(name, path, is_link, signature)
@@ -1000,13 +940,13 @@ def _load_store(root: Path, previous: Store | None) -> Store:
             read_memory_file(memory, real_dir)
         files.append(memory)
         fresh += 1
-    if not fresh and not not_from_cache and len(files) == len(cached):
+    if not fresh and not not_from_cache and len(files) == kept_count:
         files = list(cached.values())  # exactly the cache: already in the store's order
     else:
         _store_order(files)
         kept = len(files) - len(past_limit)
-        if use_cache and (fresh or kept != len(cached) or any(_cached_differs(f, cached.get(f.name)) for f in files if f.read_ns)):
-            _save_cache(root, files)
+        if use_cache and (fresh or kept != kept_count or any(_cached_differs(f, cached.get(f.name)) for f in files if f.read_ns)):
+            columnar.save(root, files)
     listed = [name for name, _, _, _ in scanned if "/" not in name]  # _scan_memories lists the top level first, in readdir order
     return Store(root=root, files=files, agents=load_agents(root, left), config=load_config(root), skipped=sorted(skipped), directory_order=listed, file_stats=stats)
 

@@ -1,0 +1,198 @@
+"""The parse cache's layout: one column per field of the memory files, each file's parsed view decoded on first use.
+
+A warm start compares the fresh walk's stats with the kept stat columns all at
+once (``cache.trusted_columns``) and builds each trusted ``MemoryFile`` from
+plain column values: its spec view (the frontmatter's values, the costly part)
+stays encoded bytes in one blob until something asks for it, so loading
+10,000 memories decodes none of them, and a ranking kept by ``rankcache``
+decodes only the few it shows.
+"""
+
+from __future__ import annotations
+
+import marshal
+import pickle
+import threading
+from array import array
+from operator import add
+
+from ..disk import cache
+from ..js.values import JsDate
+from .reading import LazyText, LoadError, MemoryFile, SpecView, _memory_file
+
+_ATTRS = SpecView.__dict__["attrs"]  # the slots a decoding fills, reached past the lazy class's properties
+_BODY_LENGTH = SpecView.__dict__["body_length"]
+_FRONTMATTER_LINE = SpecView.__dict__["frontmatter_line"]
+_FRONTMATTER_TEXT = SpecView.__dict__["_frontmatter_text"]
+_DECODING = threading.Lock()  # the app reads a store from worker threads: one decoding per view
+
+
+class _Pending:
+    """Where a spec view's encoded fields are: ``blob[start:end]``."""
+
+    __slots__ = ("blob", "end", "start")
+
+    def __init__(self, blob, start: int, end: int):
+        self.blob, self.start, self.end = blob, start, end
+
+
+class LazySpecView(SpecView):
+    """A ``SpecView`` kept in the cache: its fields are decoded when first read, and it then becomes a plain ``SpecView``."""
+
+    __slots__ = ()  # the same layout as SpecView: decoding switches the object's class to it
+
+    def _decoded(self) -> SpecView:
+        with _DECODING:
+            pending = _ATTRS.__get__(self)
+            if type(self) is LazySpecView:
+                attrs, body_length, frontmatter_text, frontmatter_line = _decode(pending.blob[pending.start : pending.end])
+                _ATTRS.__set__(self, attrs)
+                _BODY_LENGTH.__set__(self, body_length)
+                _FRONTMATTER_TEXT.__set__(self, frontmatter_text)
+                _FRONTMATTER_LINE.__set__(self, frontmatter_line)
+                self.__class__ = SpecView
+        return self
+
+    attrs = property(lambda self: self._decoded().attrs)
+    body_length = property(lambda self: self._decoded().body_length)
+    frontmatter_line = property(lambda self: self._decoded().frontmatter_line)
+    _frontmatter_text = property(lambda self: self._decoded()._frontmatter_text)
+
+    def __reduce_ex__(self, protocol):  # copied or pickled as the plain view it decodes to
+        return self._decoded().__reduce_ex__(protocol)
+
+    def raw(self) -> bytes | None:
+        """The encoded fields while not yet decoded (a cache rewrite copies them as they are), else None."""
+        with _DECODING:
+            if type(self) is not LazySpecView:
+                return None
+            pending = _ATTRS.__get__(self)
+            return bytes(pending.blob[pending.start : pending.end])
+
+
+# A view's fields are kept marshalled (a tenth of unpickling's cost per view) when they are plain values, a
+# top-level date aside; else pickled. The first byte says which.
+_MARSHAL, _PICKLE = b"m"[0], b"p"[0]
+
+
+def _encode(spec: SpecView) -> bytes:
+    attrs = spec.attrs
+    dates = [(key, value.ms) for key, value in attrs.items() if type(value) is JsDate] if type(attrs) is dict else []
+    if dates:
+        attrs = {key: None if type(value) is JsDate else value for key, value in attrs.items()}  # each restored in its place
+    try:
+        return bytes((_MARSHAL,)) + marshal.dumps((attrs, spec.body_length, spec.frontmatter_text, spec.frontmatter_line, dates), 4)
+    except ValueError:  # a value marshal cannot keep (a date inside a list, ``undefined``): pickled whole
+        return bytes((_PICKLE,)) + pickle.dumps((spec.attrs, spec.body_length, spec.frontmatter_text, spec.frontmatter_line), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _decode(record) -> tuple:
+    if record[0] == _PICKLE:
+        return pickle.loads(record[1:])
+    if record[0] != _MARSHAL:
+        raise ValueError("a kept view of no known encoding")
+    attrs, body_length, frontmatter_text, frontmatter_line, dates = marshal.loads(record[1:])
+    for key, ms in dates:
+        attrs[key] = JsDate(ms)
+    return attrs, body_length, frontmatter_text, frontmatter_line
+
+
+def _lazy_spec(blob, start: int, end: int, text: LazyText) -> LazySpecView:
+    view = object.__new__(LazySpecView)
+    _ATTRS.__set__(view, _Pending(blob, start, end))
+    view._body = view._body_at = view._frontmatter_at = None
+    view._source = text
+    return view
+
+
+def load(root, scanned: list[tuple]) -> tuple[dict[str, MemoryFile], int]:
+    """The kept files the fresh walk (``_scan_memories``'s tuples) may take from the cache, by name in the
+    store's order, and how many files the cache holds (0: no usable cache)."""
+    columns, texts = cache.load(root)
+    if not columns:
+        return {}, 0
+    try:
+        return _trusted_files(columns, texts, scanned)
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError):
+        return {}, 0  # a cache of the wrong shape counts as none (it is rewritten)
+
+
+def _trusted_files(columns: dict, texts, scanned: list[tuple]) -> tuple[dict[str, MemoryFile], int]:
+    names = columns["names"].split("\0") if columns["names"] else []
+    count = len(names)
+    position = dict(zip(names, range(count)))
+    found: list = [None] * count  # per kept file: its scanned tuple
+    for entry in scanned:
+        at = position.get(entry[0])
+        if at is not None:
+            found[at] = entry
+    ok = cache.trusted_columns([cache.ABSENT if entry is None else entry[3] for entry in found], columns)
+    text_start, text_length, spec_at, specs = columns["text_start"], columns["text_length"], columns["spec_at"], columns["specs"]
+    single, bom, errors, bad_utf8, read_ns = columns["single"], columns["bom"], columns["errors"], columns["bad_utf8"], columns["read_ns"]
+    if not (len(text_start) == len(text_length) == len(single) == len(bom) == len(spec_at) - 1 == count):
+        raise ValueError("kept columns of another length than the files they describe")
+    # views and texts are decoded later, where a short blob could not be told from a short file: checked here
+    if spec_at[-1] != len(specs) or max(map(add, text_start, text_length), default=0) > len(texts):
+        raise ValueError("kept spans past the end of what was kept")
+    specs = memoryview(specs)
+    files: dict[str, MemoryFile] = {}
+    for at in [at for at in range(count) if ok[at]]:
+        name, path, is_link, signature = found[at]
+        memory = _memory_file(name, path, is_link, signature)
+        memory.read_ns = read_ns[at]
+        start = text_start[at]
+        text = None if start < 0 else LazyText(texts, start, start + text_length[at])
+        memory._text, memory.bom, memory._single = text, bom[at] == 1, single[at] == 1
+        begin, end = spec_at[at], spec_at[at + 1]
+        if begin != end:
+            memory.spec = _lazy_spec(specs, begin, end, text)
+        error = errors.get(at)
+        if error is not None:
+            memory.error = LoadError(memory.rel_path, *error)
+        memory.bad_utf8 = bad_utf8.get(at)
+        files[name] = memory
+    return files, count
+
+
+def save(root, files: list[MemoryFile]) -> None:
+    """The columns of every file read (in the store's order), and apart every text (one file of UTF-8 bytes, mapped by the next start).
+
+    A file never read (past ``STORE_LIMIT``: ``read_ns`` 0) is not kept: whether it is read depends on the others.
+    """
+    kept = [memory for memory in files if memory.read_ns]
+    columns: dict = {name: array(code, [memory.signature[index] for memory in kept]) for index, (name, code) in enumerate(cache.SIGNATURE_COLUMNS)}
+    columns["names"] = "\0".join(memory.name for memory in kept)  # no file name holds a NUL
+    columns["read_ns"] = array("q", [memory.read_ns for memory in kept])
+    text_start, text_length, chunks, offset = array("q"), array("q"), [], 0
+    spec_at, specs, spec_offset = array("q", [0]), [], 0
+    errors, bad_utf8 = {}, {}
+    for at, memory in enumerate(kept):
+        data = memory.text_utf8()
+        text_start.append(-1 if data is None else offset)
+        text_length.append(0 if data is None else len(data))
+        if data is not None:
+            chunks.append(data)
+            offset += len(data)
+        spec = memory.spec
+        if spec is not None:
+            record = spec.raw() if isinstance(spec, LazySpecView) else None
+            if record is None:
+                record = _encode(spec)
+            specs.append(record)
+            spec_offset += len(record)
+        spec_at.append(spec_offset)
+        if memory.error is not None:
+            errors[at] = (memory.error.reason, memory.error.line, memory.error.stage)
+        if memory.bad_utf8 is not None:
+            bad_utf8[at] = memory.bad_utf8
+    columns.update(
+        text_start=text_start,
+        text_length=text_length,
+        spec_at=spec_at,
+        specs=b"".join(specs),
+        single=bytes(memory.single_entry() for memory in kept),
+        bom=bytes(memory.bom for memory in kept),
+        errors=errors,
+        bad_utf8=bad_utf8,
+    )
+    cache.save(root, columns, b"".join(chunks))

@@ -1,0 +1,200 @@
+"""The columnar parse cache: a warm load is the cold read, file for file, and a changed file is never served from it."""
+
+from __future__ import annotations
+
+import copy
+import os
+import pickle
+import random
+
+import pytest
+from conftest import FIXED_NOW, memory, write_store
+from hostile import CASES, make_store
+from storegen import random_store
+
+from rawko_tui.core.arbiters.decision import parse_now
+from rawko_tui.core.arbiters.ranking import run_preview
+from rawko_tui.core.disk import cache
+from rawko_tui.core.store.columnar import LazySpecView
+from rawko_tui.core.store.reading import SpecView, load_store
+
+
+@pytest.fixture
+def settled(monkeypatch):
+    """Files written by a test are seconds old at most: let the cache trust them (the racy window is tested apart)."""
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+
+
+def described(store) -> list:
+    """Everything a load decides, file by file and for the store."""
+    files = [
+        (
+            f.rel_path, f.name, os.fspath(f.location), f.top_level, f.symlink, f.size, f.mtime_ns, f.signature,
+            f.text, f.bom, f.bad_utf8, f.error, f.single_entry(),
+            None if f.spec is None else (repr(f.spec.attrs), f.spec.frontmatter_text, f.spec.frontmatter_line, f.spec.body_length, f.spec.body),
+            [(e.index, e.line, repr(e.frontmatter), e.body) for e in f.entries], f.suspect_blocks, f.entries_cut,
+        )
+        for f in store.files
+    ]  # fmt: skip
+    return [files, store.errors, store.skipped, store.directory_order, sorted(store.agents), store.config]
+
+
+def cold(root, monkeypatch):
+    with monkeypatch.context() as off:
+        off.setenv("RAWKO_TUI_CACHE", "off")
+        return load_store(root)
+
+
+def served_from_cache(memory_file) -> bool:
+    return type(memory_file.spec) is LazySpecView
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_warm_load_of_a_hostile_store_is_its_cold_read(tmp_path, monkeypatch, settled, seed):
+    root = make_store(tmp_path / "store")
+    random_store(root, seed=seed, now_ms=parse_now(FIXED_NOW), size=120)
+    first = load_store(root)  # read, and kept
+    run_preview(first, "auth token login", "developer")  # the rank index's tables kept too
+    warm = load_store(root)
+    assert all(served_from_cache(f) for f in warm.files if f.spec is not None)
+    assert sum(f.spec is not None for f in warm.files) > 100
+    preview = run_preview(warm, "auth token login", "developer")
+    assert sum(not served_from_cache(f) for f in warm.files if f.spec is not None) < len(warm.files) // 2  # decoded when used
+    reference = cold(root, monkeypatch)
+    assert preview.prompt == run_preview(reference, "auth token login", "developer").prompt
+    assert described(warm) == described(first) == described(reference)
+
+
+def _rewrite_same_length(path, text: str) -> None:
+    before = os.stat(path)
+    path.write_text(text)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def _replace_with_new_inode(path, text: str) -> None:
+    before = os.stat(path)
+    other = path.with_name("other.tmp")
+    other.write_text(text)
+    os.utime(other, ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.replace(other, path)
+
+
+def _symlink_to_copy(path, text: str) -> None:
+    target = path.parent.parent / "copy-of-a.txt"
+    target.write_text(path.read_text())
+    path.unlink()
+    path.symlink_to(target)
+
+
+CHANGES = {
+    "changed": lambda path: _rewrite_same_length(path, memory(title="Alpha TWO")),
+    "replaced": lambda path: _replace_with_new_inode(path, memory(title="Alpha TWO")),
+    "grown": lambda path: path.write_text(path.read_text() + "\nmore text\n"),
+    "symlinked": lambda path: _symlink_to_copy(path, ""),
+    "deleted": lambda path: path.unlink(),
+}
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_a_changed_file_is_never_served_from_the_cache(tmp_path, monkeypatch, settled, change):
+    root = write_store(tmp_path / "store", {"a.md": memory(title="Alpha one"), "b.md": memory(title="Beta"), "sub/c.md": memory(title="Gamma")})
+    load_store(root)
+    assert all(served_from_cache(f) for f in load_store(root).files)
+    CHANGES[change](root / ".rawko" / "memories" / "a.md")
+    after = load_store(root)
+    changed = after.file("a.md")
+    assert (changed is None) == (change == "deleted")
+    if changed is not None:
+        assert not served_from_cache(changed)
+    assert all(served_from_cache(f) for f in after.files if f.name != "a.md")
+    assert described(after) == described(cold(root, monkeypatch))
+    assert described(load_store(root)) == described(after)  # the rewritten cache serves the new reading
+
+
+def test_a_file_written_within_two_seconds_of_its_read_is_read_again(tmp_path, monkeypatch):
+    root = write_store(tmp_path / "store", {"a.md": memory(title="Alpha")})
+    first = load_store(root).files[0]
+    second = load_store(root).files[0]
+    assert not served_from_cache(second) and second.read_ns > first.read_ns
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+    load_store(root)
+    assert served_from_cache(load_store(root).files[0])
+
+
+def test_the_trust_rule_on_columns_is_the_rule_file_by_file():
+    rng = random.Random(7)
+    racy = cache.RACY_NS
+    kept_signatures, fresh, read = [], [], []
+    for _ in range(400):
+        signature = (rng.randrange(1 << 20), rng.randrange(-(1 << 40), 1 << 62), rng.randrange(1 << 62), rng.randrange(1 << 64), rng.randrange(1 << 64))
+        kept_signatures.append(signature)
+        read.append(signature[2] + rng.choice([racy - 1, racy, racy + 1, 10 * racy]))
+        column = rng.randrange(7)
+        if column < 5:  # one field changed
+            changed = list(signature)
+            changed[column] += 1
+            fresh.append(tuple(changed))
+        else:
+            fresh.append(cache.ABSENT if column == 5 else signature)
+    kept = {name: [s[index] for s in kept_signatures] for index, (name, _) in enumerate(cache.SIGNATURE_COLUMNS)}
+    from array import array
+
+    kept = {name: array(code, kept[name]) for name, code in cache.SIGNATURE_COLUMNS} | {"read_ns": array("q", read)}
+    expected = [cache.trusted(f, k, k[2], r) for f, k, r in zip(fresh, kept_signatures, read)]
+    assert cache.trusted_columns(fresh, kept) == expected
+    assert cache.trusted_columns(kept_signatures, kept) == [cache.trusted(k, k, k[2], r) for k, r in zip(kept_signatures, read)]
+    assert True in expected and False in expected
+
+
+def test_a_kept_view_copies_as_the_view_it_decodes_to(tmp_path, settled):
+    root = write_store(tmp_path / "store", {"a.md": memory(title="Alpha")})
+    load_store(root)
+    views = [load_store(root).files[0].spec for _ in range(2)]
+    assert all(type(view) is LazySpecView for view in views)
+    copied = copy.copy(views[0])
+    assert type(copied) is type(views[0]) is SpecView
+    assert copied == views[1] and views[1].attrs["title"] == "Alpha" and type(views[1]) is SpecView
+
+
+def test_a_cache_of_the_wrong_shape_is_no_cache(tmp_path, settled):
+    root = write_store(tmp_path / "store", {"a.md": memory(title="Alpha"), "b.md": memory(title="Beta")})
+    load_store(root)
+    path = cache.cache_path(root)
+    data = pickle.loads(path.read_bytes())
+    short_column = {**data["columns"], "read_ns": data["columns"]["read_ns"][:1]}
+    short_views = {**data["columns"], "specs": data["columns"]["specs"][:-1]}
+    long_text = {**data["columns"], "text_length": type(data["columns"]["text_length"])("q", [1 << 40] * 2)}
+    for columns in (short_column, short_views, long_text):
+        path.write_bytes(pickle.dumps({**data, "columns": columns}))
+        os.chmod(path, 0o600)
+        store = load_store(root)
+        assert [f.attrs["title"] for f in store.files] == ["Alpha", "Beta"] and not any(served_from_cache(f) for f in store.files)
+        assert all(served_from_cache(f) for f in load_store(root).files)  # rewritten
+
+
+def test_a_kept_view_decodes_to_the_very_values_it_was_made_of():
+    """Marshalled or pickled, a view's fields come back with their types, their order and their shared parts."""
+    import math
+
+    from rawko_tui.core.js.values import UNDEFINED, JsDate
+    from rawko_tui.core.store.columnar import _decode, _encode
+
+    shared = ["a", "b"]
+    cases = [
+        {"title": "T", "discoveredAt": JsDate(1.7e12), "importance": "high", "tags": shared, "also": shared},
+        {"when": [JsDate(5.0)], "n": 1},  # a date inside a list: pickled
+        {"x": UNDEFINED, "y": True, "z": 1, "f": -0.0, "nan": math.nan, "big": 1 << 80, "t": (1, 2)},
+        {1: "int key", None: "null key", "nested": {"deep": [{"k": JsDate(math.nan)}]}},
+        ["a list", "not a mapping"],
+        "text",
+        None,
+    ]
+    for attrs in cases:
+        view = SpecView(attrs, "the body", "fm: text", 2)
+        back, body_length, frontmatter_text, frontmatter_line = _decode(_encode(view))
+        assert repr(back) == repr(attrs) and (body_length, frontmatter_text, frontmatter_line) == (8, "fm: text", 2)
+        if isinstance(attrs, dict):
+            assert list(back) == list(attrs) and [type(v) for v in back.values()] == [type(v) for v in attrs.values()]
+    back = _decode(_encode(SpecView(cases[0], "", "", 1)))[0]
+    assert back["tags"] is back["also"] and back["discoveredAt"] == JsDate(1.7e12)
+    assert math.copysign(1, _decode(_encode(SpecView(cases[2], "", "", 1)))[0]["f"]) == -1
