@@ -136,7 +136,7 @@ def run(memories: int, runs: int) -> dict:
 
 
 # A process that only starts, imports the loader and reads the store (no ranking, no output).
-READ_ONLY = "import gc, sys; gc.disable(); from rawko_tui.core.store.reading import load_store; load_store(sys.argv[1])"
+READ_ONLY = "import gc, sys; gc.disable(); from rawko_tui.core.store.loading import load_store; load_store(sys.argv[1])"
 # The simplest process that could do any command's job: start, walk the memories folder, stat every file.
 WALK_AND_STAT = "import os, sys\nfor top, _, names in os.walk(os.path.join(sys.argv[1], '.rawko', 'memories')):\n    for n in names: os.stat(os.path.join(top, n))"
 

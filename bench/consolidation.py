@@ -72,7 +72,7 @@ def write_labelled_store(root: Path) -> tuple[dict[frozenset[str], str], set[fro
 
 def measure_quality() -> dict:
     from rawko_tui.core.curation.consolidation.queue import consolidation_candidates
-    from rawko_tui.core.store.reading import load_store
+    from rawko_tui.core.store.loading import load_store
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -119,7 +119,7 @@ def measure_labelled_store(folder: Path) -> dict:
     import yaml
 
     from rawko_tui.core.curation.consolidation.queue import consolidation_candidates
-    from rawko_tui.core.store.reading import load_store
+    from rawko_tui.core.store.loading import load_store
 
     labels_data = yaml.safe_load((folder / "labels.yaml").read_text(encoding="utf-8"))
     labels: dict[frozenset[str], str] = {}

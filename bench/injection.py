@@ -270,7 +270,7 @@ def speed(memories: int = 10_000) -> dict:
     import teamstore
 
     from rawko_tui.core.lint.linter import injection_findings
-    from rawko_tui.core.store.reading import load_store
+    from rawko_tui.core.store.loading import load_store
 
     with tempfile.TemporaryDirectory() as folder:
         root, _ = teamstore.build(Path(folder) / "store", memories, commits=10)

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rawko_tui.core.lint.linter import file_name_note, name_words, names_another_subject  # noqa: E402
-from rawko_tui.core.store.reading import load_store  # noqa: E402
+from rawko_tui.core.store.loading import load_store  # noqa: E402
 from rawko_tui.core.record.writer import slugify  # noqa: E402
 
 TOP = Path(__file__).resolve().parent.parent

@@ -31,7 +31,7 @@ from typing_latency import measure, percentile  # noqa: E402
 from rawko_tui.core.arbiters.decision import ArbiterOptions, parse_now  # noqa: E402
 from rawko_tui.core.arbiters.profiles import BUILT_IN  # noqa: E402
 from rawko_tui.core.arbiters.ranking import run_preview  # noqa: E402
-from rawko_tui.core.store.reading import load_store  # noqa: E402
+from rawko_tui.core.store.loading import load_store  # noqa: E402
 
 NOW = "2026-01-24T12:00:00Z"
 

@@ -41,7 +41,7 @@ from verify_speed import git_log_and_blobs  # noqa: E402
 from rawko_tui.core.arbiters.decision import parse_now  # noqa: E402
 from rawko_tui.core.arbiters.ranking import run_preview  # noqa: E402
 from rawko_tui.core.record.history import verify  # noqa: E402
-from rawko_tui.core.store.reading import load_store  # noqa: E402
+from rawko_tui.core.store.loading import load_store  # noqa: E402
 
 NOW = "2026-01-24T12:00:00Z"
 REPEATS = 3
@@ -137,7 +137,7 @@ def measure_preview(root: Path, tasks: list[str], naive_samples: int = 80) -> di
 
 WARM = """
 import sys, time
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 started = time.perf_counter()
 store = load_store(sys.argv[1])
 print(f"{time.perf_counter() - started:.4f} {len(store.files)}")

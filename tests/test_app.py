@@ -475,7 +475,7 @@ async def test_promote_a_failed_attempt_from_a_session(tmp_path):
 
     from conftest import REPO_ROOT
     from rawko_tui.core.lint.linter import lint_store
-    from rawko_tui.core.store.reading import load_store
+    from rawko_tui.core.store.loading import load_store
     from rawko_tui.tui.screens.memory_editor import MemoryEditor
     from rawko_tui.tui.screens.sessions import SessionsScreen
 
@@ -519,7 +519,7 @@ async def test_promote_a_failed_attempt_from_a_session(tmp_path):
 
 async def test_create_append_and_retire_in_the_app(tmp_path, monkeypatch):
     from rawko_tui.core.record.history import verify
-    from rawko_tui.core.store.reading import load_store
+    from rawko_tui.core.store.loading import load_store
     from rawko_tui.tui.screens.memory_editor import MemoryEditor
 
     for key, value in {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "a@example.com", "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "a@example.com"}.items():
@@ -585,7 +585,7 @@ async def test_claude_drafts_in_the_app_against_a_fake(tmp_path, fake):
 
     from conftest import REPO_ROOT
     from rawko_tui.core.lint.linter import lint_store
-    from rawko_tui.core.store.reading import load_store
+    from rawko_tui.core.store.loading import load_store
     from rawko_tui.tui.screens.confirm_discard import ConfirmDiscard
     from rawko_tui.tui.screens.consolidation import ConsolidationScreen
     from rawko_tui.tui.screens.memory_editor import MemoryEditor
@@ -996,7 +996,7 @@ def _git_store(tmp_path, monkeypatch, files):
 async def test_supersede_and_dismiss_in_the_queue_are_confirmed_commits_and_dismiss_is_undone(tmp_path, monkeypatch):
     from rawko_tui.core.curation.entries import dismissed
     from rawko_tui.core.record.history import verify
-    from rawko_tui.core.store.reading import load_store
+    from rawko_tui.core.store.loading import load_store
     from rawko_tui.tui.screens.confirm_write import ConfirmWrite
     from rawko_tui.tui.screens.consolidation import ConsolidationScreen
 
@@ -1361,7 +1361,7 @@ async def test_appending_a_promotion_to_the_closest_memory_keeps_the_session_lin
 
     from conftest import REPO_ROOT
     from rawko_tui.core.curation.sessions import load_sessions, promotion_source
-    from rawko_tui.core.store.reading import load_store
+    from rawko_tui.core.store.loading import load_store
     from rawko_tui.tui.screens.memory_editor import MemoryEditor
     from rawko_tui.tui.screens.sessions import SessionsScreen
 

@@ -308,7 +308,7 @@ async def test_retiring_a_stale_memory_asks_for_the_reason_and_never_writes_the_
 
 async def test_the_merge_editor_lints_the_draft_as_lint_will_once_it_is_written(tmp_path, monkeypatch):
     from rawko_tui.core.lint.linter import lint_store
-    from rawko_tui.core.store.reading import load_store
+    from rawko_tui.core.store.loading import load_store
     from rawko_tui.tui.screens.consolidation import ConsolidationScreen
     from rawko_tui.tui.screens.merge import MergeScreen
 

@@ -11,7 +11,7 @@ from storegen import random_store
 from rawko_tui.core.disk import cache
 from rawko_tui.core.arbiters.decision import parse_now
 from rawko_tui.core.arbiters.ranking import run_preview
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from rawko_tui.core.arbiters.decision import parse_now
 from rawko_tui.core.arbiters.ranking import run_preview
 from rawko_tui.core.arbiters.formatters import prompt_shares
 from rawko_tui.core.curation.checks import add_saved_task, load_checks, matrix
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 
 NOW = parse_now(FIXED_NOW)
 

@@ -11,7 +11,7 @@ from fakeapi import KEY
 from rawko_tui.cli import main
 from rawko_tui.core.curation.claude import ClaudeError, EXTRACTION_PROMPT, build_extraction_prompt, parse_extraction
 from rawko_tui.core.lint.linter import lint_store
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 
 GOOD = {
     "shouldCreateMemory": True,

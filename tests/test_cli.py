@@ -329,7 +329,7 @@ def test_a_max_that_is_not_a_number_of_memories_is_refused(capsys, store, comman
 
 def test_new_refuses_a_title_another_memory_has_and_names_it(capsys, tmp_path):
     from rawko_tui.core.lint.linter import lint_store
-    from rawko_tui.core.store.reading import load_store
+    from rawko_tui.core.store.loading import load_store
 
     root = write_store(tmp_path, {"postgres-pool-size.md": memory(title="Postgres pool size", body="word " * 60)})
     new = ["new", str(root), "--when", "pool", "--importance", "high", "--by", "developer", "--body", "word " * 60, "--no-commit"]

@@ -16,7 +16,8 @@ from rawko_tui.core.arbiters.decision import parse_now
 from rawko_tui.core.arbiters.ranking import run_preview
 from rawko_tui.core.disk import cache
 from rawko_tui.core.store.columnar import LazySpecView
-from rawko_tui.core.store.reading import SpecView, load_store
+from rawko_tui.core.store.reading import SpecView
+from rawko_tui.core.store.loading import load_store
 
 
 @pytest.fixture
@@ -170,6 +171,21 @@ def test_a_cache_of_the_wrong_shape_is_no_cache(tmp_path, settled):
         store = load_store(root)
         assert [f.attrs["title"] for f in store.files] == ["Alpha", "Beta"] and not any(served_from_cache(f) for f in store.files)
         assert all(served_from_cache(f) for f in load_store(root).files)  # rewritten
+
+
+def test_a_kept_view_damaged_on_disk_is_read_again_from_the_text(tmp_path, monkeypatch, settled):
+    """Sizes and positions are checked at load, a view's bytes only when decoded: damaged bytes mean the text is read again."""
+    root = write_store(tmp_path / "store", {"a.md": memory(title="Alpha"), "b.md": memory(title="Beta", tags=["x"])})
+    load_store(root)
+    path = cache.cache_path(root)
+    data = pickle.loads(path.read_bytes())
+    views = data["columns"]["specs"]
+    damaged = {**data["columns"], "specs": bytes([0xFF]) + views[1:]}  # the first view's encoding byte: none known
+    path.write_bytes(pickle.dumps({**data, "columns": damaged}))
+    os.chmod(path, 0o600)
+    store = load_store(root)
+    assert all(served_from_cache(f) for f in store.files)
+    assert described(store) == described(cold(root, monkeypatch))
 
 
 def test_a_kept_view_decodes_to_the_very_values_it_was_made_of():

@@ -16,7 +16,7 @@ from rawko_tui.cli import main
 from rawko_tui.core.arbiters.decision import parse_now
 from rawko_tui.core.curation.consolidation.queue import closest_memories, consolidation_candidates
 from rawko_tui.core.lint.linter import lint_store
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 
 NOW = parse_now(FIXED_NOW)
 

@@ -14,7 +14,7 @@ from rawko_tui.core.arbiters.decision import parse_now
 from rawko_tui.core.curation.consolidation.queue import consolidation_candidates
 from rawko_tui.core.curation.entries import effective_store, status_of
 from rawko_tui.core.record.history import verify
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 
 NOW = parse_now(FIXED_NOW)
 BODY = "Sessions are stored in Postgres with a 30 minute idle timeout. " * 8

@@ -10,7 +10,7 @@ from conftest import FIXED_NOW, REPO_ROOT, memory, write_store
 from rawko_tui.core.arbiters.decision import ArbiterOptions, explain_candidate, parse_now
 from rawko_tui.core.arbiters.ranking import run_preview
 from rawko_tui.core.arbiters.explain import COMPONENT, GATE, Explanation
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 from storegen import AGENTS, random_store, random_task
 
 NOW = parse_now(FIXED_NOW)

@@ -22,7 +22,7 @@ import pytest
 from conftest import memory, write_store
 from rawko_tui.core.curation.claude import ClaudeError, ask_claude
 from rawko_tui.core.lint.linter import lint_store
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 from hostile import no_read_override
 from test_claude import GOOD
 from test_history import commit_all, git

@@ -19,7 +19,8 @@ from rawko_tui.core.arbiters.decision import ArbiterOptions, parse_now
 from rawko_tui.core.arbiters.ranking import run_preview
 from rawko_tui.core.record.history import file_history, verify
 from rawko_tui.core.lint.linter import lint_store
-from rawko_tui.core.store.reading import load_store, load_store_at
+from rawko_tui.core.store.reading import load_store_at
+from rawko_tui.core.store.loading import load_store
 from rawko_tui.core.record.writer import (
     Seen,
     WriteError,

@@ -19,7 +19,7 @@ from hostile import CASES, GOOD, OUTSIDE_SECRET, PWNED, make_store, no_read_over
 from rawko_tui.core.arbiters.decision import parse_now, resolve_options
 from rawko_tui.core.arbiters.ranking import run_preview
 from rawko_tui.core.lint.linter import lint_store
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 from test_history import git as _git
 
 NOW = parse_now(FIXED_NOW)

@@ -438,7 +438,8 @@ def _memory_text(body: str) -> str:
 def test_a_folder_swapped_for_a_link_after_the_scan_is_caught_at_the_open(tmp_path):
     """The scan found ``team/`` a real folder; by the read it is a link to a folder outside the store holding a file
     of the same name. The descriptor's real path, not the name, decides: nothing outside is read."""
-    from rawko_tui.core.store.reading import load_store, read_memory_file
+    from rawko_tui.core.store.reading import read_memory_file
+    from rawko_tui.core.store.loading import load_store
 
     root = tmp_path / "repo"
     team = root / ".rawko" / "memories" / "team"
@@ -504,7 +505,7 @@ def test_a_folder_flipping_between_real_and_a_link_never_lets_outside_bytes_in(t
         pytest.skip("this system has no renameat2(RENAME_EXCHANGE) to swap a folder and a link atomically")
     script = """
 import sys
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 leaks = reads = 0
 for _ in range(3000):
     store = load_store(sys.argv[1])

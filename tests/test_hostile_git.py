@@ -15,7 +15,7 @@ from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.cli import main
 from rawko_tui.core.record.history import repository_state
 from rawko_tui.core.lint.linter import lint_store
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 from test_history import commit_all, git, mem
 
 BODY = "The session middleware in src/auth must run before the router; tokens expire after 24 hours. " * 6

@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 from rawko_tui.core.lint.linter import lint_store, text_findings
 from rawko_tui.core.text.markdownhidden import COMMENT, HIDDEN_ELEMENT, UNCLOSED_COMMENT, UNUSED_DEFINITION, hidden_parts
-from rawko_tui.core.store.reading import MemoryFile, load_store, parse_memory_bytes
+from rawko_tui.core.store.reading import MemoryFile, parse_memory_bytes
+from rawko_tui.core.store.loading import load_store
 
 REPO = Path(__file__).parent.parent
 HEADER = "---\ntitle: Deploy notes\nwhenToUse: deploy\nimportance: high\n---\n\n"

@@ -29,7 +29,7 @@ import pytest
 from conftest import memory
 from rawko_tui.cli import main
 from rawko_tui.core.lint.linter import lint_store
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 from test_history import TESTER, commit_all, git
 from test_record import CI, _identity, append, committed, head, make_repo, mem, repo  # noqa: F401 - fixtures
 

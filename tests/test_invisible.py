@@ -18,7 +18,8 @@ from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.cli import main
 from rawko_tui.core.lint.linter import lint_store, text_findings
 from rawko_tui.core.text.safetext import clean, escape_json_controls, inline
-from rawko_tui.core.store.reading import MemoryFile, load_store, parse_memory_bytes
+from rawko_tui.core.store.reading import MemoryFile, parse_memory_bytes
+from rawko_tui.core.store.loading import load_store
 
 
 def tags(text: str) -> str:

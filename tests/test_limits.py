@@ -466,7 +466,7 @@ def test_a_memory_a_real_arbiter_reads_but_rawko_tui_refuses_is_reported_as_refu
     from rawko_tui.core.arbiters.decision import REASON_ERROR, ArbiterOptions, parse_now
     from rawko_tui.core.arbiters.profiles import BUILT_IN
     from rawko_tui.core.arbiters.ranking import run_preview, run_preview_reference
-    from rawko_tui.core.store.reading import load_store
+    from rawko_tui.core.store.loading import load_store
 
     root = _store(tmp_path)
     long = "y" * 400_000

@@ -9,7 +9,7 @@ import pytest
 from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.core.arbiters.decision import parse_now
 from rawko_tui.core.lint.linter import lint_pattern, lint_store, slugify
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 
 NOW = parse_now(FIXED_NOW)
 LONG_BODY = "word " * 80

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rawko_tui.core.store.memoryfilter import FilterIndex
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 
 REPO = Path(__file__).parent.parent
 STORES = [REPO] + sorted(path for path in (REPO / "tests" / "data" / "realworld" / "stores").iterdir() if path.is_dir())

@@ -15,7 +15,7 @@ import pytest
 from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.core.arbiters.decision import COMPONENT_KEYS, ArbiterOptions, parse_now
 from rawko_tui.core.arbiters.ranking import run_preview
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 from storegen import AGENTS, random_store, random_task
 
 NOW_MS = parse_now(FIXED_NOW)

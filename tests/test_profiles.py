@@ -27,7 +27,7 @@ from rawko_tui.core.arbiters.profiles import BUILT_IN
 from rawko_tui.core.arbiters.ranking import run_preview, run_preview_reference
 from rawko_tui.core.js.yaml2 import load_yaml12
 from rawko_tui.core.js.values import UNDEFINED, JsDate
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 from rawko_tui.core.js.jsyaml import YamlError
 from storegen import AGENTS, disagreeing_memories, random_store, random_task, sdk_style_files, sdk_task
 

@@ -11,7 +11,8 @@ from rawko_tui.core.arbiters.decision import ArbiterOptions, content_preview, pa
 from rawko_tui.core.arbiters.ranking import run_preview
 from rawko_tui.core.js.regexp import compile_js
 from rawko_tui.core.arbiters.patterns import match_pattern
-from rawko_tui.core.store.reading import load_store, spec_extract
+from rawko_tui.core.store.reading import spec_extract
+from rawko_tui.core.store.loading import load_store
 from rawko_tui.core.js.jsyaml import YamlError, load_yaml
 
 NOW = parse_now(FIXED_NOW)

@@ -21,7 +21,7 @@ import pytest
 from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.cli import main
 from rawko_tui.core.lint.linter import lint_store
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 from test_history import TESTER, commit_all, git, kill_mid_write
 
 CI = memory(title="CI workflow YAML layout", when='"ci|workflow"', importance="medium", body="The CI pipeline is one workflow file with three jobs.")

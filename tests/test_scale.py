@@ -21,7 +21,7 @@ from rawko_tui.core.arbiters import rankindex
 from rawko_tui.core.arbiters.decision import ArbiterOptions, parse_now
 from rawko_tui.core.arbiters.ranking import run_preview, run_preview_reference
 from rawko_tui.core.curation.entries import effective_store
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 from rawko_tui.core.js.jsyaml import _NOT_SIMPLE, YamlError, load_yaml_fully, simple_mapping
 
 pytestmark = pytest.mark.scale

@@ -20,7 +20,7 @@ from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.cli import main
 from rawko_tui.core.lint.linter import lint_store
 from rawko_tui.core.store.settings import load_person_settings, settings_path
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 from rawko_tui.core.record.writer import person_name
 from rawko_tui.tui.keys import checked_keymap
 from test_app import SIZE, app_for, settle

@@ -10,7 +10,8 @@ import pytest
 from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.core.arbiters.decision import ArbiterOptions, parse_now
 from rawko_tui.core.arbiters.ranking import run_preview
-from rawko_tui.core.store.reading import StoreNotFound, find_store_root, load_store
+from rawko_tui.core.store.reading import StoreNotFound, find_store_root
+from rawko_tui.core.store.loading import load_store
 
 NOW = parse_now(FIXED_NOW)
 

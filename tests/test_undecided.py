@@ -22,7 +22,7 @@ from rawko_tui.core.arbiters.decision import ArbiterOptions, parse_now
 from rawko_tui.core.arbiters.profiles import BUILT_IN
 from rawko_tui.core.arbiters.ranking import run_preview, run_preview_reference
 from rawko_tui.core.js.regexp import JsRegexSyntaxError, compile_js
-from rawko_tui.core.store.reading import load_store
+from rawko_tui.core.store.loading import load_store
 
 # names this change brings: looked up when a test runs, so that each test can be run against the code before it
 JsRegexUndecided = getattr(jsregex, "JsRegexUndecided", jsregex.JsRegexTimeout)

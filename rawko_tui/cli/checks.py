@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..core.curation.checks import impact, matrix, run_checks
-from ..core.store.reading import load_store, load_store_at
+from ..core.store.reading import load_store_at
+from ..core.store.loading import load_store
 from .loading import _load, _now, _profile, _refuse_unusable_arbiter, _saved_tasks, _store_root
 from .output import EXIT_FINDINGS, EXIT_OK, EXIT_UNDECIDED, _dumps, _report, _write
 

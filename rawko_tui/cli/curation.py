@@ -7,7 +7,7 @@ import math
 from ..core.curation.consolidation import KINDS as CANDIDATE_KINDS
 from ..core.curation.entries import confirm_entry, link_writes, now_iso, parse_assignments, reason_problem, retire_entry, supersede_writes
 from ..core.js.dates import parse_iso_date
-from ..core.store.reading import load_store
+from ..core.store.loading import load_store
 from ..core.store.settings import person_model
 from ..core.text.safetext import plural
 from ..core.text.tokens import DEFAULT_MODEL

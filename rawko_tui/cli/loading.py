@@ -8,7 +8,8 @@ from pathlib import Path
 
 from ..core.arbiters.decision import parse_now
 from ..core.arbiters.profiles import resolve_profile
-from ..core.store.reading import find_store_root, load_store, load_store_at, pinned_now
+from ..core.store.reading import find_store_root, load_store_at, pinned_now
+from ..core.store.loading import load_store
 from .output import UsageError, _error
 
 

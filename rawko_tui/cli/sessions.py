@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..core.store.reading import load_store, spec_extract
+from ..core.store.reading import spec_extract
+from ..core.store.loading import load_store
 from .loading import _store_root
 from .output import EXIT_FINDINGS, EXIT_OK, UsageError, _dumps, _report, _write
 from .writing import _apply, _refuse_duplicate_title, _show_and_check, _write_closest

@@ -33,7 +33,8 @@ from ..core.record.writer import PlannedWrite, WriteError
 from ..core.lint.linter import SETTINGS_CODES, Finding, lint_store
 from ..core.disk.gitrepo import GitError
 from ..core.record.history import FileHistory, commit_diff, file_history, locate_repository, repository_state_in, uncommitted_rewrites
-from ..core.store.reading import Store, budget_for, load_store, load_store_at, pinned_now
+from ..core.store.reading import Store, budget_for, load_store_at, pinned_now
+from ..core.store.loading import load_store
 from ..core.store.watch import store_signature
 from .commands import RawkoCommands
 from .keys import focus_now

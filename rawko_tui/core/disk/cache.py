@@ -33,7 +33,7 @@ FORMAT = 1
 RACY_NS = 2_000_000_000  # a file changed this close to being read is read again next time
 
 # The modules whose output is cached: editing any of them invalidates the cache.
-_PARSER_MODULES = ("store/reading.py", "store/columnar.py", "disk/safeio.py", "js/jsyaml.py", "js/values.py", "disk/cache.py")  # safeio: what a refused read says
+_PARSER_MODULES = ("store/reading.py", "store/loading.py", "store/columnar.py", "disk/safeio.py", "js/jsyaml.py", "js/values.py", "disk/cache.py")  # safeio: what a refused read says
 _PLAN_MODULES = ("arbiters/patterns.py", "js/regexp.py", "js/values.py", "disk/cache.py")
 MAX_PLANS = 200_000
 

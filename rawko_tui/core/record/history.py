@@ -818,7 +818,7 @@ def _working_copy(top: Path, path: str, mode: str, committed: bytes) -> bytes:
 
 def _check_torn_entries(root: Path, top: Path, report: VerifyReport) -> None:
     """Entries an interrupted write left half written, in every store of the working tree."""
-    from ..store.reading import load_store
+    from ..store.loading import load_store
     from .writer import interrupted_writes
 
     stores = {root.resolve()} if (root / ".rawko").is_dir() else set()

@@ -18,7 +18,7 @@ from operator import add
 
 from ..disk import cache
 from ..js.values import JsDate
-from .reading import LazyText, LoadError, MemoryFile, SpecView, _memory_file
+from .reading import LazyText, LoadError, MemoryFile, SpecView, _memory_file, spec_extract
 
 _ATTRS = SpecView.__dict__["attrs"]  # the slots a decoding fills, reached past the lazy class's properties
 _BODY_LENGTH = SpecView.__dict__["body_length"]
@@ -45,7 +45,11 @@ class LazySpecView(SpecView):
         with _DECODING:
             pending = _ATTRS.__get__(self)
             if type(self) is LazySpecView:
-                attrs, body_length, frontmatter_text, frontmatter_line = _decode(pending.blob[pending.start : pending.end])
+                try:
+                    attrs, body_length, frontmatter_text, frontmatter_line = _decode(pending.blob[pending.start : pending.end])
+                except Exception:  # a kept view damaged on disk (sizes are checked at load, contents are not): read its text again
+                    again = spec_extract(self._source.value())
+                    attrs, body_length, frontmatter_text, frontmatter_line = again.attrs, again.body_length, again.frontmatter_text, again.frontmatter_line
                 _ATTRS.__set__(self, attrs)
                 _BODY_LENGTH.__set__(self, body_length)
                 _FRONTMATTER_TEXT.__set__(self, frontmatter_text)

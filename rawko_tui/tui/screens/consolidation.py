@@ -305,7 +305,7 @@ class ConsolidationScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="candidates", description="find consolidation candidates again")
     def find_again(self) -> None:
-        from ...core.store.reading import load_store
+        from ...core.store.loading import load_store
 
         store = load_store(self.store.root)
         groups = self._find(store)

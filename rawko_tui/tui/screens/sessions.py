@@ -146,7 +146,7 @@ class SessionsScreen(Screen[None]):
         from ...core.text.tokens import DEFAULT_MODEL
         from ...core.curation.entries import now_iso
         from ...core.curation.sessions import session_bytes
-        from ...core.store.reading import load_store
+        from ...core.store.loading import load_store
 
         worker = get_current_worker()
         store = load_store(self.root)
@@ -189,7 +189,7 @@ class SessionsScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="session-promotions", description="read which items are promoted")
     def reload_promotions(self, next_row: int) -> None:
-        from ...core.store.reading import load_store
+        from ...core.store.loading import load_store
 
         store = load_store(self.root, previous=self.store)
         promoted = promotions(store)
