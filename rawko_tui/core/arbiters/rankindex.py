@@ -388,6 +388,10 @@ class StoreIndex:
                 reason = REASON_ERROR if memory.error is not None else REASON_CRASH
                 self._static_counts[reason] = self._static_counts.get(reason, 0) + 1
         self._agent_cache: dict[str, list[tuple[int, int, int]]] = {}
+        self._ranked_once = False  # the first ranking (a command-line preview's only one) runs without numpy
+        self._order_array = None  # importance orders as an array, made on the second ranking
+        self._title_hits = None  # rankarrays.KeywordHits, from the second ranking on
+        self._base_array: tuple = (None, None)  # (the base points list, it as an array)
         self._base_cache: dict[str, tuple[float, float, list[int]]] = {}
         # where a memory's recency points change: 24 h and 72 h after its discoveredAt
         dates = [date for date in self.dates if not math.isnan(date)]
@@ -409,15 +413,12 @@ class StoreIndex:
         min_order = IMPORTANCE_ORDER.get(js_to_string(min_importance))
         budget = RegexBudget(options.regex_budget)
         first, undecided = self.patterns.first_matches(text, budget)
-        ranking: list[tuple[float, int]] = []  # (-score, position): best first, ties in load order
-        orders = self.orders
-        eligible = [p for p in first if orders[p] is not None and orders[p] >= min_order] if min_order is not None else []
-        hits = self._keyword_hits(words, eligible)
         static = self._agent_points(agent)
-        if eligible:
-            base = self._base_points(agent, now_ms)
-            ranking = [(-min(100, base[p] + keyword_points(hits[p])), p) for p in eligible]
-        ranking.sort()
+        if self._ranked_once:
+            eligible, ranking, hits = self._rank_as_arrays(first, words, min_order, agent, now_ms)
+        else:
+            eligible, ranking, hits = self._rank_in_python(first, words, min_order, agent, now_ms)
+            self._ranked_once = True
         made: dict[int, Candidate] = {}
 
         def candidate_at(position: int) -> Candidate:
@@ -427,10 +428,10 @@ class StoreIndex:
             return made[position]
 
         def best(n: int) -> list[Candidate]:
-            return [candidate_at(position) for _, position in ranking[:n]]
+            return [candidate_at(position) for position in ranking[:n]]
 
         def build_ranked() -> list[Candidate]:
-            return [candidate_at(position) for _, position in ranking]
+            return [candidate_at(position) for position in ranking]
 
         others: dict[int, Candidate] = {}  # decisions of the memories not ranked, once made (id(memory) -> candidate)
         ranked_at: dict[int, Candidate] | None = None  # the ranked candidates by position, made once (not per decision)
@@ -467,6 +468,36 @@ class StoreIndex:
         for candidate in preview.undecided:
             candidate._preview = preview
         return preview
+
+    def _rank_in_python(self, first: dict[int, int], words: list[str], min_order: int | None, agent: str, now_ms: float) -> tuple[list[int], list[int], dict[int, int]]:
+        """(the matched memories that meet the threshold, their positions best first, keyword hits): a first ranking."""
+        ranking: list[tuple[float, int]] = []  # (-score, position): best first, ties in load order
+        orders = self.orders
+        eligible = [p for p in first if orders[p] is not None and orders[p] >= min_order] if min_order is not None else []
+        hits = self._keyword_hits(words, eligible)
+        if eligible:
+            base = self._base_points(agent, now_ms)
+            ranking = [(-min(100, base[p] + keyword_points(hits[p])), p) for p in eligible]
+        ranking.sort()
+        return eligible, [p for _, p in ranking], hits
+
+    def _rank_as_arrays(self, first: dict[int, int], words: list[str], min_order: int | None, agent: str, now_ms: float) -> tuple[list[int], list[int], dict[int, int]]:
+        """``_rank_in_python`` with array operations: typing ranks again and again, over thousands of matched memories."""
+        from . import rankarrays
+
+        if self._order_array is None:
+            self._order_array = rankarrays.np.array([-1 if order is None else order for order in self.orders], dtype=rankarrays.np.int64)
+            self._title_hits = rankarrays.KeywordHits(self.titles)
+        eligible = rankarrays.eligible_positions(first, self._order_array, min_order)
+        if not len(eligible):
+            return [], [], {}
+        hits = self._title_hits.counts(words, eligible)
+        base = self._base_points(agent, now_ms)
+        if self._base_array[0] is not base:
+            self._base_array = (base, rankarrays.np.array(base))
+        ranking = rankarrays.ranked_order(self._base_array[1], eligible, hits, len(words))
+        positions = eligible.tolist()
+        return positions, ranking.tolist(), dict(zip(positions, hits.tolist()))
 
     def _keyword_hits(self, words: list[str], positions) -> dict[int, int]:
         """How many task words (repeats counted, as the spec's filter does) each memory's title contains."""

@@ -1,0 +1,61 @@
+"""Typing in the app ranks through array operations (``arbiters.rankarrays``): the same decisions as the plain loop.
+
+The rank index ranks its first query in plain Python and every later one
+with numpy; each keystroke of a typed task, on generated and hostile
+stores, under every scoring profile, is compared with
+``run_preview_reference``.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from storegen import random_store, random_task
+from test_scale import AGENTS, NOW, OPTIONS, decisions, hostile_store, nows_for
+
+from rawko_tui.core.arbiters.decision import ArbiterOptions
+from rawko_tui.core.arbiters.profiles import BUILT_IN
+from rawko_tui.core.arbiters.ranking import run_preview, run_preview_reference
+from rawko_tui.core.curation.entries import effective_store
+from rawko_tui.core.store.loading import load_store
+
+pytestmark = pytest.mark.scale
+
+# repeated words (counted each time, the points capped), words only a few titles hold, case and spacing
+TYPED = ["auth auth auth auth auth auth token", "implement the auth flow", "Tie 1 tie tie", "LOGIN  auth   refresh", "😀 x émoji"]
+
+
+def typed_prefixes(task: str) -> list[str]:
+    return [task[:end] for end in range(len(task) + 1)]
+
+
+def array_ranked(store) -> bool:
+    """Whether some rank index of the store has ranked through the arrays."""
+    return any(getattr(index, "_title_hits", None) is not None for index in store._indexes.values())
+
+
+@pytest.mark.parametrize("profile", ["spec-0007", "rawko-sdk"])
+def test_typing_on_a_hostile_store_ranks_as_the_reference(tmp_path, profile):
+    store = load_store(hostile_store(tmp_path))
+    rng = random.Random(5)
+    nows = nows_for(store)
+    for view in (store, effective_store(store)):
+        for task in TYPED:
+            agent, now = rng.choice(AGENTS), rng.choice(nows)
+            options = ArbiterOptions(profile=BUILT_IN[profile], max_memories=rng.choice([5, 2, -1]), min_importance=rng.choice(["low", "medium", "bogus"]))
+            for prefix in typed_prefixes(task):
+                assert decisions(run_preview(view, prefix, agent, options, now)) == decisions(run_preview_reference(view, prefix, agent, options, now)), (prefix, agent, options)
+        assert array_ranked(view)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_typing_on_generated_stores_ranks_as_the_reference(tmp_path, seed):
+    store = load_store(random_store(tmp_path / "store", seed=seed, now_ms=NOW, size=300))
+    rng = random.Random(seed)
+    nows = nows_for(store)
+    for _ in range(3):
+        task, agent, options, now = random_task(rng), rng.choice(AGENTS), rng.choice(OPTIONS), rng.choice(nows)
+        for prefix in typed_prefixes(task):
+            assert decisions(run_preview(store, prefix, agent, options, now)) == decisions(run_preview_reference(store, prefix, agent, options, now)), (prefix, agent, options)
+    assert array_ranked(store)
