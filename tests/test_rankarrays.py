@@ -59,3 +59,20 @@ def test_typing_on_generated_stores_ranks_as_the_reference(tmp_path, seed):
         for prefix in typed_prefixes(task):
             assert decisions(run_preview(store, prefix, agent, options, now)) == decisions(run_preview_reference(store, prefix, agent, options, now)), (prefix, agent, options)
     assert array_ranked(store)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_slots_as_arrays_give_each_memorys_first_pattern(seed):
+    """``SlotArrays.first_plans`` gives what the loop over the matched tests' slots gives."""
+    from rawko_tui.core.arbiters.rankarrays import SlotArrays
+
+    rng = random.Random(seed)
+    slots = [[(rng.randrange(50), rng.randrange(6)) for _ in range(rng.randint(1, 8))] for _ in range(rng.randint(1, 200))]
+    arrays = SlotArrays(slots)
+    for _ in range(20):
+        matched = rng.sample(range(len(slots)), rng.randint(0, len(slots)))
+        first: dict[int, int] = {}
+        for test in matched:
+            for position, plan_index in slots[test]:
+                first[position] = min(first.get(position, plan_index), plan_index)
+        assert arrays.first_plans(matched) == first

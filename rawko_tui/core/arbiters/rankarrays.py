@@ -8,7 +8,7 @@ load order; the points are the same integers (or floats) added the same way.
 
 from __future__ import annotations
 
-from itertools import repeat
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -57,3 +57,30 @@ def ranked_order(base: np.ndarray, positions: np.ndarray, hits: np.ndarray, word
     points = np.array([keyword_points(count) for count in range(words + 1)])
     scores = np.minimum(base[positions] + points[hits], 100)
     return positions[np.argsort(-scores, kind="stable")]
+
+
+class SlotArrays:
+    """Which (memory position, plan index) each whenToUse test decides, as flat arrays (``PatternIndex.slots``)."""
+
+    def __init__(self, slots: list[list[tuple[int, int]]]):
+        self.lengths = np.fromiter(map(len, slots), dtype=np.int64, count=len(slots))
+        self.starts = np.zeros(len(slots), dtype=np.int64)
+        np.cumsum(self.lengths[:-1], out=self.starts[1:])
+        pairs = np.fromiter(chain.from_iterable(chain.from_iterable(slots)), dtype=np.int64, count=2 * int(self.lengths.sum())).reshape(-1, 2)
+        self.positions = pairs[:, 0].copy()
+        self.plans = pairs[:, 1].copy()
+
+    def first_plans(self, tests: list[int]) -> dict[int, int]:
+        """Memory position -> the lowest plan index among the slots of ``tests`` (the tests that matched)."""
+        if not tests:
+            return {}
+        tests_array = np.asarray(tests, dtype=np.int64)
+        lengths = self.lengths[tests_array]
+        # the slots of each test, one after another: its start, then one step per slot
+        slots = np.repeat(self.starts[tests_array] - np.cumsum(lengths) + lengths, lengths) + np.arange(int(lengths.sum()))
+        positions, plans = self.positions[slots], self.plans[slots]
+        order = np.lexsort((plans, positions))
+        positions, plans = positions[order], plans[order]
+        lowest = np.ones(len(positions), dtype=bool)
+        lowest[1:] = positions[1:] != positions[:-1]
+        return dict(zip(positions[lowest].tolist(), plans[lowest].tolist()))

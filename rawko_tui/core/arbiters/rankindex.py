@@ -118,6 +118,7 @@ class PatternIndex:
         self.fallbacks: list[object] = []  # test id -> needle (str) or JsRegex, to test one by one
         self.backtracking: list[tuple[int, int, PatternPlan, int]] = []
         self._compiled = self._queried = False  # queries go through the RE2 sets once compiled, or from the second on
+        self._slots_as_arrays = None  # rankarrays.SlotArrays, made for the first query through the sets
         for position, memory in enumerate(facts):
             for plan_index, (_, plan) in enumerate(memory.plans):
                 if plan is None or plan.interpretation == BAD_REGEX:  # a skipped pattern never matches
@@ -171,6 +172,7 @@ class PatternIndex:
         for name, value in zip(cls._STATE, state, strict=True):
             setattr(index, name, value)
         index._compiled = index._queried = False
+        index._slots_as_arrays = None
         return index
 
     def prepare(self) -> None:
@@ -179,6 +181,7 @@ class PatternIndex:
             return
         for patterns, _ in self.buckets:
             _compile_bucket(patterns)
+        self._slot_arrays()
         self._compiled = True
 
     def first_matches(self, text: str, budget: RegexBudget | None = None) -> tuple[dict[int, int], dict[int, dict[int, JsRegexUndecided]]]:
@@ -196,16 +199,17 @@ class PatternIndex:
         """
         budget = budget if budget is not None else RegexBudget(DEFAULT_REGEX_BUDGET_SECONDS)
         undecided_tests: dict[int, JsRegexUndecided] = {}
-        if self._compiled or self._queried:
+        if self._compiled or self._queried:  # the app (a command-line preview queries once): numpy gathers the slots
             matched = self._matched_by_sets(text, budget, undecided_tests)
+            first = self._slot_arrays().first_plans(matched)
         else:
             matched = self._matched_one_by_one(text, budget, undecided_tests)
             self._queried = True
-        first: dict[int, int] = {}
-        for test in matched:
-            for position, plan_index in self.slots[test]:
-                if first.get(position, _NEVER) > plan_index:
-                    first[position] = plan_index
+            first = {}
+            for test in matched:
+                for position, plan_index in self.slots[test]:
+                    if first.get(position, _NEVER) > plan_index:
+                        first[position] = plan_index
         undecided: dict[int, dict[int, JsRegexUndecided]] = {}
         for test, exc in undecided_tests.items():
             for position, plan_index in self.slots[test]:
@@ -244,6 +248,13 @@ class PatternIndex:
             if before:
                 kept[position] = before
         return first, kept
+
+    def _slot_arrays(self):
+        if self._slots_as_arrays is None:
+            from .rankarrays import SlotArrays
+
+            self._slots_as_arrays = SlotArrays(self.slots)
+        return self._slots_as_arrays
 
     def _matched_one_by_one(self, text: str, budget: RegexBudget | None = None, undecided: dict | None = None) -> list[int]:
         budget, undecided = budget or RegexBudget(DEFAULT_REGEX_BUDGET_SECONDS), {} if undecided is None else undecided
