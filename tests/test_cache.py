@@ -159,6 +159,15 @@ def test_regex_translations_are_remembered_between_runs_and_read_back_the_same(t
     from rawko_tui.core.js import regexp as jsregex
     from rawko_tui.core.lint.linter import lint_store
 
+    from rawko_tui.core.arbiters import patterns
+
+    # what earlier tests of this process translated is in memory: begin as a new process does
+    for remembered in (jsregex.compile_js, patterns.plan_pattern, patterns.plan_spec0005_pattern):
+        remembered.cache_clear()
+    for records in (jsregex.TRANSLATIONS, patterns.PLANS):
+        monkeypatch.setattr(records, "stored", None)
+        monkeypatch.setattr(records, "new", {})
+        monkeypatch.setattr(records, "direct", 0)  # read (none are kept yet), so that what is made is kept
     root = random_store(tmp_path / "store", seed=4, now_ms=parse_now(FIXED_NOW), size=120)
     first = lint_store(load_store(root))
     run_preview(load_store(root), "deploy the api", "developer")
