@@ -214,3 +214,23 @@ def test_a_kept_view_decodes_to_the_very_values_it_was_made_of():
     back = _decode(_encode(SpecView(cases[0], "", "", 1)))[0]
     assert back["tags"] is back["also"] and back["discoveredAt"] == JsDate(1.7e12)
     assert math.copysign(1, _decode(_encode(SpecView(cases[2], "", "", 1)))[0]["f"]) == -1
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_kept_text_is_searched_as_its_decoded_text_without_keeping_it(tmp_path, settled, seed):
+    from rawko_tui.core.lint.linter import lint_store
+    from rawko_tui.core.store.reading import LazyText
+
+    root = make_store(tmp_path / "store")
+    random_store(root, seed=seed, now_ms=parse_now(FIXED_NOW), size=120)
+    (root / ".rawko" / "memories" / "wide.md").write_text("---\ntitle: é relatedMemories\nrelatedMemories: [gone]\n---\n\n日本 relatedMemories\n")
+    first = load_store(root)
+    lint_store(first)  # kept for the warm lint below
+    warm = load_store(root)
+    lazy = [f for f in warm.files if isinstance(f._text, LazyText)]
+    assert len(lazy) > 100
+    assert lint_store(warm) == lint_store(first)  # its related-missing findings among them
+    decoded = [f for f in lazy if f._text._value is not None]
+    assert len(decoded) < len(lazy) // 2, len(decoded)  # lint's pass over every file keeps no text it only searched
+    for needle in ("relatedMemories", "---", "\n---", "é", "日本", "", "\x00", "no such text"):
+        assert [f.text_contains(needle) for f in warm.files] == [needle in (f.text or "") for f in first.files]

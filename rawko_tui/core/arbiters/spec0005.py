@@ -208,9 +208,10 @@ class Spec0005Index:
         view = self.view
         self.whole_crash: dict[int, str] = tables["whole_crash"]
         self.item_crash: dict[int, tuple[int, str]] = tables["item_crash"]
-        self.facts: list[MemoryFacts | None] = [
-            None if plans is None else _facts(memory, plans)[0] for memory, plans in zip(view.loaded, tables["plans"], strict=True)
-        ]
+        if len(tables["plans"]) != len(view.loaded):
+            raise ValueError("the kept plans are not this view's")
+        self._plans: list[list | None] = tables["plans"]
+        self._facts_made: dict[int, MemoryFacts | None] = {}  # made when a ranking shows the memory: a pass over all would decode every file's fields
         self.patterns = PatternIndex.from_state(tables["patterns"])
         self._position = {id(m): i for i, m in enumerate(view.loaded)}
         self._by_path = {key: m for m in [m for m, _, _ in view.gated] + view.loaded for key in (m.rel_path, m.name)}
@@ -218,6 +219,13 @@ class Spec0005Index:
         self._static_counts: dict[str, int] = {}
         for _, reason, _ in view.gated:
             self._static_counts[reason] = self._static_counts.get(reason, 0) + 1
+
+    def facts(self, position: int) -> MemoryFacts | None:
+        """The loaded file's facts at ``position`` (None: reading its whenToUse throws), from its kept plans."""
+        if position not in self._facts_made:
+            plans = self._plans[position]
+            self._facts_made[position] = None if plans is None else _facts(self.view.loaded[position], plans)[0]
+        return self._facts_made[position]
 
     def rank(self, store: Store, task: str, agent: str, options: ArbiterOptions, now_ms: float) -> Preview:
         profile = options.profile
@@ -239,7 +247,7 @@ class Spec0005Index:
                 undecided[position] = {i: undecided[position][i] for i in before} if before else {}
                 if before:  # it throws unless an undecided pattern matches
                     if failure is None and maybe is None:
-                        maybe = ArbiterFailure("match", memory.rel_path, crash, profile.name, unless=_unless(self.facts[position], before))
+                        maybe = ArbiterFailure("match", memory.rel_path, crash, profile.name, unless=_unless(self.facts(position), before))
                     continue
                 crashed[position] = crash
             if failure is None:
@@ -252,7 +260,7 @@ class Spec0005Index:
                 if position in crashed:
                     made[position] = _crashed(memory, profile.name, crashed[position])
                 else:
-                    made[position] = _scanned(memory, self.facts[position], position, first.get(position, -1), undecided.get(position))
+                    made[position] = _scanned(memory, self.facts(position), position, first.get(position, -1), undecided.get(position))
             return made[position]
 
         matched = [decision(p) for p in sorted(first) if p not in crashed]

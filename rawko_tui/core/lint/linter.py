@@ -203,7 +203,7 @@ def _missing_links(files: list[MemoryFile], only: str | None) -> list[Finding]:
     for memory in files:
         if only is not None and memory.rel_path != only:
             continue
-        if memory.error is not None or memory.spec is None or "relatedMemories" not in (memory.text or ""):
+        if memory.error is not None or memory.spec is None or not memory.text_contains("relatedMemories"):
             continue
         missing = [r for r in related_of(memory) if memory_id(r) not in known]
         if missing:

@@ -110,6 +110,13 @@ class LazyText:
             self._value = self._data[self._start : self._end].decode("utf-8", "surrogatepass")
         return self._value
 
+    def contains(self, needle: str) -> bool:
+        """Whether the text holds ``needle``; an ASCII one is looked for in the bytes, so a pass over every
+        file keeps no decoded text (in UTF-8 an ASCII byte is never part of another character)."""
+        if self._value is None and needle.isascii():
+            return self._data.find(needle.encode("ascii"), self._start, self._end) != -1
+        return needle in self.value()
+
     def utf8(self) -> bytes:
         """The bytes as kept (for the next cache, without decoding)."""
         return self._data[self._start : self._end] if self._value is None else self._value.encode("utf-8", "surrogatepass")
@@ -234,6 +241,13 @@ class MemoryFile:
     @text.setter
     def text(self, value: str | None) -> None:
         self._text = value
+
+    def text_contains(self, needle: str) -> bool:
+        """``needle in (self.text or "")``, without decoding (and keeping) a cached file's text to learn it."""
+        text = self._text
+        if isinstance(text, LazyText):
+            return text.contains(needle)
+        return needle in (text or "")
 
     def text_utf8(self) -> bytes | None:
         """The text as UTF-8 (a file from the cache gives its kept bytes without decoding them)."""
