@@ -772,7 +772,12 @@ def load_yaml(text: str) -> object:
 _NESTING_CHARS = ("[", "{", "-", ":", "?")
 
 
-def _too_deep(line: int) -> YamlError:
+# libyaml's scanner reads a run of flow openers ahead of the parser, so its own nesting limit can be met before the
+# parser's events reach rawko-tui's: said as rawko-tui's refusal, which it implies
+_LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
+
+
+def _too_deep(line: int | None) -> YamlError:
     return YamlError(f"nested more than {MAX_DEPTH} levels deep; refused (no rawko file nests like that)", line)
 
 
@@ -994,6 +999,8 @@ def parse_document(loader_class, text: str, empty: object, check_aliases=None, c
         return loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        if exc.problem == _LIBYAML_TOO_DEEP:  # libyaml's own limit (1,000 levels, from PyYAML 6.0.4), past rawko-tui's
+            raise _too_deep(mark.line if mark else None) from None
         problem = exc.problem or exc.context or "invalid YAML"
         if mark is not None and (_character_at(text, mark.line, mark.column) == "\t" or "tab character" in problem):
             raise YamlError(tab_message(None, mark.column + 1), mark.line, mark.column, tab=True) from None
