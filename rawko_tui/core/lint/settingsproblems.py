@@ -10,7 +10,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from ..arbiters.settingscheck import ERROR, WARNING, SettingsProblem, arbiter_problem, did_you_mean
+from ..arbiters.settingscheck import WARNING, SettingsProblem, arbiter_problem, did_you_mean
 from ..store.settings import (
     IGNORED,
     STORE_FILE,
