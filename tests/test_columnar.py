@@ -234,3 +234,37 @@ def test_a_kept_text_is_searched_as_its_decoded_text_without_keeping_it(tmp_path
     assert len(decoded) < len(lazy) // 2, len(decoded)  # lint's pass over every file keeps no text it only searched
     for needle in ("relatedMemories", "---", "\n---", "é", "日本", "", "\x00", "no such text"):
         assert [f.text_contains(needle) for f in warm.files] == [needle in (f.text or "") for f in first.files]
+
+
+LIFECYCLES = {
+    "retired.md": "---\ntitle: a\nstatus: retired\nreason: old\n---\nbody\n",
+    "retired-later.md": "---\ntitle: b\n---\nbody\n\n---\nstatus: retired\nreason: later\nretiredAt: 2026-01-02T00:00:00Z\n---\n",
+    "retitled.md": "---\ntitle: c\n---\nbody\n\n---\ntitle: c2\nupdatedAt: 2026-01-02T00:00:00Z\n---\nmore\n",
+    "superseded.md": "---\ntitle: d\nsupersededBy: x.md\n---\nbody\n",
+    "escaped-key.md": '---\ntitle: f\n"st\\x61tus": retired\n---\nbody\n',
+    "escaped-later.md": '---\ntitle: g\n---\nbody\n\n---\n"st\\x61tus": retired\nreason: esc\n---\n',
+    "upper-date.md": "---\ntitle: h\nstatus: RETIRED\nreason: 2024-01-01\n---\n",
+    "list.md": "---\n- a list\n---\nbody\n",
+    "restored.md": "---\ntitle: j\nstatus: retired\n---\nx\n\n---\nstatus: active\nupdatedAt: 2026-01-03T00:00:00Z\n---\n",
+}
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_every_status_from_a_warm_load_is_the_cold_fold_and_decodes_no_single_entry_view(tmp_path, monkeypatch, settled, seed):
+    from rawko_tui.core.curation.entries import status_of
+
+    root = make_store(tmp_path / "store")
+    random_store(root, seed=seed, now_ms=parse_now(FIXED_NOW), size=80)
+    for name, text in LIFECYCLES.items():
+        (root / ".rawko" / "memories" / name).write_text(text)
+    load_store(root)  # read, and kept
+    warm = load_store(root)
+    statuses = [(f.name, status_of(f)) for f in warm.files if f.spec is not None]
+    reference = cold(root, monkeypatch)
+    assert statuses == [(f.name, status_of(f)) for f in reference.files if f.spec is not None]
+    assert {name: status.active for name, status in statuses if name in LIFECYCLES} == {
+        "retired.md": False, "retired-later.md": False, "retitled.md": True, "superseded.md": False, "escaped-key.md": False,
+        "escaped-later.md": False, "upper-date.md": False, "list.md": True, "restored.md": True,
+    }  # fmt: skip
+    single = [f for f in warm.files if f.spec is not None and f.single_entry()]
+    assert len(single) > 40 and all(served_from_cache(f) for f in single)  # their statuses came from the kept columns

@@ -37,13 +37,15 @@ class Status:
     entry: int | None = None  # the entry (0-based) that changed it
 
 
-_STATUS_FIELDS = ("status", "reason", "supersededBy")
+_IN_FORCE = Status(True)
 
 
 def status_of(memory: MemoryFile) -> Status:
-    if memory._entries is None and (memory.single_entry() or memory.appended_entries_cannot_set(_STATUS_FIELDS)):
-        # the fold's status fields are the first frontmatter's: no need to split (a JSON listing asks for every file)
-        fields, origin = memory.spec.attrs, dict.fromkeys(memory.spec.attrs, 0)
+    fields = memory.lifecycle_fields()  # a JSON listing asks for every file's status: no split, no decoding
+    if fields is not None:
+        if not fields:
+            return _IN_FORCE
+        origin = dict.fromkeys(fields, 0)
     else:
         fields, origin = memory.effective()
     if js_to_string(fields.get("status", "")).lower() == RETIRED:

@@ -28,12 +28,13 @@ _DECODING = threading.Lock()  # the app reads a store from worker threads: one d
 
 
 class _Pending:
-    """Where a spec view's encoded fields are: ``blob[start:end]``."""
+    """Where a spec view's encoded fields are (``blob[start:end]``), and the file's ``LIFECYCLE_FIELDS`` values,
+    kept apart when its first frontmatter alone decides them (else None)."""
 
-    __slots__ = ("blob", "end", "start")
+    __slots__ = ("blob", "end", "lifecycle", "start")
 
-    def __init__(self, blob, start: int, end: int):
-        self.blob, self.start, self.end = blob, start, end
+    def __init__(self, blob, start: int, end: int, lifecycle: dict | None):
+        self.blob, self.start, self.end, self.lifecycle = blob, start, end, lifecycle
 
 
 class LazySpecView(SpecView):
@@ -65,13 +66,21 @@ class LazySpecView(SpecView):
     def __reduce_ex__(self, protocol):  # copied or pickled as the plain view it decodes to
         return self._decoded().__reduce_ex__(protocol)
 
-    def raw(self) -> bytes | None:
-        """The encoded fields while not yet decoded (a cache rewrite copies them as they are), else None."""
+    def raw(self) -> tuple[bytes, dict | None] | None:
+        """The encoded fields and the kept lifecycle values while not yet decoded (a cache rewrite copies them
+        as they are), else None."""
         with _DECODING:
             if type(self) is not LazySpecView:
                 return None
             pending = _ATTRS.__get__(self)
-            return bytes(pending.blob[pending.start : pending.end])
+            return bytes(pending.blob[pending.start : pending.end]), pending.lifecycle
+
+    def kept_lifecycle(self) -> dict | None:
+        with _DECODING:
+            return _ATTRS.__get__(self).lifecycle if type(self) is LazySpecView else None
+
+
+_NONE_SET: dict = {}  # the kept lifecycle of every file that sets none of the fields (shared: never changed)
 
 
 # A view's fields are kept marshalled (a tenth of unpickling's cost per view) when they are plain values, a
@@ -101,9 +110,9 @@ def _decode(record) -> tuple:
     return attrs, body_length, frontmatter_text, frontmatter_line
 
 
-def _lazy_spec(blob, start: int, end: int, text: LazyText) -> LazySpecView:
+def _lazy_spec(blob, start: int, end: int, lifecycle: dict | None, text: LazyText) -> LazySpecView:
     view = object.__new__(LazySpecView)
-    _ATTRS.__set__(view, _Pending(blob, start, end))
+    _ATTRS.__set__(view, _Pending(blob, start, end, lifecycle))
     view._body = view._body_at = view._frontmatter_at = None
     view._source = text
     return view
@@ -133,7 +142,8 @@ def _trusted_files(columns: dict, texts, scanned: list[tuple]) -> tuple[dict[str
     ok = cache.trusted_columns([cache.ABSENT if entry is None else entry[3] for entry in found], columns)
     text_start, text_length, spec_at, specs = columns["text_start"], columns["text_length"], columns["spec_at"], columns["specs"]
     single, bom, errors, bad_utf8, read_ns = columns["single"], columns["bom"], columns["errors"], columns["bad_utf8"], columns["read_ns"]
-    if not (len(text_start) == len(text_length) == len(single) == len(bom) == len(spec_at) - 1 == count):
+    decided, lifecycle = columns["lifecycle_decided"], columns["lifecycle"]
+    if not (len(text_start) == len(text_length) == len(single) == len(bom) == len(decided) == len(spec_at) - 1 == count):
         raise ValueError("kept columns of another length than the files they describe")
     # views and texts are decoded later, where a short blob could not be told from a short file: checked here
     if spec_at[-1] != len(specs) or max(map(add, text_start, text_length), default=0) > len(texts):
@@ -149,7 +159,7 @@ def _trusted_files(columns: dict, texts, scanned: list[tuple]) -> tuple[dict[str
         memory._text, memory.bom, memory._single = text, bom[at] == 1, single[at] == 1
         begin, end = spec_at[at], spec_at[at + 1]
         if begin != end:
-            memory.spec = _lazy_spec(specs, begin, end, text)
+            memory.spec = _lazy_spec(specs, begin, end, lifecycle.get(at, _NONE_SET) if decided[at] else None, text)
         error = errors.get(at)
         if error is not None:
             memory.error = LoadError(memory.rel_path, *error)
@@ -169,6 +179,7 @@ def save(root, files: list[MemoryFile]) -> None:
     columns["read_ns"] = array("q", [memory.read_ns for memory in kept])
     text_start, text_length, chunks, offset = array("q"), array("q"), [], 0
     spec_at, specs, spec_offset = array("q", [0]), [], 0
+    decided, lifecycle = bytearray(), {}  # per file: whether its first frontmatter decides its lifecycle fields; those it sets
     errors, bad_utf8 = {}, {}
     for at, memory in enumerate(kept):
         data = memory.text_utf8()
@@ -179,11 +190,18 @@ def save(root, files: list[MemoryFile]) -> None:
             offset += len(data)
         spec = memory.spec
         if spec is not None:
-            record = spec.raw() if isinstance(spec, LazySpecView) else None
-            if record is None:
-                record = _encode(spec)
+            encoded = spec.raw() if isinstance(spec, LazySpecView) else None
+            if encoded is None:
+                record, fields = _encode(spec), memory.lifecycle_fields()
+            else:
+                record, fields = encoded
             specs.append(record)
             spec_offset += len(record)
+            decided.append(fields is not None)
+            if fields:
+                lifecycle[at] = fields
+        else:
+            decided.append(False)
         spec_at.append(spec_offset)
         if memory.error is not None:
             errors[at] = (memory.error.reason, memory.error.line, memory.error.stage)
@@ -196,6 +214,8 @@ def save(root, files: list[MemoryFile]) -> None:
         specs=b"".join(specs),
         single=bytes(memory.single_entry() for memory in kept),
         bom=bytes(memory.bom for memory in kept),
+        lifecycle_decided=bytes(decided),
+        lifecycle=lifecycle,
         errors=errors,
         bad_utf8=bad_utf8,
     )

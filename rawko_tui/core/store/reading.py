@@ -174,6 +174,15 @@ class SpecView:
         start, end = self._frontmatter_at
         return self._source.value()[start:end]
 
+    def fields_named(self, names: tuple[str, ...]) -> dict:
+        """The frontmatter's values of ``names``, those it sets (none when it is not a mapping)."""
+        attrs = self.attrs
+        return {name: attrs[name] for name in names if name in attrs} if isinstance(attrs, dict) else {}
+
+    def kept_lifecycle(self) -> dict | None:
+        """What the parse cache kept of the file's fold: its ``LIFECYCLE_FIELDS`` values (None: nothing kept)."""
+        return None
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SpecView):
             return NotImplemented
@@ -183,6 +192,11 @@ class SpecView:
 
     def __repr__(self) -> str:
         return f"SpecView(attrs={self.attrs!r}, body_length={self.body_length}, frontmatter_line={self.frontmatter_line})"
+
+
+# The fields that say whether a memory is still in force (``curation.entries.status_of``): the parse cache keeps
+# each file's values of them beside its encoded view, so listing every memory's status decodes no view.
+LIFECYCLE_FIELDS = ("status", "reason", "supersededBy")
 
 
 @dataclass(frozen=True)
@@ -322,6 +336,19 @@ class MemoryFile:
         text = self.text
         rest = text[len(text) - self.spec.body_length :]
         return "\\" not in rest and not any(name in rest for name in fields)
+
+    def lifecycle_fields(self) -> dict | None:
+        """The fold's ``LIFECYCLE_FIELDS`` values when the first frontmatter alone decides them (no appended entry
+        can set one): from the parse cache without decoding the view, else without splitting the entries.
+        None: only the fold of the entries tells."""
+        if self._entries is not None or self.spec is None:
+            return None
+        kept = self.spec.kept_lifecycle()
+        if kept is not None:
+            return dict(kept)
+        if self.single_entry() or self.appended_entries_cannot_set(LIFECYCLE_FIELDS):
+            return self.spec.fields_named(LIFECYCLE_FIELDS)
+        return None
 
     @property
     def differs_from_entries(self) -> bool:
