@@ -251,7 +251,7 @@ LIFECYCLES = {
 
 @pytest.mark.parametrize("seed", [3, 4])
 def test_every_status_from_a_warm_load_is_the_cold_fold_and_decodes_no_single_entry_view(tmp_path, monkeypatch, settled, seed):
-    from rawko_tui.core.curation.entries import status_of
+    from rawko_tui.core.store.fold import status_of
 
     root = make_store(tmp_path / "store")
     random_store(root, seed=seed, now_ms=parse_now(FIXED_NOW), size=80)

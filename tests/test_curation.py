@@ -12,7 +12,7 @@ from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.cli import main
 from rawko_tui.core.arbiters.decision import parse_now
 from rawko_tui.core.curation.consolidation.queue import consolidation_candidates
-from rawko_tui.core.curation.entries import effective_store, status_of
+from rawko_tui.core.store.fold import effective_store, status_of
 from rawko_tui.core.record.history import verify
 from rawko_tui.core.store.loading import load_store
 

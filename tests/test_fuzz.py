@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rawko_tui.core.arbiters.ranking import run_preview
-from rawko_tui.core.curation.entries import effective_store
+from rawko_tui.core.store.fold import effective_store
 from rawko_tui.core.js.values import js_trim
 from rawko_tui.core.lint.linter import lint_file
 from rawko_tui.core.store.reading import MemoryFile, Store, parse_memory_bytes

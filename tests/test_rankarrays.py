@@ -17,7 +17,7 @@ from test_scale import AGENTS, NOW, OPTIONS, decisions, hostile_store, nows_for
 from rawko_tui.core.arbiters.decision import ArbiterOptions
 from rawko_tui.core.arbiters.profiles import BUILT_IN
 from rawko_tui.core.arbiters.ranking import run_preview, run_preview_reference
-from rawko_tui.core.curation.entries import effective_store
+from rawko_tui.core.store.fold import effective_store
 from rawko_tui.core.store.loading import load_store
 
 pytestmark = pytest.mark.scale

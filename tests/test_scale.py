@@ -20,7 +20,7 @@ from storegen import random_store, random_task
 from rawko_tui.core.arbiters import rankindex
 from rawko_tui.core.arbiters.decision import ArbiterOptions, parse_now
 from rawko_tui.core.arbiters.ranking import run_preview, run_preview_reference
-from rawko_tui.core.curation.entries import effective_store
+from rawko_tui.core.store.fold import effective_store
 from rawko_tui.core.store.loading import load_store
 from rawko_tui.core.js.jsyaml import _NOT_SIMPLE, YamlError, load_yaml_fully, simple_mapping
 
@@ -276,7 +276,7 @@ def test_a_files_status_without_splitting_is_the_folds(tmp_path):
     """`status_of` skips the split where no appended entry can set a status field, and gives what the fold gives."""
     import copy
 
-    from rawko_tui.core.curation.entries import Status, status_of
+    from rawko_tui.core.store.fold import Status, status_of
 
     quoted = memory(title="Quoted key") + '\n---\n"st\\x61tus": retired\nreason: "spelled with an escape"\n---\n\nRetired.\n'
     body_word = memory(title="A word in the body") + "\nThe reason is plain.\n"

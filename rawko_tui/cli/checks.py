@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..core.curation.checks import impact, matrix, run_checks
 from ..core.store.reading import load_store_at
 from ..core.store.loading import load_store
-from .loading import _load, _now, _profile, _refuse_unusable_arbiter, _saved_tasks, _store_root
+from ..core.arbiters.request import refuse_unusable_arbiter
+from .loading import _load, _now, _profile, _saved_tasks, _store_root
 from .output import EXIT_FINDINGS, EXIT_OK, EXIT_UNDECIDED, _dumps, _report, _write
 
 
@@ -59,7 +60,7 @@ def cmd_impact(args) -> int:
     after = load_store(root) if args.after == "worktree" else load_store_at(root, args.after)
     if not args.arbiter:  # each side is ranked under its own store's arbiter: neither may be replaced by another
         for side in (before, after):
-            _refuse_unusable_arbiter(side.config)
+            refuse_unusable_arbiter(side.config)
     changes = impact(before, after, tasks, _profile(args, after)[0] if args.arbiter else None, args.regex_budget)
     if args.json:
         _write(_dumps({"before": args.before, "after": args.after, "changed": [c.to_dict() for c in changes]}))

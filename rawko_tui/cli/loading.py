@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from pathlib import Path
 
 from ..core.arbiters.decision import parse_now
-from ..core.arbiters.profiles import resolve_profile
-from ..core.store.reading import find_store_root, load_store_at, pinned_now
+from ..core.arbiters.request import chosen_profile, requested_store
+from ..core.store.reading import find_store_root, pinned_now
 from ..core.store.loading import load_store
 from .output import UsageError, _error
 
@@ -24,31 +23,13 @@ def _now(args, store=None) -> float | None:
 
 
 def _load(args, rev: str | None = None):
-    root = _store_root(args)
-    rev = rev if rev is not None else getattr(args, "at", None)
-    return load_store_at(root, rev) if rev else load_store(root)
+    return requested_store(_store_root(args), rev if rev is not None else getattr(args, "at", None))
 
 
 def _profile(args, store):
-    """``--arbiter`` (and ``--order``) over the store's ``arbiter:``. Raises ProfileError for an unknown name, and
-    UsageError for a store whose ``arbiter:`` names no profile (never another arbiter in its place)."""
-    name = getattr(args, "arbiter", None)
-    if name is None:
-        _refuse_unusable_arbiter(store.config)
-    profile, source = resolve_profile(store.config, name)
-    order = getattr(args, "order", None)
-    if order is not None and order != profile.loader.order:
-        profile = dataclasses.replace(profile, loader=dataclasses.replace(profile.loader, order=order))
-    return profile, source
-
-
-def _refuse_unusable_arbiter(config: dict) -> None:
-    """A store whose ``arbiter:`` names no usable profile: said as lint says it, exit 2 (``--arbiter`` overrides it)."""
-    from ..core.arbiters.settingscheck import arbiter_problem
-
-    problem = arbiter_problem(config)
-    if problem is not None:
-        raise UsageError(str(problem))
+    """``--arbiter`` (and ``--order``) over the store's ``arbiter:`` (``request.chosen_profile``: a name that is no
+    profile, or a store's ``arbiter:`` that names none, is refused, never replaced by another)."""
+    return chosen_profile(store.config, getattr(args, "arbiter", None), getattr(args, "order", None))
 
 
 def _store_root(args) -> Path:

@@ -21,6 +21,7 @@ class UsageError(Exception):
 # imported (nothing else can have raised it): a command imports only what it uses.
 _FAILURES = (
     ("rawko_tui.core.arbiters.profiles", "ProfileError", "{}", EXIT_USAGE),  # --arbiter, or a store's profile, that cannot be used
+    ("rawko_tui.core.arbiters.request", "UnusableArbiter", "{}", EXIT_USAGE),  # a store's arbiter: that names no profile
     ("rawko_tui.cli.output", "UsageError", "{}", EXIT_USAGE),
     ("rawko_tui.core.store.reading", "StoreNotFound", "{}. Give the folder that holds .rawko/ as PATH.", EXIT_USAGE),
     ("rawko_tui.core.disk.gitrepo", "GitError", "{}", EXIT_USAGE),  # defined there; history re-exports it

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 
 from ..core.arbiters.decision import (
@@ -11,28 +10,36 @@ from ..core.arbiters.decision import (
     explain_candidate,
     fate_if_matched,
     iso_from_ms,
-    resolve_options,
 )
 from ..core.arbiters.profiles import defined_profiles, resolve_profile
-from ..core.arbiters.ranking import run_preview_deciding
-from ..core.curation.entries import effective_store, status_of
+from ..core.arbiters.request import SPEC_VIEW, PreviewRequest, refuse_unusable_arbiter, run_request
+from ..core.store.fold import status_of
 from ..core.js.values import display_value, js_to_string
 from ..core.arbiters.formatters import prompt_shares
 from ..core.store.reading import budget_for, pinned_now
 from ..core.text.safetext import plural
-from .loading import _did_you_mean, _load, _named, _now, _profile, _refuse_unusable_arbiter
+from .loading import _did_you_mean, _load, _named, _now, _store_root
 from .output import EXIT_FINDINGS, EXIT_OK, EXIT_UNDECIDED, UsageError, _dumps, _error, _report, _write
 
 
 def _preview(args, rev: str | None = None):
-    store = _load(args, rev)
-    if getattr(args, "view", "spec") == "effective":
-        store = effective_store(store)
-    profile, source = _profile(args, store)
-    options = resolve_options(store, args.agent, args.max_memories, args.min_importance, args.recursive, profile)
-    options = dataclasses.replace(options, regex_budget=args.regex_budget)
-    options.sources["arbiter"] = source
-    return store, run_preview_deciding(store, args.task, args.agent, options, _now(args, store))
+    """The store the arguments name and its preview: the arguments as plain values, handed down once."""
+    now_ms = _now(args)  # every argument checked before the store is looked for
+    request = PreviewRequest(
+        root=_store_root(args),
+        task=args.task,
+        agent=args.agent,
+        rev=rev if rev is not None else getattr(args, "at", None),
+        view=getattr(args, "view", SPEC_VIEW),
+        arbiter=getattr(args, "arbiter", None),
+        order=getattr(args, "order", None),
+        max_memories=args.max_memories,
+        min_importance=args.min_importance,
+        recursive=args.recursive,
+        regex_budget=args.regex_budget,
+        now_ms=now_ms,
+    )
+    return run_request(request)
 
 
 def preview_to_dict(preview: Preview) -> dict:
@@ -126,7 +133,7 @@ def cmd_compare(args) -> int:
 
     store = _load(args)
     if not args.arbiters:
-        _refuse_unusable_arbiter(store.config)
+        refuse_unusable_arbiter(store.config)
     profiles, problems = defined_profiles(store.config)
     if args.arbiters:
         names = [n.strip() for n in args.arbiters.split(",") if n.strip()]

@@ -28,7 +28,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from ..core.arbiters.decision import SPEC_AGENTS, Preview, iso_from_ms, parse_now, resolve_options
 from ..core.arbiters.ranking import decide_unsure, prepare_index, run_preview
 from ..core.curation.checks import default_task_name, load_checks, saved_task_write
-from ..core.curation.entries import effective_store
+from ..core.store.fold import effective_store
 from ..core.record.writer import PlannedWrite, WriteError
 from ..core.lint.linter import SETTINGS_CODES, Finding, lint_store
 from ..core.disk.gitrepo import GitError

@@ -252,7 +252,7 @@ def preview_for(
     """The saved task ranked under its arbiter; what the ranking leaves undecided is decided in a worker within ``regex_budget``."""
     view_store = store
     if saved.view == "effective":
-        from .entries import effective_store
+        from ..store.fold import effective_store
 
         view_store = effective if effective is not None else effective_store(store)
     options = resolve_options(store, saved.agent, profile=profile_for(store, saved, profile))
@@ -304,7 +304,7 @@ def run_checks(store: Store, tasks: list[SavedTask], profile: Profile | None = N
     """Each saved task's check, under its own ``arbiter:``, else ``profile``, else the store's."""
     effective = None
     if any(t.view == "effective" for t in tasks):
-        from .entries import effective_store
+        from ..store.fold import effective_store
 
         effective = effective_store(store)
     return [run_check(store, saved, effective, profile, regex_budget) for saved in tasks]

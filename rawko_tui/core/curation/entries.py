@@ -5,62 +5,23 @@ the fields it sets and adds its body.  Retiring (``status: retired`` with a
 ``reason``) and superseding (``supersededBy:`` on the old memory,
 ``supersedes:`` on the new one) are entries too, so nothing is ever removed.
 
-SPEC-0007's arbiter reads only the first frontmatter: it never sees any of
-this.  ``effective_store`` builds the store as a tool that honours the fold
-would see it, so the preview can show both side by side.
+The fold itself (a memory's status, the store as the fold sees it) is
+``store.fold``, below the arbiters; this module is what a person appends.
 """
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ..js.values import JsDate, js_to_string
 from ..disk.safeio import MEMORY_LIMIT, read_in_store
-from ..store.reading import MemoryFile, SpecView, Store
-
-RETIRED = "retired"
-
+from ..store.fold import RETIRED, effective_body, effective_store, in_force
+from ..store.reading import MemoryFile, Store
 
 def now_iso() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
-@dataclass(frozen=True)
-class Status:
-    """Whether a memory is still in force, by the fold of its entries."""
-
-    active: bool
-    why: str = ""  # "retired: <reason>" or "superseded by <file>"
-    entry: int | None = None  # the entry (0-based) that changed it
-
-
-_IN_FORCE = Status(True)
-
-
-def status_of(memory: MemoryFile) -> Status:
-    fields = memory.lifecycle_fields()  # a JSON listing asks for every file's status: no split, no decoding
-    if fields is not None:
-        if not fields:
-            return _IN_FORCE
-        origin = dict.fromkeys(fields, 0)
-    else:
-        fields, origin = memory.effective()
-    if js_to_string(fields.get("status", "")).lower() == RETIRED:
-        reason = js_to_string(fields.get("reason", "no reason given"))
-        return Status(False, f"retired: {reason}", origin.get("status"))
-    by = fields.get("supersededBy")
-    if by:
-        return Status(False, f"superseded by {js_to_string(by)}", origin.get("supersededBy"))
-    return Status(True)
-
-
-def in_force(memory: MemoryFile) -> bool:
-    """Whether the memory is in force as far as anything can tell: not retired nor superseded (one whose entries
-    cannot be read counts as in force: nothing says otherwise)."""
-    return memory.error is not None or memory.spec is None or status_of(memory).active
 
 
 def title_key(title: object) -> str | None:
@@ -84,32 +45,6 @@ def entry_stamp(fields: dict | None) -> tuple[object, object]:
     when = next((fields[k] for k in ENTRY_DATE_FIELDS if k in fields), None)
     who = next((fields[k] for k in ENTRY_AUTHOR_FIELDS if k in fields), None)
     return when, who
-
-
-def effective_body(memory: MemoryFile) -> str:
-    """The bodies of all entries, in order, without the appended frontmatter blocks."""
-    return "\n\n".join(entry.body for entry in memory.entries if entry.body.strip())
-
-
-def effective_store(store: Store) -> Store:
-    """The store as the fold of its entries sees it: later fields win, retired and superseded are out.
-
-    Files the spec's loader cannot read stay as they are; an inactive memory keeps
-    its file but carries ``inactive`` so the preview can say why it is not used.
-    """
-    files = []
-    for memory in store.files:
-        if memory.spec is None or not isinstance(memory.spec.attrs, dict) or memory.error is not None:
-            files.append(memory)
-            continue
-        fields, _ = memory.effective()
-        clone = copy.copy(memory)
-        clone.spec = SpecView(attrs=fields, body=effective_body(memory), frontmatter_text=memory.spec.frontmatter_text, frontmatter_line=memory.spec.frontmatter_line)
-        clone._single = None  # a new spec view: whatever was known of the file's entries is asked again
-        clone.inactive = status_of(memory)
-        clone._facts = None  # the facts of the spec's view do not apply
-        files.append(clone)
-    return Store(root=store.root, files=files, agents=store.agents, config=store.config, view="effective", skipped=store.skipped)
 
 
 RETIRE_REASON_PLACEHOLDER = "why it no longer holds"  # what the retire editor's reason says until a person writes one

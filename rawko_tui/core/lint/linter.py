@@ -175,7 +175,8 @@ def store_level_findings(files: list[MemoryFile], only: str | None = None) -> li
 def _duplicate_titles(files: list[MemoryFile], only: str | None) -> list[Finding]:
     """Two memories in force with one title. A retired or superseded memory is history, not a second memory of that
     title: a merge gives the new memory an original's title and retires the originals, and that is no clash."""
-    from ..curation.entries import in_force, title_key
+    from ..curation.entries import title_key
+    from ..store.fold import in_force
 
     titles: dict[str, list[MemoryFile]] = defaultdict(list)
     for memory in files:

@@ -19,13 +19,13 @@ from ...core.curation.entries import (
     RESTORE,
     confirm_entry,
     decision_write,
-    effective_body,
     link_writes,
     merge_draft,
     merge_title,
     merge_writes,
     supersede_writes,
 )
+from ...core.store.fold import effective_body
 from ...core.store.reading import Store
 from ...core.record.writer import PlannedWrite, WriteError, person_name
 from ..keys import bound_keys, shown_keys

@@ -138,7 +138,7 @@ def remember(key: str, opinion: Opinion) -> None:
 
 def opinion_on(a, b, api_key: str | None, model: str, base_url: str | None = None) -> Opinion:
     """Claude's verdict on two memory files (their titles and every entry's body), cached by their texts."""
-    from ..entries import effective_body
+    from ...store.fold import effective_body
     from ...js.values import js_to_string
 
     def title(memory) -> str:

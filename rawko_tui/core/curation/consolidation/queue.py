@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..entries import dismissed, effective_body, entry_stamp, memory_id, related_of, status_of
+from ..entries import dismissed, entry_stamp, memory_id, related_of
+from ...store.fold import effective_body, status_of
 from ...js.values import js_new_date, js_to_string
 from ...store.reading import MemoryFile, Store
 from . import KINDS
@@ -298,7 +299,7 @@ def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float, p
     """
     from ...arbiters.decision import resolve_options
     from ...arbiters.ranking import run_preview
-    from ..entries import effective_store
+    from ...store.fold import effective_store
 
     if len(tasks) < MIN_TASKS_FOR_UNUSED:  # one or two tasks say little about what is never needed
         return []

@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Input
 from textual.worker import get_current_worker
 
 from ....core.arbiters.decision import IMPORTANCE_ORDER, Preview
-from ....core.curation.entries import status_of
+from ....core.store.fold import status_of
 from ....core.js.values import js_new_date, js_to_string
 from ....core.lint.linter import Finding
 from ....core.store.memoryfilter import FilterIndex

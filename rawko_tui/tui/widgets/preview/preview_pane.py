@@ -14,7 +14,7 @@ from textual.widgets import Checkbox, DataTable, Input, Select, Static, TextArea
 
 from ....core.arbiters.decision import COMPONENT_KEYS, IMPORTANCE_ORDER, Preview, iso_from_ms, parse_now
 from ....core.arbiters.formatters import prompt_shares
-from ....core.curation.entries import status_of
+from ....core.store.fold import status_of
 from ....core.js.values import js_to_string
 from ....core.text.tokens import estimate_tokens
 from ...keys import focus_now
