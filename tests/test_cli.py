@@ -424,3 +424,21 @@ def test_a_memory_path_finds_its_store_from_anywhere(capsys, store, tmp_path_fac
     assert code == 0 and "--- appended to .rawko/memories/jwt.md" in out, err
     code, _, err = run(capsys, "explain", str(elsewhere / "nothing.md"), "--task", "auth")
     assert code == 2 and "no .rawko/ directory" in err
+
+
+def _subparsers(parser):
+    import argparse
+
+    return next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction)).choices
+
+
+@pytest.mark.parametrize("command", __import__("rawko_tui.cli.commands", fromlist=["COMMANDS"]).COMMANDS)
+def test_a_command_runs_with_its_own_parser_alone_which_is_the_full_parsers_own(command):
+    whole, alone = _subparsers(build_parser())[command], _subparsers(build_parser(command))
+    assert list(alone) == [command]  # the others are never built
+    assert alone[command].format_help() == whole.format_help()
+    nested = [_subparsers(p) for p in (whole, alone[command]) if any(a.__class__.__name__ == "_SubParsersAction" for a in p._actions)]
+    if nested:  # hook install / uninstall
+        assert [(name, p.format_help()) for name, p in nested[0].items()] == [(name, p.format_help()) for name, p in nested[1].items()]
+    defaults = lambda p: sorted((a.dest, repr(a.default), a.required, tuple(a.option_strings)) for a in p._actions)  # noqa: E731
+    assert defaults(alone[command]) == defaults(whole)

@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if argv and argv[0] in COMMANDS or any(a in ("-h", "--help", "--version") for a in argv[:1]):
             from .parser import _command_parser, build_parser
 
-            parser = build_parser()
+            parser = build_parser(argv[0] if argv[0] in COMMANDS else None)
             args, extra = parser.parse_known_args(argv)
             if extra:  # said by the command's own parser: its usage line, not the top one
                 _command_parser(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")

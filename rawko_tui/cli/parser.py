@@ -88,7 +88,29 @@ def _duration(text: str) -> float:
     return seconds
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _OneCommand:
+    """The subparsers of a run of one command: the others' parsers are never built (each costs argparse's
+    translation lookups and help formatters: milliseconds that every short command, in a script or a hook, pays)."""
+
+    def __init__(self, subparsers, command: str):
+        self._subparsers, self._command = subparsers, command
+
+    def add_parser(self, name: str, **kwargs):
+        return self._subparsers.add_parser(name, **kwargs) if name == self._command else _NOT_BUILT
+
+
+class _NotBuilt:
+    """The parser of a command that is not running: whatever is added to it is dropped."""
+
+    def __getattr__(self, name: str):
+        return lambda *args, **kwargs: self
+
+
+_NOT_BUILT = _NotBuilt()
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Every command's parser; with ``command``, the top parser holding that command's alone (what running it needs)."""
     parser = argparse.ArgumentParser(
         prog="rawko-tui",
         usage="rawko-tui [PATH] [--task TEXT] [--agent NAME] [--now ISO] [--at REV] [--arbiter NAME]\n       rawko-tui COMMAND [PATH] [options]",
@@ -99,6 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rawko-tui {__version__}")
     # prog: "usage: rawko-tui append [-h] …", not the top usage
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", prog="rawko-tui", help="`rawko-tui COMMAND --help` explains one")
+    if command is not None:
+        sub = _OneCommand(sub, command)
     init = sub.add_parser("init", help="start a memory store: .rawko/memories/ and a commented .rawko/rawko-tui.yaml")
     init.add_argument("path", nargs="?", metavar="PATH", help="the folder to start the store in: .rawko/ is made there (default: here; made if missing)")
     init.add_argument(
