@@ -71,6 +71,15 @@ def _md_folder(memories: Path, root: Path) -> None:
     (memories / "folder.md" / "inner.md").write_text(memory(title="Inner", when='"auth"'))
 
 
+def _dated_far_ahead(memories: Path, root: Path) -> None:
+    path = memories / "dated-far-ahead.md"
+    path.write_text(memory(title="Dated Far Ahead", when='"auth"', body=GOOD_BODY))
+    try:  # the year 2413: past what int64 nanoseconds hold (touch -d can set it; a tarball can carry it)
+        os.utime(path, ns=(0, 14_000_000_000 * 10**9))
+    except (OSError, OverflowError):  # a file system that cannot hold it: a plain file then
+        pass
+
+
 def _fifo(memories: Path, root: Path) -> None:
     os.mkfifo(memories / "pipe.md")  # opening it for reading would block for ever
 
@@ -133,6 +142,7 @@ CASES: list[Case] = [
     Case("invalid-utf8.md", _bytes("invalid-utf8.md", _invalid_utf8()), [("encoding", "is not UTF-8: the arbiter (and rawko-tui) read every such byte as U+FFFD")], loaded=True, group="bytes"),
     Case("bom.md", _bytes("bom.md", b"\xef\xbb\xbf" + memory(title="Bom", when='"auth"', body=GOOD_BODY).encode()), [("bom", "byte order mark")], loaded=True, group="bytes"),
     Case("crlf.md", _bytes("crlf.md", memory(title="Crlf", when='"auth"', body=GOOD_BODY).replace("\n", "\r\n")), [("line-endings", "CRLF")], loaded=True, group="bytes"),
+    Case("dated-far-ahead.md", _dated_far_ahead, [], loaded=True, group="bytes"),
     Case("nul.md", _bytes("nul.md", memory(title="Nul", when='"auth"', body="a NUL \x00 here. " * 10)), [("nul-bytes", "10 NUL bytes")], loaded=True, group="bytes"),
     Case(
         "huge-body.md",

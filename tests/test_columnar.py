@@ -268,3 +268,16 @@ def test_every_status_from_a_warm_load_is_the_cold_fold_and_decodes_no_single_en
     }  # fmt: skip
     single = [f for f in warm.files if f.spec is not None and f.single_entry()]
     assert len(single) > 40 and all(served_from_cache(f) for f in single)  # their statuses came from the kept columns
+
+
+def test_a_file_dated_past_what_a_column_holds_is_kept_and_its_change_still_seen(tmp_path, monkeypatch, settled):
+    root = write_store(tmp_path, {"a.md": memory(title="Alpha"), "b.md": memory(title="Beta")})
+    path = root / ".rawko" / "memories" / "a.md"
+    os.utime(path, ns=(0, 14_000_000_000 * 10**9))  # the year 2413: past int64 nanoseconds (touch -d can set it)
+    if os.stat(path).st_mtime_ns < 2**63:
+        pytest.skip("this file system cannot hold such a date")
+    first = load_store(root)  # kept, not a traceback
+    warm = load_store(root)
+    assert served_from_cache(warm.file("a.md")) and described(warm) == described(first) == described(cold(root, monkeypatch))
+    _rewrite_same_length(path, memory(title="Alphx"))  # same size and times: the change time tells
+    assert load_store(root).file("a.md").attrs["title"] == "Alphx"

@@ -24,16 +24,12 @@ MODULES = (
 
 
 def _key(store, view, profile) -> list | None:
-    """What the tables depend on: the profile's reading rules and every loaded file's reading, in order."""
+    """What the tables depend on: the profile's reading rules and every loaded file's reading, in order (a digest
+    of them: a start reads 64 characters, not 10,000 kept tuples, to learn whether the tables are its own)."""
     if store.view != "spec":
         return None
-    tokens = []
-    for memory in view.loaded:
-        token = cache.file_token(memory)
-        if token is None:
-            return None
-        tokens.append((memory.name, token))
-    return [repr((profile.name, profile.loader, profile.scorer, profile.matcher)), tokens]
+    readings = cache.readings_digest(view.loaded)
+    return None if readings is None else [repr((profile.name, profile.loader, profile.scorer, profile.matcher)), readings]
 
 
 def _kind(profile) -> str:

@@ -68,6 +68,21 @@ def file_token(memory) -> tuple | None:
     return (memory.signature, memory.read_ns) if memory.read_ns and memory.signature else None
 
 
+def readings_digest(memories) -> str | None:
+    """One digest of these files' names and readings (``file_token``: stat and read time), in order: what a value
+    derived from all of them at once was made from (None: one was not read from the working tree)."""
+    from array import array
+
+    if not all(memory.read_ns and memory.signature for memory in memories):
+        return None
+    digest = hashlib.sha256("\0".join(memory.name for memory in memories).encode("utf-8", "surrogatepass"))  # no file name holds a NUL
+    signatures = [memory.signature for memory in memories]
+    for index in range(len(SIGNATURE_COLUMNS)):
+        digest.update(signature_column(index, signatures).tobytes())
+    digest.update(array("q", [memory.read_ns for memory in memories]).tobytes())
+    return digest.hexdigest()
+
+
 def load_derived(root: Path, kind: str, modules: tuple[str, ...]) -> dict:
     """What was derived from each file of the store before (``kind``: ``lint``, ``sdk``): name -> (file token, value).
 
@@ -155,6 +170,22 @@ def trusted(signature: tuple, cached_signature: tuple, ctime_ns: int, read_ns: i
 SIGNATURE_COLUMNS = (("size", "q"), ("mtime_ns", "q"), ("ctime_ns", "q"), ("inode", "Q"), ("device", "Q"))
 
 
+def signature_column(index: int, signatures) -> "array":
+    """Column ``index`` of ``SIGNATURE_COLUMNS`` for these stat signatures. A value past the column's type (an
+    mtime set past the year 2262: ``touch`` can) is kept as the type's bound: the kept and the fresh stat are
+    bounded alike, and the change time, which no one can set, still tells a changed file."""
+    from array import array
+
+    code = SIGNATURE_COLUMNS[index][1]
+    values = [signature[index] for signature in signatures]
+    try:
+        return array(code, values)
+    except OverflowError:
+        low, high = _BOUNDS[code]
+        return array(code, [min(max(value, low), high) for value in values])
+
+
+_BOUNDS = {"q": (-(2**63), 2**63 - 1), "Q": (0, 2**64 - 1)}
 ABSENT = (-1, 0, 0, 0, 0)  # the stat given for a kept file not found now: no file has size -1, so it never matches
 
 
@@ -165,7 +196,6 @@ def trusted_columns(signatures: list[tuple], kept: dict) -> list[bool]:
     Each column is compared whole (C array comparisons, no tuple per file); only where some file
     changed are they compared element by element.
     """
-    from array import array
     from itertools import repeat
     from operator import and_, eq, lt, sub
 
@@ -173,8 +203,8 @@ def trusted_columns(signatures: list[tuple], kept: dict) -> list[bool]:
     if any(len(kept[name]) != count for name in (*(name for name, _ in SIGNATURE_COLUMNS), "read_ns")):
         raise ValueError("kept columns of another length than the files they describe")
     same: list[bool] | None = None  # None: every column so far is the same
-    for index, (name, code) in enumerate(SIGNATURE_COLUMNS):
-        values = array(code, [signature[index] for signature in signatures])
+    for index, (name, _) in enumerate(SIGNATURE_COLUMNS):
+        values = signature_column(index, signatures)
         if values != kept[name]:
             equal = map(eq, values, kept[name])
             same = list(equal) if same is None else list(map(and_, same, equal))

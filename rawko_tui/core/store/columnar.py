@@ -174,7 +174,8 @@ def save(root, files: list[MemoryFile]) -> None:
     A file never read (past ``STORE_LIMIT``: ``read_ns`` 0) is not kept: whether it is read depends on the others.
     """
     kept = [memory for memory in files if memory.read_ns]
-    columns: dict = {name: array(code, [memory.signature[index] for memory in kept]) for index, (name, code) in enumerate(cache.SIGNATURE_COLUMNS)}
+    signatures = [memory.signature for memory in kept]
+    columns: dict = {name: cache.signature_column(index, signatures) for index, (name, _) in enumerate(cache.SIGNATURE_COLUMNS)}
     columns["names"] = "\0".join(memory.name for memory in kept)  # no file name holds a NUL
     columns["read_ns"] = array("q", [memory.read_ns for memory in kept])
     text_start, text_length, chunks, offset = array("q"), array("q"), [], 0
