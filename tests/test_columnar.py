@@ -234,3 +234,21 @@ def test_a_kept_text_is_searched_as_its_decoded_text_without_keeping_it(tmp_path
     assert len(decoded) < len(lazy) // 2, len(decoded)  # lint's pass over every file keeps no text it only searched
     for needle in ("relatedMemories", "---", "\n---", "é", "日本", "", "\x00", "no such text"):
         assert [f.text_contains(needle) for f in warm.files] == [needle in (f.text or "") for f in first.files]
+
+
+def test_the_kept_texts_are_read_where_asked_as_the_bytes_they_hold(tmp_path):
+    """``cache.TextFile`` (the kept texts read with pread, never mapped) slices and searches as the bytes do."""
+    data = "---\ntitle: é\n---\n\n日本 body\x00 end".encode() * 3
+    path = tmp_path / "texts.bin"
+    path.write_bytes(data)
+    os.chmod(path, 0o600)
+    texts = cache._map(path)
+    assert isinstance(texts, cache.TextFile) and len(texts) == len(data)
+    spans = [(0, len(data)), (0, 0), (5, 17), (len(data) - 4, len(data)), (len(data) - 4, len(data) + 10), (len(data) + 3, len(data) + 9)]
+    for start, end in spans:
+        assert texts[start:end] == data[start:end]
+        for needle in (b"---", "日本".encode(), b"\x00", b"", b"end", b"nothing"):
+            assert texts.find(needle, start, end) == data.find(needle, start, end), (start, end, needle)
+    path.write_bytes(b"")
+    assert cache._map(path) == b""
+    assert cache._map(tmp_path / "missing.bin") is None

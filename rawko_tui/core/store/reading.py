@@ -94,7 +94,7 @@ class LoadError:
 
 
 class LazyText:
-    """A file's text kept as UTF-8 bytes in the parse cache's text file (mapped, not read), decoded when first asked for.
+    """A file's text kept as UTF-8 bytes in the parse cache's text file, read and decoded when first asked for.
 
     A warm start then reads only the parsed fields: at 100,000 memories the
     texts are most of the cache, and a ranking needs few of them.
