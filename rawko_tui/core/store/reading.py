@@ -20,7 +20,7 @@ import os
 import re
 import stat
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..js.regexp import JS_WHITESPACE
@@ -383,6 +383,11 @@ class Store:
     @property
     def memories_dir(self) -> Path:
         return self.root / RAWKO_DIR / MEMORIES_DIR
+
+    def with_own_indexes(self) -> Store:
+        """The same store whose indexes are a copy: what it already holds is used, what is built on the copy
+        (another profile's view, its index) is dropped with it (at 100,000 memories, hundreds of megabytes)."""
+        return replace(self, _indexes=dict(self._indexes))
 
     @functools.cached_property
     def errors(self) -> list[LoadError]:
