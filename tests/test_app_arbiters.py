@@ -74,6 +74,40 @@ async def test_v_opens_the_side_by_side_view_with_the_deciding_rule(tmp_path):
         assert not isinstance(app.screen, CompareScreen)
 
 
+async def test_the_other_profiles_are_read_for_their_line_and_let_go_after_it(tmp_path):
+    """The Others line and the side-by-side view say what a full comparison says, task after task, while the
+    store keeps only the shown profile's view and index (the others' and lint's are dropped once used)."""
+    import pytest
+
+    from rawko_tui.core.arbiters.compare import compare_profiles, summary_line
+    from rawko_tui.core.arbiters.decision import parse_now
+    from rawko_tui.core.arbiters.profiles import BUILT_IN
+    from rawko_tui.core.store.loading import load_store
+
+    root = write_store(tmp_path, DISAGREEING)
+    app = app_for(root)
+    async with app.run_test(size=SIZE) as pilot:
+        for task in ("add an api to find the login", "find the login"):
+            app.query_one(PreviewPane).set_task(task)
+            await settle(pilot)
+            assert app.comparison.task == task and app.findings
+            fresh = compare_profiles(load_store(root), task, "tester", list(BUILT_IN.values()), parse_now(FIXED_NOW))
+            assert [d.to_dict() for d in app.comparison.differences] == [d.to_dict() for d in fresh.differences]
+            assert summary_line(app.comparison, "spec-0007") == summary_line(fresh, "spec-0007")
+            assert "Others: " + summary_line(fresh, "spec-0007") in header(app)
+            kept = {key[0]: key for key in app.store._indexes}
+            assert {key[1] for key in app.store._indexes if key[0] == "view"} == {"spec-0007"}
+            assert set(kept) == {"view", "index"} and kept["index"][3] == "spec-0007"
+            with pytest.raises(RuntimeError, match="kept only what it injects"):
+                app.comparison.previews["rawko-sdk"].candidate("no-tags.md")
+        app.query_one("#memory-table").focus()
+        await pilot.press("v")
+        await settle(pilot)
+        table = app.screen.query_one("#compare-table", DataTable)
+        assert [str(table.get_row_at(i)[0]) for i in range(table.row_count)] == [d.path.removeprefix(".rawko/memories/") for d in fresh.differences]
+        assert [str(table.get_row_at(i)[-1]).rstrip("…") for i in range(table.row_count)] == [d.rule[: len(str(table.get_row_at(i)[-1]).rstrip("…"))] for i, d in enumerate(fresh.differences)]
+
+
 async def test_the_store_chooses_the_profile_and_a_saved_task_records_it(tmp_path):
     from rawko_tui.core.curation.checks import load_checks
 

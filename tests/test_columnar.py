@@ -281,3 +281,21 @@ def test_a_file_dated_past_what_a_column_holds_is_kept_and_its_change_still_seen
     assert served_from_cache(warm.file("a.md")) and described(warm) == described(first) == described(cold(root, monkeypatch))
     _rewrite_same_length(path, memory(title="Alphx"))  # same size and times: the change time tells
     assert load_store(root).file("a.md").attrs["title"] == "Alphx"
+
+
+def test_the_kept_texts_are_read_where_asked_as_the_bytes_they_hold(tmp_path):
+    """``cache.TextFile`` (the kept texts read with pread, never mapped) slices and searches as the bytes do."""
+    data = "---\ntitle: é\n---\n\n日本 body\x00 end".encode() * 3
+    path = tmp_path / "texts.bin"
+    path.write_bytes(data)
+    os.chmod(path, 0o600)
+    texts = cache._map(path)
+    assert isinstance(texts, cache.TextFile) and len(texts) == len(data)
+    spans = [(0, len(data)), (0, 0), (5, 17), (len(data) - 4, len(data)), (len(data) - 4, len(data) + 10), (len(data) + 3, len(data) + 9)]
+    for start, end in spans:
+        assert texts[start:end] == data[start:end]
+        for needle in (b"---", "日本".encode(), b"\x00", b"", b"end", b"nothing"):
+            assert texts.find(needle, start, end) == data.find(needle, start, end), (start, end, needle)
+    path.write_bytes(b"")
+    assert cache._map(path) == b""
+    assert cache._map(tmp_path / "missing.bin") is None

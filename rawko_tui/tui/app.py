@@ -142,6 +142,7 @@ class RawkoApp(WriteActions, App[int]):
         self.last_preview_seconds = 0.0
         self._pending: tuple[Store, PreviewQuery] | None = None
         self._rank_lock = threading.Lock()
+        self._one_store_pass = threading.Lock()  # lint, or the comparison with the other profiles: one at a time
         self._rank_wanted = threading.Event()
         self._rank_busy = False
         self._rows_of: Store | None = None  # the store whose rows the list shows
@@ -294,7 +295,8 @@ class RawkoApp(WriteActions, App[int]):
     @work(thread=True, exit_on_error=False, exclusive=True, group="lint", description="lint the store")
     def lint(self, store: Store) -> None:
         """Lint every file (a file unchanged since the last lint keeps its findings)."""
-        findings = lint_store(store, known=self._lint_known)
+        with self._one_store_pass:
+            findings = lint_store(store, known=self._lint_known)
         self._rewritten = uncommitted_rewrites(self.root) if self._repository and not self.at else set()
         rows = build_rows(store, findings, self._now_ms(store=store), self._rewritten)
         if not get_current_worker().is_cancelled:
@@ -474,15 +476,35 @@ class RawkoApp(WriteActions, App[int]):
                 # them after every key would take the interpreter from the UI thread while keys arrive
                 if not worker.is_cancelled and self._pending is None and not self._rank_wanted.wait(OTHERS_AFTER_SECONDS):
                     prepare_index(store, options)  # the first ranking tested each pattern alone; the next keys use the sets
-                    try:
-                        comparison = _compare_with_others(store, preview, query)
-                    except Exception as exc:  # noqa: BLE001 - the line on the others must never stop the ranking
-                        comparison = exc
-                    if not worker.is_cancelled and self._pending is None:
+                    comparison = None
+                    cancelled = lambda: worker.is_cancelled or self._rank_wanted.is_set()  # noqa: E731 - a newer query comes first
+                    if self._store_pass_free(cancelled):
+                        try:
+                            comparison = _compare_with_others(store, preview, query, cancelled)
+                        except Exception as exc:  # noqa: BLE001 - the line on the others must never stop the ranking
+                            comparison = exc
+                        finally:
+                            self._one_store_pass.release()
+                    if comparison is not None and not worker.is_cancelled and self._pending is None:
                         deliver(self.main, self._comparison_ready, comparison, preview)
             finally:
                 self._rank_busy = False
                 self._ranked.set()  # a refused or failed ranking lets the rows come all the same
+
+    def _store_pass_free(self, cancelled) -> bool:
+        """Wait until no pass over the whole store (lint) runs, unless ``cancelled()`` first: True when the pass is ours.
+
+        Lint and the comparison with the other profiles each build views of every file; run together they
+        held both at once (at 100,000 memories, most of the app's peak). Typing meanwhile is ranked: a new
+        query ends the wait.
+        """
+        while not self._one_store_pass.acquire(timeout=0.05):
+            if cancelled():
+                return False
+        if cancelled():
+            self._one_store_pass.release()
+            return False
+        return True
 
     def _rank(self, store: Store, query: PreviewQuery, options) -> Preview:
         preview = run_preview(store, query.task, query.agent, options, query.now_ms)
@@ -972,16 +994,31 @@ class ArbiterRefused(Exception):
     """The arbiter named (by the store or the person) is no profile: nothing is ranked in its place."""
 
 
-def _compare_with_others(store: Store, preview: Preview, query):
-    """The shown ranking beside every other profile's for the same task (each with its own settings)."""
+def _compare_with_others(store: Store, preview: Preview, query, cancelled=lambda: False):
+    """The shown ranking beside every other profile's for the same task (each with its own settings); None when
+    ``cancelled()`` says a newer query came first.
+
+    The other profiles' views and indexes are built for this comparison and dropped with it (each is hundreds
+    of megabytes at 100,000 memories): their rankings keep only what they inject once the differences are found.
+    """
     from ..core.arbiters.compare import compare_previews
     from ..core.arbiters.profiles import defined_profiles
 
     previews = {}
-    for name, profile in defined_profiles(store.config)[0].items():
-        if name == preview.profile.name:
-            previews[name] = preview
-        else:
-            options = resolve_options(store, query.agent, recursive=query.recursive, profile=profile)
-            previews[name] = run_preview(store, query.task, query.agent, options, preview.now_ms)
-    return compare_previews(preview.task, preview.agent, previews)
+    scratch = store.with_own_indexes()
+    try:
+        for name, profile in defined_profiles(store.config)[0].items():
+            if name == preview.profile.name:
+                previews[name] = preview
+            elif cancelled():
+                return None
+            else:
+                options = resolve_options(store, query.agent, recursive=query.recursive, profile=profile)
+                previews[name] = run_preview(scratch, query.task, query.agent, options, preview.now_ms)
+        comparison = compare_previews(preview.task, preview.agent, previews)
+    finally:
+        scratch._indexes.clear()  # an index refers to its store: no cycle keeps them
+    for other in previews.values():
+        if other is not preview:
+            other.keep_outcome_only()
+    return comparison

@@ -333,6 +333,13 @@ class Preview:
             self._candidates = built
         return self._candidates
 
+    def keep_outcome_only(self) -> None:
+        """Let go of what made this ranking (the index behind ``ranked``, ``candidates`` and ``candidate``, which
+        then raise): what it injects, its prompt and its failure stay. A comparison keeps the other profiles'
+        rankings so once their differences are found."""
+        self._ranked = self._candidates = self._lookup = None
+        self._build_ranked = self._build_candidates = _outcome_only
+
     def failure_banner(self) -> str:
         """Where a verbatim arbiter throws, and exactly what the ranking shown beside it is."""
         failure = self.arbiter_failure
@@ -355,6 +362,10 @@ class Preview:
             if path in (c.path, c.file.name, os.fspath(c.file.location)) or c.path.endswith(path):
                 return c
         return None
+
+
+def _outcome_only(*_) -> list[Candidate]:
+    raise RuntimeError("this ranking kept only what it injects (Preview.keep_outcome_only)")
 
 
 # --------------------------------------------------------------------------

@@ -24,13 +24,14 @@ def profile_findings(store: Store, profiles: list[Profile], active: str) -> list
     found: list[tuple[str, str, str, str]] = []
     seen: set = set()
     recursive = store.config.get("recursive") is True
+    scratch = store.with_own_indexes()  # the views read here are dropped with it (a ranking keeps its own)
     for profile in profiles:
         key = (profile.loader, profile.scorer, profile.matcher)
         if profile.name == "spec-0007" or key in seen and profile.name != active:
             continue
         seen.add(key)
         severity = "warning" if profile.name == active else "info"
-        view = load_view(store, profile, recursive)
+        view = load_view(scratch, profile, recursive)
         not_read = sum(1 for _, reason, _ in view.gated if reason == REASON_NOT_READ)
         for memory, reason, why in view.gated:
             if reason == REASON_SKIPPED:

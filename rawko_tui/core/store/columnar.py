@@ -169,7 +169,7 @@ def _trusted_files(columns: dict, texts, scanned: list[tuple]) -> tuple[dict[str
 
 
 def save(root, files: list[MemoryFile]) -> None:
-    """The columns of every file read (in the store's order), and apart every text (one file of UTF-8 bytes, mapped by the next start).
+    """The columns of every file read (in the store's order), and apart every text (one file of UTF-8 bytes, which the next start reads where asked).
 
     A file never read (past ``STORE_LIMIT``: ``read_ns`` 0) is not kept: whether it is read depends on the others.
     """

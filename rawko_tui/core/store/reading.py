@@ -20,7 +20,7 @@ import os
 import re
 import stat
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..js.regexp import JS_WHITESPACE
@@ -94,7 +94,7 @@ class LoadError:
 
 
 class LazyText:
-    """A file's text kept as UTF-8 bytes in the parse cache's text file (mapped, not read), decoded when first asked for.
+    """A file's text kept as UTF-8 bytes in the parse cache's text file, read and decoded when first asked for.
 
     A warm start then reads only the parsed fields: at 100,000 memories the
     texts are most of the cache, and a ranking needs few of them.
@@ -410,6 +410,11 @@ class Store:
     @property
     def memories_dir(self) -> Path:
         return self.root / RAWKO_DIR / MEMORIES_DIR
+
+    def with_own_indexes(self) -> Store:
+        """The same store whose indexes are a copy: what it already holds is used, what is built on the copy
+        (another profile's view, its index) is dropped with it (at 100,000 memories, hundreds of megabytes)."""
+        return replace(self, _indexes=dict(self._indexes))
 
     @functools.cached_property
     def errors(self) -> list[LoadError]:
