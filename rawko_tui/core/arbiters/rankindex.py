@@ -28,8 +28,10 @@ import bisect
 import dataclasses
 import functools
 import math
+import pickle
 import zlib
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .decision import (
     REASON_CRASH,
@@ -66,7 +68,7 @@ from .scoring import (
     recency_points,
     when_items,
 )
-from ..js.regexp import DEFAULT_REGEX_BUDGET_SECONDS, TIMEOUT, JsRegex, JsRegexUndecided, RegexBudget, carrier_text, re2_options
+from ..js.regexp import DEFAULT_REGEX_BUDGET_SECONDS, TIMEOUT, JsRegex, JsRegexUndecided, RegexBudget, carrier_text, needles_may_match, re2_options
 from ..js.values import is_prototype_key, js_split_whitespace, js_to_string, utf16_length
 from .patterns import ALTERNATIVES, BAD_REGEX, PatternPlan, build_search_text, save_new_plans
 from ..store.reading import MemoryFile, Store, no_cyclic_gc
@@ -163,8 +165,13 @@ class PatternIndex:
     _STATE = ("slots", "fallbacks", "backtracking", "always", "buckets")
 
     def state(self) -> tuple:
-        """What the index holds (plain values and translations: kept between runs by ``rankcache``)."""
-        return tuple(getattr(self, name) for name in self._STATE)
+        """What the index holds (plain values and translations: kept between runs by ``rankcache``).
+
+        Each regex tested one by one is kept as its needles and its pickled self (``_KeptRegex``): the
+        first query skips most of them by their needles, and a start then rebuilds only those it runs.
+        """
+        fallbacks = [_KeptRegex(f.needles, pickle.dumps(f, protocol=pickle.HIGHEST_PROTOCOL)) if isinstance(f, JsRegex) else f for f in self.fallbacks]
+        return tuple(fallbacks if name == "fallbacks" else getattr(self, name) for name in self._STATE)
 
     @classmethod
     def from_state(cls, state: tuple) -> PatternIndex:
@@ -264,7 +271,7 @@ class PatternIndex:
             if isinstance(fallback, str):
                 if fallback in text:
                     matched.append(test)
-            elif (lowered is None or fallback.may_match(lowered)) and self._test_alone(test, text, budget, undecided):
+            elif (lowered is None or needles_may_match(fallback.needles, lowered)) and self._test_alone(test, text, budget, undecided):
                 matched.append(test)
         return matched
 
@@ -286,11 +293,20 @@ class PatternIndex:
         fallback = self.fallbacks[test]
         if isinstance(fallback, str):
             return fallback in text
+        if type(fallback) is _KeptRegex:
+            fallback = self.fallbacks[test] = pickle.loads(fallback.pickled)  # a thread that races here makes the same one
         try:  # an RE2 translation RE2 cannot hold runs on the backtracking engine, within the budget
             return budget.search(fallback, text, last_round=True) is not None
         except JsRegexUndecided as exc:
             undecided[test] = exc
             return False
+
+
+class _KeptRegex(NamedTuple):
+    """A regex of the index as a start reads it: its needles, and itself pickled (rebuilt when first tested)."""
+
+    needles: tuple[str, ...] | None
+    pickled: bytes
 
 
 def _escape_literal(needle: str) -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 import math
+import pickle
+from array import array
 from collections.abc import Iterable
 
 from .decision import (
@@ -161,6 +163,18 @@ _NEVER = 1 << 30
 _NO_FACTS = MemoryFacts("", "", {}, "undefined", math.nan, None, [], [])
 
 
+def _kept_plans(plans: list[list | None]) -> dict:
+    """Each file's plans pickled apart in one blob, found by offset (``at``; an empty span: reading its whenToUse
+    throws): a run unpickles the plans of the few memories it shows, not those of all 10,000."""
+    at, chunks, offset = array("q", [0]), [], 0
+    for memory_plans in plans:
+        chunk = b"" if memory_plans is None else pickle.dumps(memory_plans, protocol=pickle.HIGHEST_PROTOCOL)
+        chunks.append(chunk)
+        offset += len(chunk)
+        at.append(offset)
+    return {"at": at, "blob": b"".join(chunks)}
+
+
 class Spec0005Index:
     """A store as spec-0005 sees it, prepared once: per keystroke only the pattern sets run (``rankindex``).
 
@@ -174,14 +188,19 @@ class Spec0005Index:
         # what depends on the files alone (each file's plans, which throw, the pattern index) is kept between
         # runs as the scoring arbiters' tables are, for the very same readings of the files
         keep = store is not None and profile is not None
-        tables = rankcache.load(store, view, profile) if keep else None
-        if tables is None or tables.get("kind") != "spec-0005":
-            tables = self._tables()
-            from .patterns import save_new_plans
+        kept = rankcache.load(store, view, profile) if keep else None
+        if kept is not None and kept.get("kind") == "spec-0005":
+            try:
+                self._use(kept)
+                return
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+                pass  # kept tables of another shape (damaged on disk): made again
+        tables = self._tables()
+        from .patterns import save_new_plans
 
-            save_new_plans()  # with the regex translations: the next run does not translate them again
-            if keep:
-                rankcache.save(store, view, profile, tables)
+        save_new_plans()  # with the regex translations: the next run does not translate them again
+        if keep:
+            rankcache.save(store, view, profile, tables)
         self._use(tables)
 
     def _tables(self) -> dict:
@@ -202,15 +221,15 @@ class Spec0005Index:
                 if crash is not None:
                     item_crash[position] = (index, crash)
                     break
-        return {"kind": "spec-0005", "plans": plans, "whole_crash": whole_crash, "item_crash": item_crash, "patterns": PatternIndex(facts_of).state()}
+        return {"kind": "spec-0005", "plans": _kept_plans(plans), "whole_crash": whole_crash, "item_crash": item_crash, "patterns": PatternIndex(facts_of).state()}
 
     def _use(self, tables: dict) -> None:
         view = self.view
         self.whole_crash: dict[int, str] = tables["whole_crash"]
         self.item_crash: dict[int, tuple[int, str]] = tables["item_crash"]
-        if len(tables["plans"]) != len(view.loaded):
+        self._plans_at, self._plans_blob = tables["plans"]["at"], tables["plans"]["blob"]
+        if len(self._plans_at) != len(view.loaded) + 1 or self._plans_at[-1] != len(self._plans_blob):
             raise ValueError("the kept plans are not this view's")
-        self._plans: list[list | None] = tables["plans"]
         self._facts_made: dict[int, MemoryFacts | None] = {}  # made when a ranking shows the memory: a pass over all would decode every file's fields
         self.patterns = PatternIndex.from_state(tables["patterns"])
         self._position = {id(m): i for i, m in enumerate(view.loaded)}
@@ -223,7 +242,8 @@ class Spec0005Index:
     def facts(self, position: int) -> MemoryFacts | None:
         """The loaded file's facts at ``position`` (None: reading its whenToUse throws), from its kept plans."""
         if position not in self._facts_made:
-            plans = self._plans[position]
+            start, end = self._plans_at[position], self._plans_at[position + 1]
+            plans = pickle.loads(self._plans_blob[start:end]) if end > start else None
             self._facts_made[position] = None if plans is None else _facts(self.view.loaded[position], plans)[0]
         return self._facts_made[position]
 

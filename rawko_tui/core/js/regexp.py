@@ -1283,6 +1283,11 @@ def _compiled_re2(translated: str):
 # --------------------------------------------------------------------------
 
 
+def needles_may_match(needles: tuple[str, ...] | None, lowered_ascii: str) -> bool:
+    """Whether a regex of these ``required_needles`` may match this text (ASCII, lowered): False only when none is in it."""
+    return needles is None or any(needle in lowered_ascii for needle in needles)
+
+
 @dataclass(frozen=True)
 class JsRegex:
     """A compiled JavaScript pattern. ``engine`` is ``"re2"`` (linear time) or ``"backtracking"``.
@@ -1327,8 +1332,7 @@ class JsRegex:
 
     def may_match(self, lowered_ascii: str) -> bool:
         """False only when no match is possible in this text (ASCII, lowered), whatever the engine would do."""
-        needles = self.needles
-        return needles is None or any(needle in lowered_ascii for needle in needles)
+        return needles_may_match(self.needles, lowered_ascii)
 
     def search(self, text: str, timeout: float | None = None, in_process_cap: bool = True) -> tuple[int, int] | None:
         """The span of the first match in ``text`` (Python indices), as ``RegExp.prototype.exec`` finds it.
