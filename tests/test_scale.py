@@ -33,7 +33,7 @@ HOUR = 3_600_000
 def decisions(preview) -> tuple:
     """Everything a preview decides, for comparing two of them."""
     candidates = [
-        (c.path, c.loaded, c.reason, c.score, c.components, c.matched, c.meets_threshold, c.rank, c.injected, c.load_index, c.matched_index, c.explanation.description)
+        (c.path, c.title, c.loaded, c.reason, c.score, c.components, c.matched, c.meets_threshold, c.rank, c.injected, c.load_index, c.matched_index, c.explanation.description)
         for c in preview.candidates
     ]
     failure = preview.arbiter_failure.to_dict() if preview.arbiter_failure else None

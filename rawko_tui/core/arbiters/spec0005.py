@@ -94,9 +94,17 @@ def _crashed(memory: MemoryFile, profile: str, crash: str) -> Candidate:
     return _not_loaded(memory, REASON_CRASH, f"skipped: {profile}'s matching throws on it ({crash})")
 
 
-def _scanned(memory: MemoryFile, facts: MemoryFacts, load_index: int, matched_index: int, undecided: dict | None = None) -> Candidate:
-    """A memory whose patterns were tried: spec-0005 has no threshold and no score (``undecided``: patterns it could not decide)."""
-    candidate = Candidate(memory, True, REASON_NO_MATCH, title=facts.title, matched=matched_index >= 0, meets_threshold=True, load_index=load_index, _facts=facts, matched_index=matched_index)
+def _scanned(
+    memory: MemoryFile, facts: MemoryFacts | None, load_index: int, matched_index: int, undecided: dict | None = None, title: str | None = None, facts_of=None
+) -> Candidate:
+    """A memory whose patterns were tried: spec-0005 has no threshold and no score (``undecided``: patterns it could not decide).
+
+    ``facts`` None: ``title`` is the one the index keeps, and ``facts_of`` makes them when first asked for (a listing
+    of every memory then decodes no file's fields)."""
+    candidate = Candidate(
+        memory, True, REASON_NO_MATCH, title=facts.title if facts is not None else title, matched=matched_index >= 0, meets_threshold=True,
+        load_index=load_index, _facts=facts, matched_index=matched_index, _facts_of=facts_of,
+    )  # fmt: skip
     candidate._undecided = undecided or None
     if candidate.match_undecided:
         candidate.reason = REASON_UNDECIDED
@@ -221,14 +229,16 @@ class Spec0005Index:
                 if crash is not None:
                     item_crash[position] = (index, crash)
                     break
-        return {"kind": "spec-0005", "plans": _kept_plans(plans), "whole_crash": whole_crash, "item_crash": item_crash, "patterns": PatternIndex(facts_of).state()}
+        titles = [facts.title for facts in facts_of]
+        return {"kind": "spec-0005", "plans": _kept_plans(plans), "title": titles, "whole_crash": whole_crash, "item_crash": item_crash, "patterns": PatternIndex(facts_of).state()}
 
     def _use(self, tables: dict) -> None:
         view = self.view
         self.whole_crash: dict[int, str] = tables["whole_crash"]
         self.item_crash: dict[int, tuple[int, str]] = tables["item_crash"]
         self._plans_at, self._plans_blob = tables["plans"]["at"], tables["plans"]["blob"]
-        if len(self._plans_at) != len(view.loaded) + 1 or self._plans_at[-1] != len(self._plans_blob):
+        self._titles: list[str] = tables["title"]  # each loaded memory's title, as its facts say it
+        if len(self._plans_at) != len(view.loaded) + 1 or self._plans_at[-1] != len(self._plans_blob) or len(self._titles) != len(view.loaded):
             raise ValueError("the kept plans are not this view's")
         self._facts_made: dict[int, MemoryFacts | None] = {}  # made when a ranking shows the memory: a pass over all would decode every file's fields
         self.patterns = PatternIndex.from_state(tables["patterns"])
@@ -280,7 +290,9 @@ class Spec0005Index:
                 if position in crashed:
                     made[position] = _crashed(memory, profile.name, crashed[position])
                 else:
-                    made[position] = _scanned(memory, self.facts(position), position, first.get(position, -1), undecided.get(position))
+                    made[position] = _scanned(
+                        memory, None, position, first.get(position, -1), undecided.get(position), self._titles[position], functools.partial(self.facts, position)
+                    )
             return made[position]
 
         matched = [decision(p) for p in sorted(first) if p not in crashed]
