@@ -510,6 +510,7 @@ class RawkoApp(WriteActions, App[int]):
         preview = run_preview(store, query.task, query.agent, options, query.now_ms)
         # what the panes show is built here, not on the UI thread
         preview.ranked  # noqa: B018
+        preview.plan_prompt  # noqa: B018 - rawko-sdk's: every loaded memory formatted
         if self._wants_every_candidate():
             preview.candidates  # noqa: B018
         return preview

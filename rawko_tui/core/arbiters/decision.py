@@ -266,7 +266,8 @@ class Preview:
     ranked_count: int = 0
     profile: Profile = DEFAULT_PROFILE
     order_note: str = ""
-    plan_prompt: str | None = None  # rawko-sdk: the planning prompt's memory section (every loaded memory)
+    _plan_prompt: str | None = field(default=None, repr=False)  # ``plan_prompt``, once made
+    _plan_prompt_of: Callable[[], str] | None = field(default=None, repr=False)  # makes it (a profile with a planning prompt)
     _explain: Callable | None = field(default=None, repr=False)  # (candidate, preview, near misses) -> Explanation
     _headline: Callable | None = field(default=None, repr=False)  # (candidate, preview) -> _explain's root, said without the tree
     _ranked: list[Candidate] | None = field(default=None, repr=False)
@@ -280,6 +281,14 @@ class Preview:
     regex_budget: float = DEFAULT_REGEX_BUDGET_SECONDS  # what the ranking gave backtracking regexes
     regex_spent: float = 0.0  # what they took of it
     _order: Callable[[list[Candidate]], list[Candidate]] | None = field(default=None, repr=False)  # the profile's sort of matched memories (load order in)
+
+    @property
+    def plan_prompt(self) -> str | None:
+        """rawko-sdk: the planning prompt's memory section (every loaded memory), made when first asked for (a
+        ranking that only injects never formats every memory); None for a profile without one."""
+        if self._plan_prompt is None and self._plan_prompt_of is not None:
+            self._plan_prompt = self._plan_prompt_of()
+        return self._plan_prompt
 
     @property
     def certain(self) -> bool:
@@ -339,6 +348,8 @@ class Preview:
         rankings so once their differences are found."""
         self._ranked = self._candidates = self._lookup = None
         self._build_ranked = self._build_candidates = _outcome_only
+        if self._plan_prompt is None and self._plan_prompt_of is not None:
+            self._plan_prompt_of = _outcome_only  # it would keep the view alive
 
     def failure_banner(self) -> str:
         """Where a verbatim arbiter throws, and exactly what the ranking shown beside it is."""

@@ -113,7 +113,7 @@ def prepare_index(store: Store, options: ArbiterOptions) -> None:
 def _finish(preview: Preview, view: LoadedView) -> Preview:
     preview.order_note = view.order_note
     if preview.profile.plan_prompt:
-        preview.plan_prompt = view.plan_prompt()
+        preview._plan_prompt_of = view.plan_prompt
     return preview
 
 
