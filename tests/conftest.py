@@ -24,6 +24,45 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: item.get_closest_marker("scale") is None)
 
 
+def _resident_mb() -> int:
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") >> 20
+    except OSError:  # no /proc: nothing to measure, nothing given back
+        return 0
+
+
+def _libc_trim():
+    """glibc's malloc_trim, which hands freed heap pages back to the system (None where there is no glibc)."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_RESIDENT_SLACK_MB = 64
+_resident_after_release = {"mb": 0, "trim": None}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After a test that grew this process (a hostile store loaded, an app run), collect its cycles and give the
+    memory back: a worker would otherwise keep the high-water mark of every test it ran (900 MB after
+    test_columnar's hostile stores, 110 MB once given back), and two workers' marks add up."""
+    yield
+    if _resident_mb() > _resident_after_release["mb"] + _RESIDENT_SLACK_MB:
+        import gc
+
+        gc.collect()
+        if _resident_after_release["trim"] is None:
+            _resident_after_release["trim"] = _libc_trim() or (lambda pad: 0)
+        _resident_after_release["trim"](0)
+        _resident_after_release["mb"] = _resident_mb()
+
+
 @pytest.fixture(autouse=True)
 def _utc(monkeypatch):
     """JavaScript reads offset-less date-times in local time; pin the zone for both sides."""
@@ -78,7 +117,9 @@ class Oracle:
         """Run one of the oracles (spec_arbiter.js, sdk_arbiter.js, spec0005_arbiter.js, the probes) on the requests."""
         if self._server is None or self._server.poll() is not None:
             self._server = subprocess.Popen(
-                [self.node, str(ORACLE_DIR / "serve.js")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, encoding="utf-8", env={**os.environ, "TZ": "UTC"}
+                # V8 sizes its heap by the machine's memory: uncapped, the hostile catalogue grew this process to
+                # 1.4 GB; with a gigabyte it collects sooner and peaks at 0.5 GB (what the arbiters' code holds)
+                [self.node, "--max-old-space-size=1024", str(ORACLE_DIR / "serve.js")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, encoding="utf-8", env={**os.environ, "TZ": "UTC"}
             )
         self._server.stdin.write(json.dumps({"script": script, "input": json.dumps(requests)}) + "\n")
         self._server.stdin.flush()
