@@ -63,6 +63,24 @@ def pytest_runtest_teardown(item, nextitem):
         _resident_after_release["mb"] = _resident_mb()
 
 
+@pytest.fixture
+def gigabyte_at_a_time(tmp_path_factory):
+    """For a test whose command holds close to a gigabyte (test_limits' stores of gigabytes): it waits until no such
+    test runs on another worker of this test run (-n 2), so two of them never add up."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:  # one process: one test at a time already
+        yield
+        return
+    import fcntl
+
+    # the workers' temporary folders (popen-gw0, popen-gw1) share this run's own folder
+    with open(tmp_path_factory.getbasetemp().parent / "gigabyte.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 @pytest.fixture(autouse=True)
 def _utc(monkeypatch):
     """JavaScript reads offset-less date-times in local time; pin the zone for both sides."""
