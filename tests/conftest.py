@@ -32,19 +32,31 @@ def _resident_mb() -> int:
         return 0
 
 
-def _libc_trim():
-    """glibc's malloc_trim, which hands freed heap pages back to the system (None where there is no glibc)."""
+def _glibc():
+    """glibc, to tune and trim this process's heap (None where there is none: nothing is tuned there)."""
     import ctypes
     import ctypes.util
 
     try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
-    except (OSError, AttributeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
+    except OSError:
         return None
 
 
+_M_MMAP_THRESHOLD, _M_ARENA_MAX = -3, -8  # mallopt's parameters (malloc.h)
 _RESIDENT_SLACK_MB = 64
-_resident_after_release = {"mb": 0, "trim": None}
+_resident_after_release = {"mb": 0}
+
+
+def pytest_configure(config):
+    """Blocks of 256 KB and more are mapped on their own, so freeing them gives them back at once (glibc otherwise
+    raises that threshold to 32 MB after the first large free, and a 30 MB text's blocks stay in the heap), and
+    threads share two heaps instead of one each: a worker's size follows its current test, not every test it ran."""
+    libc = _glibc()
+    if libc is not None:
+        libc.mallopt(_M_MMAP_THRESHOLD, 256 << 10)
+        libc.mallopt(_M_ARENA_MAX, 2)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -57,9 +69,9 @@ def pytest_runtest_teardown(item, nextitem):
         import gc
 
         gc.collect()
-        if _resident_after_release["trim"] is None:
-            _resident_after_release["trim"] = _libc_trim() or (lambda pad: 0)
-        _resident_after_release["trim"](0)
+        libc = _glibc()
+        if libc is not None:
+            libc.malloc_trim(0)
         _resident_after_release["mb"] = _resident_mb()
 
 
