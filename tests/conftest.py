@@ -24,6 +24,75 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: item.get_closest_marker("scale") is None)
 
 
+def _resident_mb(pid: int | str = "self") -> int:
+    try:
+        with open(f"/proc/{pid}/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") >> 20
+    except OSError:  # no /proc: nothing to measure, nothing given back
+        return 0
+
+
+def _glibc():
+    """glibc, to tune and trim this process's heap (None where there is none: nothing is tuned there)."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
+    except OSError:
+        return None
+
+
+_M_MMAP_THRESHOLD, _M_ARENA_MAX = -3, -8  # mallopt's parameters (malloc.h)
+_RESIDENT_SLACK_MB = 64
+_resident_after_release = {"mb": 0}
+
+
+def pytest_configure(config):
+    """Blocks of 256 KB and more are mapped on their own, so freeing them gives them back at once (glibc otherwise
+    raises that threshold to 32 MB after the first large free, and a 30 MB text's blocks stay in the heap), and
+    threads share two heaps instead of one each: a worker's size follows its current test, not every test it ran."""
+    libc = _glibc()
+    if libc is not None:
+        libc.mallopt(_M_MMAP_THRESHOLD, 256 << 10)
+        libc.mallopt(_M_ARENA_MAX, 2)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After a test that grew this process (a hostile store loaded, an app run), collect its cycles and give the
+    memory back: a worker would otherwise keep the high-water mark of every test it ran (900 MB after
+    test_columnar's hostile stores, 110 MB once given back), and two workers' marks add up."""
+    yield
+    if _resident_mb() > _resident_after_release["mb"] + _RESIDENT_SLACK_MB:
+        import gc
+
+        gc.collect()
+        libc = _glibc()
+        if libc is not None:
+            libc.malloc_trim(0)
+        _resident_after_release["mb"] = _resident_mb()
+
+
+@pytest.fixture
+def gigabyte_at_a_time(tmp_path_factory):
+    """For a test whose command holds close to a gigabyte (test_limits' stores of gigabytes): it waits until no such
+    test runs on another worker of this test run (-n 2), so two of them never add up."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:  # one process: one test at a time already
+        yield
+        return
+    import fcntl
+
+    # the workers' temporary folders (popen-gw0, popen-gw1) share this run's own folder
+    with open(tmp_path_factory.getbasetemp().parent / "gigabyte.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 @pytest.fixture(autouse=True)
 def _utc(monkeypatch):
     """JavaScript reads offset-less date-times in local time; pin the zone for both sides."""
@@ -69,6 +138,7 @@ class Oracle:
     cost more than most comparisons."""
 
     TIMEOUT = 120
+    KEEP_MB = 256  # a node larger than this after an answer is ended
 
     def __init__(self, node: str):
         self.node = node
@@ -78,7 +148,9 @@ class Oracle:
         """Run one of the oracles (spec_arbiter.js, sdk_arbiter.js, spec0005_arbiter.js, the probes) on the requests."""
         if self._server is None or self._server.poll() is not None:
             self._server = subprocess.Popen(
-                [self.node, str(ORACLE_DIR / "serve.js")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, encoding="utf-8", env={**os.environ, "TZ": "UTC"}
+                # V8 sizes its heap by the machine's memory: uncapped, the hostile catalogue grew this process to
+                # 1.4 GB; with a gigabyte it collects sooner and peaks at 0.5 GB (what the arbiters' code holds)
+                [self.node, "--max-old-space-size=1024", str(ORACLE_DIR / "serve.js")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, encoding="utf-8", env={**os.environ, "TZ": "UTC"}
             )
         self._server.stdin.write(json.dumps({"script": script, "input": json.dumps(requests)}) + "\n")
         self._server.stdin.flush()
@@ -88,6 +160,8 @@ class Oracle:
             self.close()
             pytest.fail(f"node ended, or gave no answer within {self.TIMEOUT} s, running the oracle {script}")
         answer = json.loads(line)
+        if _resident_mb(self._server.pid) > self.KEEP_MB:
+            self.close()  # V8 keeps the heap a large store grew (0.5 GB after the hostile catalogue): the next call starts afresh
         assert "error" not in answer, answer["error"]
         return json.loads(answer["stdout"])
 

@@ -141,6 +141,7 @@ def test_huge_numbers_in_a_memory_are_read_not_fatal(tmp_path):
 ALIAS_CHARACTERS = "aliases expand to more than 1,000,000 characters (an alias bomb); refused"
 
 
+@pytest.mark.usefixtures("gigabyte_at_a_time")
 def test_a_long_string_used_thousands_of_times_in_a_memory_is_refused(tmp_path):
     root = _store(tmp_path)
     uses = ", ".join(["*s"] * 50_000)
@@ -187,6 +188,7 @@ def _many_entries(root: Path, name: str = "e.md", entries: int = 2_400_000) -> N
     (root / ".rawko" / "memories" / name).write_text(head + "".join(f"\n---\ntitle: E{i}\n---\n\nx\n" for i in range(entries)))
 
 
+@pytest.mark.usefixtures("gigabyte_at_a_time")
 def test_a_memory_of_millions_of_entries_is_read_up_to_the_limit_and_says_where_it_stops(tmp_path):
     root = _store(tmp_path)
     _many_entries(root)
@@ -306,6 +308,7 @@ def _sparse_memory(path: Path, size: int) -> None:
         handle.truncate(size)
 
 
+@pytest.mark.usefixtures("gigabyte_at_a_time")
 def test_a_store_of_gigabytes_is_read_up_to_the_store_limit_and_says_what_it_left(tmp_path):
     root = _store(tmp_path)
     for i in range(25):
@@ -324,6 +327,7 @@ def test_a_store_of_gigabytes_is_read_up_to_the_store_limit_and_says_what_it_lef
     assert _run(root, "candidates", "--now", FIXED_NOW, timeout=240).returncode == 0
 
 
+@pytest.mark.usefixtures("gigabyte_at_a_time")
 def test_a_revision_of_gigabytes_is_read_one_blob_at_a_time_up_to_the_store_limit(tmp_path):
     root = _store(tmp_path)
     for i in range(6):
@@ -371,6 +375,7 @@ def _run_in_1_gb(root: Path, *args: str, timeout: float = 240):
     return _run(root, *args, script=capped, timeout=timeout)
 
 
+@pytest.mark.usefixtures("gigabyte_at_a_time")
 def test_a_huge_memory_is_read_as_evidence_up_to_its_limit(tmp_path):
     root = _store(tmp_path)
     (root / ".rawko" / "memories" / "huge.md").write_text(memory(title="Huge", when='"auth"', body="The auth token expires after one day; see src/auth.\n" * 1_100_000))
@@ -485,6 +490,7 @@ def test_a_memory_a_real_arbiter_reads_but_rawko_tui_refuses_is_reported_as_refu
             assert decision.explanation.description.startswith("not injected: not modelled") and ALIAS_CHARACTERS in decision.explanation.description, name
 
 
+@pytest.mark.usefixtures("gigabyte_at_a_time")
 def test_a_frontmatter_of_millions_of_values_is_refused_before_it_is_composed(tmp_path):
     root = _store(tmp_path)
     for name in ("f0.md", "f1.md"):  # two of them: composing one took 1.6 GB
@@ -497,6 +503,7 @@ def test_a_frontmatter_of_millions_of_values_is_refused_before_it_is_composed(tm
     assert any(refused in m for _, c, m in found[".rawko/memories/f1.md"] if c == "parse")
 
 
+@pytest.mark.usefixtures("gigabyte_at_a_time")
 def test_appended_entries_holding_millions_of_values_are_read_up_to_the_limit(tmp_path):
     root = _store(tmp_path)
     entry = "\n---\ntags: [" + ", ".join(["ab"] * 60_000) + "]\n---\n\nx\n"  # 240 KB of YAML: 60,000 values each

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import random
+import resource
 import shutil
+import signal
 import subprocess
 
 import pytest
@@ -35,45 +37,40 @@ def _fresh_answers():
 def _v8(cases: list[tuple[str, str, str]], alone: bool = False) -> list[dict]:
     """V8's answers; a case that kills V8 itself (its regexp compiler can run out of memory on deep nesting) is
     ``{"crash": …}``, and one V8 is still working on after a while is ``{"slow": True}`` (compared with nothing):
-    the probe interrupts a match after two seconds, and a compile that cannot be interrupted is the process's
-    timeout. ``alone`` puts each case to its own node at once (for generated cases, some of which V8 compiles
-    for minutes)."""
+    the probe interrupts a match after two seconds of CPU time (so a busy machine does not leave a case without
+    an answer), and a compile that cannot be interrupted is the process's timeout. ``alone`` puts each case to its
+    own node at once (for generated cases, some of which V8 compiles for minutes)."""
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is needed for the V8 oracle")
 
-    def run(batch, timeout, match_ms=2000):
+    def run(batch, timeout, cpu_seconds=None):
+        def capped():
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))  # SIGXCPU at the first, SIGKILL at the second
+
         try:
             return subprocess.run(
-                [node, str(ORACLE_DIR / "regex_limits_probe.js"), str(match_ms)], input=json.dumps(batch), capture_output=True, text=True, timeout=timeout
-            )
+                [node, str(ORACLE_DIR / "regex_limits_probe.js")], input=json.dumps(batch), capture_output=True, text=True, timeout=timeout,
+                preexec_fn=capped if cpu_seconds else None,
+            )  # fmt: skip
         except subprocess.TimeoutExpired:
             return None
 
-    def settled(answers):
-        """A match V8 was still on after two seconds is asked again alone with twenty: on a busy machine two seconds
-        of V8's work can take longer, and a case with no answer is compared with nothing."""
-        for index, answer in enumerate(answers):
-            if answer.get("slow") and not answer.get("compiling"):
-                again = run([cases[index]], 120, 20_000)
-                if again is not None and again.returncode == 0:
-                    answers[index] = json.loads(again.stdout)[0]
-        return answers
-
     proc = None if alone else run(cases, 300)
     if proc is not None and proc.returncode == 0:
-        return settled(json.loads(proc.stdout))
+        return json.loads(proc.stdout)
     answers = []
     for case in cases:  # one at a time, to find the ones node dies on or cannot be interrupted in
-        single = run([case], 30)
-        if single is None:
-            answers.append({"slow": True, "compiling": True})  # past the process's timeout: not asked again
+        # five seconds of CPU time: no case that compiled at all took more than two (a busy machine cannot cut it short)
+        single = run([case], 120, cpu_seconds=5)
+        if single is None or single.returncode == -signal.SIGXCPU:
+            answers.append({"slow": True, "compiling": True})  # a compile that cannot be interrupted: not asked again
         elif single.returncode == 0:
             answers.append(json.loads(single.stdout)[0])
         else:
             answers.append({"crash": single.stderr.splitlines()[-1:] or single.returncode, "stage": "exec"})
     assert len(answers) == len(cases)
-    return settled(answers)
+    return answers
 
 
 def _ours(source: str, flags: str, text: str) -> dict:

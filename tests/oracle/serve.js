@@ -24,8 +24,9 @@ function run(request) {
   stdin = request.input;
   captured = [];
   process.stdout.write = (chunk) => (captured.push(String(chunk)), true);
+  const resolved = require.resolve(script);
   try {
-    delete require.cache[require.resolve(script)];
+    delete require.cache[resolved];
     require(script);
     return { stdout: captured.join("") };
   } catch (e) {
@@ -33,6 +34,11 @@ function run(request) {
   } finally {
     process.stdout.write = write;
     stdin = null;
+    captured = null;
+    // Let the run's module (and all its state: the requests, the store it read) be collected: node keeps every
+    // module it loaded in the cache and in its parent's children, which grew this process to over a gigabyte.
+    delete require.cache[resolved];
+    module.children = module.children.filter((child) => child.id !== resolved);
   }
 }
 
