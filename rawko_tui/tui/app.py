@@ -130,7 +130,6 @@ class RawkoApp(WriteActions, App[int]):
         self._ranking_shown_at = 0.0
         self._input_at = 0.0  # the last change to the query (a key in the task box, another agent …)
         self._show_ranking_timer = None
-        self._show_after_next_key = False  # a ranking the typing kept waiting too long: shown once the next key is painted
         self._panes_for_ranker: tuple[PreviewPane, MemoryList] | None = None
         self.preview: Preview | None = None
         self._freeze_after_ranking = False
@@ -420,18 +419,11 @@ class RawkoApp(WriteActions, App[int]):
         """Hand the latest query to the ranking thread; queries typed meanwhile are skipped."""
         if query is None or self.store is None:
             return
-        self._query_arrived()
+        self._input_at = time.monotonic()
         self.query_state = query
         with self._rank_lock:
             self._pending = (self.store, query)
         self._rank_wanted.set()
-
-    def _query_arrived(self) -> None:
-        """A key (or another change to the query) came: a ranking the typing kept waiting too long is shown once
-        that key is painted."""
-        self._input_at = time.monotonic()
-        if self._show_after_next_key:
-            self.call_after_refresh(self._show_overdue_ranking)
 
     @work(thread=True, exit_on_error=False, group="ranker", description="rank the memories")
     def ranker(self) -> None:
@@ -609,28 +601,19 @@ class RawkoApp(WriteActions, App[int]):
         self.main.query_one(PreviewPane).show_refusal(message)
 
     def _show_ranking_when_due(self) -> None:
-        """Show the newest ranking once input pauses; when the one shown grows old while typing goes on, just after
-        the next key is painted (the longest quiet moment a typist leaves: a redraw then delays no key); else check
-        again when one of these is due."""
+        """Show the newest ranking once input pauses (or the one shown grows old); else check again then."""
         self._show_ranking_timer = None
         if self._unshown_ranking is None or not self.main.is_attached:
             return  # nothing new, or the app is closing: its screens are gone
         now = time.monotonic()
         due = max(self._ranking_shown_at + PREVIEW_REFRESH_SECONDS, self._input_at + TYPING_PAUSE_SECONDS)
-        overdue = self._ranking_shown_at + MAX_UNSHOWN_SECONDS
+        due = min(due, self._ranking_shown_at + MAX_UNSHOWN_SECONDS)
         if due <= now:
             self._show_ranking()
-            return
-        self._show_after_next_key = overdue <= now
-        self._show_ranking_timer = self.main.set_timer((due if self._show_after_next_key else min(due, overdue)) - now, self._show_ranking_when_due)
-
-    def _show_overdue_ranking(self) -> None:
-        """The key that came is painted: the ranking kept waiting by the typing is shown now."""
-        if self._show_after_next_key and self.main.is_attached:
-            self._show_ranking()
+        else:
+            self._show_ranking_timer = self.main.set_timer(due - now, self._show_ranking_when_due)
 
     def _show_ranking(self) -> None:
-        self._show_after_next_key = False
         if self._unshown_ranking is None:
             return
         (preview, seconds, now_source), self._unshown_ranking = self._unshown_ranking, None
