@@ -172,7 +172,9 @@ async def test_the_app_loads_the_whole_hostile_store_and_typing_never_waits_for_
             await pilot.pause(0.05)
         paths = {f.path for f in app.findings}
         for case in CASES:
-            assert _rel(case.name) in paths, case.name
+            if case.findings:  # a case with none is a proper memory (one dated past the year 2262): listed like any other
+                assert _rel(case.name) in paths, case.name
+        assert all(app.store.file(case.name) is not None for case in CASES if case.loaded)
         assert " · " not in app.sub_title  # a clean repository: nothing to warn about
         assert "3 passed over (rawko-tui lint)" in str(app.query_one(MemoryList).border_subtitle)  # pipe.md, folder.md, up
         # every keystroke lands at once, whatever the patterns (catastrophic, 20,000 alternatives) cost

@@ -63,6 +63,7 @@ PREVIEW_REFRESH_SECONDS = 0.25  # while typing, the panes show a new ranking at 
 TYPING_PAUSE_SECONDS = 0.15  # ... and once input has paused this long: a redraw under a key delays its painting
 MAX_UNSHOWN_SECONDS = 1.0  # ... or when the ranking shown is this old (fast typing still sees the preview follow)
 ROWS_WAIT_SECONDS = 10.0  # the list's rows wait for the first ranking at most this long
+SETTLE_LIMIT_SECONDS = 120.0  # ``settled`` gives up (and says what is still busy) after this long
 OTHERS_AFTER_SECONDS = 0.3  # the other arbiters rank the task once typing has paused this long
 QUERY_REGEX_SECONDS = 0.03  # what one ranking gives backtracking regexes in total: the rest is decided afterwards
 DECIDE_REGEX_SECONDS = 20.0  # ... in a worker process, killed by the next key or after this long
@@ -569,10 +570,23 @@ class RawkoApp(WriteActions, App[int]):
 
         Idle twice, a moment apart: a message still in a queue can start new work.
         """
-        quiet = 0
+        quiet, started = 0, time.monotonic()
         while quiet < 2:
             await asyncio.sleep(0.02)
             quiet = quiet + 1 if self._idle() else 0
+            if time.monotonic() - started > SETTLE_LIMIT_SECONDS:
+                raise TimeoutError(f"not settled after {SETTLE_LIMIT_SECONDS:g} s: {self._busy_with()}")
+
+    def _busy_with(self) -> str:
+        """What keeps the app from being idle, in words (a wait that never ends says what it waits for)."""
+        busy = [f"{w.group} ({w.state.name.lower()})" for w in self.workers if w.group != "ranker" and w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+        if self._pending is not None or self._rank_wanted.is_set():
+            busy.append("a query waiting for the ranking thread")
+        if self._rank_busy:
+            busy.append("the ranking thread")
+        if self._unshown_ranking is not None:
+            busy.append(f"a ranking not yet shown (timer {'set' if self._show_ranking_timer is not None else 'not set'}, main screen {'attached' if self.main.is_attached else 'detached'})")
+        return ", ".join(busy) or "nothing"
 
     def _start_lint(self) -> None:
         store = self._lint_after_ranking
