@@ -561,10 +561,6 @@ class RawkoApp(WriteActions, App[int]):
             self._effective_cache = cached
         return cached[1]
 
-    def _idle(self) -> bool:
-        busy = [w for w in self.workers if w.group != "ranker" and w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
-        return not busy and self._pending is None and not self._rank_busy and not self._rank_wanted.is_set() and self._unshown_ranking is None
-
     async def settled(self) -> None:
         """Wait until loading, ranking and the other background work are done (for tests and scripts).
 
@@ -573,20 +569,20 @@ class RawkoApp(WriteActions, App[int]):
         quiet, started = 0, time.monotonic()
         while quiet < 2:
             await asyncio.sleep(0.02)
-            quiet = quiet + 1 if self._idle() else 0
+            quiet = 0 if self._busy_with() else quiet + 1
             if time.monotonic() - started > SETTLE_LIMIT_SECONDS:
-                raise TimeoutError(f"not settled after {SETTLE_LIMIT_SECONDS:g} s: {self._busy_with()}")
+                raise TimeoutError(f"not settled after {SETTLE_LIMIT_SECONDS:g} s: {', '.join(self._busy_with())}")
 
-    def _busy_with(self) -> str:
-        """What keeps the app from being idle, in words (a wait that never ends says what it waits for)."""
+    def _busy_with(self) -> list[str]:
+        """What keeps the app from being idle, in words (empty: idle; a wait that never ends says what it waits for)."""
         busy = [f"{w.group} ({w.state.name.lower()})" for w in self.workers if w.group != "ranker" and w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
         if self._pending is not None or self._rank_wanted.is_set():
             busy.append("a query waiting for the ranking thread")
         if self._rank_busy:
             busy.append("the ranking thread")
         if self._unshown_ranking is not None:
-            busy.append(f"a ranking not yet shown (timer {'set' if self._show_ranking_timer is not None else 'not set'}, main screen {'attached' if self.main.is_attached else 'detached'})")
-        return ", ".join(busy) or "nothing"
+            busy.append(f"a ranking not yet shown (timer {'set' if self._show_ranking_timer is not None else 'not set'}, main screen {'attached' if self._main_screen is not None and self._main_screen.is_attached else 'not attached'})")
+        return busy
 
     def _start_lint(self) -> None:
         store = self._lint_after_ranking

@@ -20,6 +20,7 @@ from ..disk.safeio import MEMORY_LIMIT, read_in_store
 from ..store.fold import RETIRED, effective_body, effective_store, in_force
 from ..store.reading import MemoryFile, Store
 
+
 def now_iso() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 

@@ -73,7 +73,7 @@ def readings_digest(memories) -> str | None:
     derived from all of them at once was made from (None: one was not read from the working tree)."""
     from array import array
 
-    if not all(memory.read_ns and memory.signature for memory in memories):
+    if any(file_token(memory) is None for memory in memories):
         return None
     digest = hashlib.sha256("\0".join(memory.name for memory in memories).encode("utf-8", "surrogatepass"))  # no file name holds a NUL
     signatures = [memory.signature for memory in memories]

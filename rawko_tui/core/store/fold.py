@@ -44,7 +44,7 @@ def status_of(memory: MemoryFile) -> Status:
     by = fields.get("supersededBy")
     if by:
         return Status(False, f"superseded by {js_to_string(by)}", origin.get("supersededBy"))
-    return Status(True)
+    return _IN_FORCE
 
 
 def in_force(memory: MemoryFile) -> bool:

@@ -194,7 +194,7 @@ class SpecView:
         return f"SpecView(attrs={self.attrs!r}, body_length={self.body_length}, frontmatter_line={self.frontmatter_line})"
 
 
-# The fields that say whether a memory is still in force (``curation.entries.status_of``): the parse cache keeps
+# The fields that say whether a memory is still in force (``store.fold.status_of``): the parse cache keeps
 # each file's values of them beside its encoded view, so listing every memory's status decodes no view.
 LIFECYCLE_FIELDS = ("status", "reason", "supersededBy")
 
