@@ -299,3 +299,86 @@ def test_the_kept_texts_are_read_where_asked_as_the_bytes_they_hold(tmp_path):
     path.write_bytes(b"")
     assert cache._map(path) == b""
     assert cache._map(tmp_path / "missing.bin") is None
+
+
+def test_agent_definitions_are_kept_by_their_bytes_and_read_again_when_one_byte_differs(tmp_path, monkeypatch):
+    """A warm load parses no agent definition (nor imports the YAML readers); a definition whose bytes changed is
+    parsed again, though its size and modification time are the same (the bytes are compared, not the stat)."""
+    from rawko_tui.core.store import reading
+
+    agents = tmp_path / ".rawko" / "agents"
+    agents.mkdir(parents=True)
+    (tmp_path / ".rawko" / "memories").mkdir()
+    (tmp_path / ".rawko" / "memories" / "a.md").write_text(memory(), encoding="utf-8")
+    developer = agents / "developer.md"
+    developer.write_text("---\nname: developer\nmemory:\n  maxMemories: 3\n---\nWrites code.\n", encoding="utf-8")
+    (agents / "tester.md").write_text("---\nname: tester\n---\n", encoding="utf-8")
+    first = load_store(tmp_path)
+    assert first.agents["developer"].memory_config == {"maxMemories": 3}
+
+    parsed = []
+    real_extract = reading.spec_extract
+    monkeypatch.setattr(reading, "spec_extract", lambda text: parsed.append(text) or real_extract(text))
+    again = load_store(tmp_path)
+    assert not [text for text in parsed if "maxMemories" in text or "tester" in text]
+    assert {name: (a.path, a.attrs, a.error) for name, a in again.agents.items()} == {name: (a.path, a.attrs, a.error) for name, a in first.agents.items()}
+
+    stat = developer.stat()
+    developer.write_text("---\nname: developer\nmemory:\n  maxMemories: 7\n---\nWrites code.\n", encoding="utf-8")
+    os.utime(developer, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    changed = load_store(tmp_path)
+    assert changed.agents["developer"].memory_config == {"maxMemories": 7}
+    assert changed.agents["developer"].memory_config == cold(tmp_path, monkeypatch).agents["developer"].memory_config
+
+
+def _lint_lines(root, now_ms=None, arbiter=None) -> list[str]:
+    from rawko_tui.core.lint.linter import lint_store
+
+    return [str(f) for f in lint_store(load_store(root), now_ms, arbiter=arbiter)]
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_lint_kept_whole_is_a_fresh_lint_of_a_hostile_store_and_of_every_change(tmp_path, monkeypatch, settled, seed):
+    """Each file's findings, the store-wide ones and each profile's are kept for the very same readings: a warm lint is
+    the cold one, and a changed file, a changed setting, agent or --arbiter is never answered from what was kept."""
+    from rawko_tui.core.lint import keptstore
+
+    root = make_store(tmp_path / "store")
+    random_store(root, seed=seed, now_ms=parse_now(FIXED_NOW), size=80)
+    (root / ".rawko" / "memories" / "twin-1.md").write_text(memory(title="Twin title"))
+    (root / ".rawko" / "memories" / "twin-2.md").write_text(memory(title="Twin title"))
+    now = parse_now(FIXED_NOW)
+
+    def cold_lint(arbiter=None):
+        with monkeypatch.context() as off:
+            off.setenv("RAWKO_TUI_CACHE", "off")
+            return _lint_lines(root, now, arbiter)
+
+    served = []
+    real = keptstore.KeptStoreFindings.findings
+    monkeypatch.setattr(keptstore.KeptStoreFindings, "findings", lambda self, now_ms: served.append(r := real(self, now_ms)) or r)
+    first = _lint_lines(root, now)
+    assert first == cold_lint() and any("duplicate-title" in line for line in first)
+    assert _lint_lines(root, now) == first and served[-1] is not None  # served whole
+    changes = [
+        lambda: _rewrite_same_length(root / ".rawko" / "memories" / "twin-2.md", memory(title="Twin TITLE")),
+        lambda: (root / ".rawko" / "rawko-tui.yaml").write_text("arbiter: rawko-sdk\n"),
+        lambda: (root / ".rawko" / "agents").mkdir(exist_ok=True) or (root / ".rawko" / "agents" / "developer.md").write_text("---\nname: developer\n---\n"),
+        lambda: (root / ".rawko" / "memories" / "twin-1.md").unlink(),
+    ]
+    for change in changes:
+        change()
+        after = _lint_lines(root, now)
+        assert served[-1] is None and after == cold_lint()  # made again, as a cold lint makes it
+        assert _lint_lines(root, now) == after and served[-1] is not None
+    assert _lint_lines(root, now, "spec-0005") == cold_lint("spec-0005")
+
+
+def test_a_kept_lint_says_a_date_to_come_at_each_run_s_own_time(tmp_path, settled):
+    from rawko_tui.core.lint.linter import lint_store
+
+    root = write_store(tmp_path / "store", {"a.md": memory(at="2031-05-01T00:00:00Z"), "b.md": memory(title="Other")})
+    before, after = parse_now("2030-01-01T00:00:00Z"), parse_now("2032-01-01T00:00:00Z")
+    lint_store(load_store(root), before)  # kept
+    future = [f for f in lint_store(load_store(root), before) if "future" in f.message]
+    assert future and not [f for f in lint_store(load_store(root), after) if "future" in f.message]

@@ -8,7 +8,8 @@ import pytest
 
 from conftest import FIXED_NOW, memory, write_store
 from rawko_tui.core.arbiters.decision import parse_now
-from rawko_tui.core.lint.linter import lint_pattern, lint_store, slugify
+from rawko_tui.core.lint.linter import lint_pattern, lint_store
+from rawko_tui.core.record.writer import slugify
 from rawko_tui.core.store.loading import load_store
 
 NOW = parse_now(FIXED_NOW)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.arbiters.profiles import resolve_profile
-from ..core.text.safetext import inline, plural
+from ..core.text.safetext import inline, inline_lines, plural
 from .loading import _load, _now
 from .output import EXIT_FINDINGS, EXIT_OK, _dumps, _write
 
@@ -21,7 +21,10 @@ def cmd_lint(args) -> int:
     if args.json:
         _write(_dumps({"files": len(store.files), "errors": errors, "findings": [f.to_dict() for f in findings]}))
     else:
-        text = "\n".join(inline(str(f)) for f in findings)  # a finding is one line, whatever the name or text it quotes
+        # a finding is one line, whatever the name or text it quotes (plain ones, most often all, are checked at once)
+        text = inline_lines([f.as_line() for f in findings])
+        if text is None:
+            text = "\n".join(inline(str(f)) for f in findings)
         warnings = sum(1 for f in findings if f.severity == "warning")
         summary = f"{plural(len(store.files), 'file')}: {plural(errors, 'error')}, {plural(warnings, 'warning')}, {len(findings) - errors - warnings} info"
         _write((text + "\n\n" if text else "") + summary + "\n")

@@ -24,9 +24,7 @@ from dataclasses import dataclass
 from .decision import REASON_ERROR, REASON_NOT_READ, REASON_SKIPPED, REASON_STOPS, has_load_error, not_loaded_gate
 from ..js.values import UNDEFINED, js_trim, type_name, utf16_sort_key
 from ..store.reading import LazyText, MemoryFile, SpecView, Store, shared_reading
-from ..js.jsyaml import MAX_ALIAS_CHARACTERS, YamlError, is_refusal
 from .profiles import IMPORTANCE_LEVELS, Loader, Profile
-from ..js.yaml2 import load_yaml12
 
 # rawko-sdk's extractFrontmatter: /^---\n([\s\S]*?)\n---\n?([\s\S]*)$/ (no flags: ^ and $ are the text's ends)
 SDK_FRONTMATTER = re.compile(r"---\n([\s\S]*?)\n---\n?([\s\S]*)\Z")
@@ -126,6 +124,8 @@ def _decided_without_expanding(memory: MemoryFile) -> MemoryFile | None:
     if reading is None or not isinstance(reading.attrs, dict):
         return None
     attrs = reading.attrs
+    from ..js.jsyaml import MAX_ALIAS_CHARACTERS
+
     fields = {name: attrs[name] for name in ("title", "importance", "discoveredBy") if name in attrs}
     if any(isinstance(value, (list, dict)) for value in fields.values()):
         return None
@@ -224,6 +224,9 @@ def sdk_parse(memory: MemoryFile) -> tuple:
     match = SDK_FRONTMATTER.match(text)
     if match is None:
         return ("skip", f"{_why_no_match(text)}, so it reads no fields and its validation gate fails")
+    from ..js.jsyaml import YamlError, is_refusal  # the YAML readers: only a run that parses a file imports them
+    from ..js.yaml2 import load_yaml12
+
     try:
         attrs = load_yaml12(match.group(1))
     except YamlError as exc:

@@ -32,8 +32,8 @@ from ..js.values import UNDEFINED, js_split_whitespace
 from .patterns import build_search_text
 from .rankindex import store_index
 from ..store.reading import MemoryFile, Store
-from . import spec0005
 from .loaders import LoadedView, load_view
+from .profiles import Profile
 from .scoring import (
     _verbatim_score_failure,
     _verbatim_type_error,
@@ -53,11 +53,21 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
     now_ms = _now(now_ms)
     profile = options.profile
     view = load_view(store, profile, options.recursive)
+    index = _index(store, view, profile)
     if profile.selector == "all-by-importance":
-        preview = spec0005.spec0005_index(store, view, profile).rank(store, task, agent, options, now_ms)
+        preview = index.rank(store, task, agent, options, now_ms)
     else:
-        preview = store_index(store, view, profile).rank(task, agent, options, now_ms)
+        preview = index.rank(task, agent, options, now_ms)
     return _finish(preview, view)
+
+
+def _index(store: Store, view: LoadedView, profile: Profile):
+    """The profile's kept rank index: spec-0005's own (imported only by a run of that profile), or the scoring arbiters'."""
+    if profile.selector == "all-by-importance":
+        from . import spec0005
+
+        return spec0005.spec0005_index(store, view, profile)
+    return store_index(store, view, profile)
 
 
 def run_preview_deciding(store: Store, task: str, agent: str, options: ArbiterOptions | None = None, now_ms: float | None = None, decider=None) -> Preview:
@@ -106,8 +116,7 @@ def prepare_index(store: Store, options: ArbiterOptions) -> None:
     """Compile the profile's pattern sets now (off the typing path), so the next keystroke's ranking does not wait for them."""
     profile = options.profile
     view = load_view(store, profile, options.recursive)
-    index = spec0005.spec0005_index(store, view, profile) if profile.selector == "all-by-importance" else store_index(store, view, profile)
-    index.patterns.prepare()
+    _index(store, view, profile).patterns.prepare()
 
 
 def _finish(preview: Preview, view: LoadedView) -> Preview:
@@ -127,6 +136,8 @@ def run_preview_reference(store: Store, task: str, agent: str, options: ArbiterO
     profile = options.profile
     view = load_view(store, profile, options.recursive)
     if profile.selector == "all-by-importance":
+        from . import spec0005
+
         return _finish(spec0005.rank(store, view, task, agent, options, now_ms), view)
     scorer = profile.scorer
     text = build_search_text(task, agent)

@@ -44,7 +44,6 @@ from ..arbiters.ranking import run_preview, run_preview_deciding
 from ..js.regexp import DEFAULT_REGEX_BUDGET_SECONDS
 from ..disk.safeio import CHECKS_TOTAL, SETTINGS_LIMIT, ReadBudget, linked_part, read_in_store
 from ..store.reading import LoadError, Store
-from ..js.jsyaml import load_with_ruamel, plain_yaml_error, refuse_yaml_bombs
 
 CHECKS_FILE = "checks.yaml"
 CHECKS_DIR = "checks"
@@ -190,6 +189,8 @@ def load_checks(root: Path) -> tuple[list[SavedTask], list[LoadError]]:
     names = [CHECKS_FILE] if os.path.lexists(rawko / CHECKS_FILE) else []
     names += [f"{CHECKS_DIR}/{p.name}" for p in sorted((rawko / CHECKS_DIR).glob("*.yaml"))] if linked is None and (rawko / CHECKS_DIR).is_dir() else []
     budget = ReadBudget(CHECKS_TOTAL, "saved-task files")
+    if names:
+        from ..js.jsyaml import load_with_ruamel, plain_yaml_error  # the YAML readers: only when there is a file to read
     for name in names:
         rel = f".rawko/{name}"
         if len(tasks) >= MAX_SAVED_TASKS:
@@ -325,6 +326,8 @@ def saved_task_write(root: Path, task: str, agent: str, now: str, injected: list
     from ruamel.yaml import YAML
 
     from ..record.writer import WriteError, plan_settings
+
+    from ..js.jsyaml import plain_yaml_error, refuse_yaml_bombs
 
     yaml = YAML()  # round-trip: a person's comments and layout survive
     yaml.indent(mapping=2, sequence=4, offset=2)  # "  - task:", the layout the examples use

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from ..disk.safeio import SESSION_LIMIT, SESSIONS_TOTAL, ReadBudget, linked_part, read_in_store
 from ..store.reading import LoadError
-from ..js.jsyaml import load_with_ruamel, plain_yaml_error
 
 SESSIONS_DIR = "sessions"
 FILE_NAME = "agent-memory.yaml"
@@ -207,6 +206,8 @@ def load_sessions(root: Path) -> list[Session]:
     for path in sorted(folder.glob(f"*/{FILE_NAME}"), reverse=True) if folder.is_dir() else []:
         rel = path.relative_to(root).as_posix()
         session = Session(id=path.parent.name, path=rel)
+        from ..js.jsyaml import load_with_ruamel, plain_yaml_error  # the YAML readers: only when there is a session to read
+
         try:
             data = load_with_ruamel(budget.read_in_store(root, session.path, SESSION_LIMIT).decode("utf-8"))
         except Exception as exc:  # ruamel raises many kinds; each is a reason to show

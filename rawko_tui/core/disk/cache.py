@@ -71,16 +71,13 @@ def file_token(memory) -> tuple | None:
 def readings_digest(memories) -> str | None:
     """One digest of these files' names and readings (``file_token``: stat and read time), in order: what a value
     derived from all of them at once was made from (None: one was not read from the working tree)."""
-    from array import array
+    import marshal
 
-    if any(file_token(memory) is None for memory in memories):
+    # file_token's rule, inlined: this runs over every loaded file on every start
+    if not all(memory.read_ns and memory.signature for memory in memories):
         return None
-    digest = hashlib.sha256("\0".join(memory.name for memory in memories).encode("utf-8", "surrogatepass"))  # no file name holds a NUL
-    signatures = [memory.signature for memory in memories]
-    for index in range(len(SIGNATURE_COLUMNS)):
-        digest.update(signature_column(index, signatures).tobytes())
-    digest.update(array("q", [memory.read_ns for memory in memories]).tobytes())
-    return digest.hexdigest()
+    # marshal writes the same bytes for the same names and numbers (version 2: without its references, twice as fast)
+    return hashlib.sha256(marshal.dumps([(memory.name, memory.signature, memory.read_ns) for memory in memories], 2)).hexdigest()
 
 
 def load_derived(root: Path, kind: str, modules: tuple[str, ...]) -> dict:
@@ -132,7 +129,55 @@ class Derived:
             save_derived(self.root, self.kind, self.modules, self.kept)
 
 
+class KeptByBytes:
+    """A value made from a few small files' exact bytes (the agent definitions), kept for the next run: it is
+    used when every file's bytes are the same, and made again otherwise. No stat is trusted: the bytes are compared."""
+
+    def __init__(self, root: Path, kind: str):
+        self.root, self.kind = root, kind
+
+    def _path(self) -> Path:
+        return companion_path(cache_path(self.root), self.kind)
+
+    def get(self, sources: list) -> object | None:
+        if not enabled() or any(not isinstance(data, bytes) for _, data in sources):
+            return None
+        data = _read(self._path())
+        if not isinstance(data, dict) or data.get("code") != code_key() or data.get("root") != str(self.root.resolve()):
+            return None
+        return data["value"] if data.get("sources") == sources else None
+
+    def keep(self, sources: list, value):
+        if enabled() and all(isinstance(data, bytes) for _, data in sources):
+            _write(self._path(), {"code": code_key(), "root": str(self.root.resolve()), "sources": sources, "value": value})
+        return value
+
+
 _code_key: str | None = None
+_package_key: str | None = None
+
+
+def package_key() -> str:
+    """A digest of every file of the installed package, by name, size and modification time: what a value made by
+    many modules at once (lint's store-wide findings) was made by. Any edit or reinstall changes it; a stat per file
+    costs a fraction of reading them all."""
+    global _package_key
+    if _package_key is None:
+        top = Path(__file__).resolve().parent.parent.parent  # rawko_tui/
+        digest = hashlib.sha256(f"{FORMAT}".encode())
+        pending = [str(top)]
+        while pending:
+            folder = pending.pop()
+            with os.scandir(folder) as entries:
+                for entry in sorted(entries, key=lambda e: e.name):
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name != "__pycache__":
+                            pending.append(entry.path)
+                    elif not entry.name.endswith((".pyc", ".pyo")):
+                        info = entry.stat(follow_symlinks=False)
+                        digest.update(f"{entry.path[len(str(top)):]}\0{info.st_size}\0{info.st_mtime_ns}\0".encode("utf-8", "surrogateescape"))
+        _package_key = digest.hexdigest()
+    return _package_key
 _plan_key: str | None = None
 
 
@@ -391,13 +436,24 @@ def load_translations() -> dict:
 
 
 def _read(path: Path) -> object:
+    return _read_with(path, pickle.load)
+
+
+def read_marshalled(path: Path) -> object:
+    """A kept file of plain values (``marshal``), when this user wrote it; None otherwise."""
+    import marshal
+
+    return _read_with(path, lambda handle: marshal.loads(handle.read()))  # marshal.load reads a file object piece by piece
+
+
+def _read_with(path: Path, load) -> object:
     try:
         with open(path, "rb") as handle:
             info = os.fstat(handle.fileno())
-            # only a file this user wrote, that no one else could have changed, is unpickled
+            # only a file this user wrote, that no one else could have changed, is decoded
             if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) or not stat.S_ISREG(info.st_mode):
                 return None
-            return pickle.load(handle)
+            return load(handle)
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, IndexError, TypeError, ValueError, MemoryError, RecursionError):
         return None
 
@@ -409,6 +465,9 @@ def _write(path: Path, data: dict) -> bool:
 
 def _write_bytes(path: Path, data: bytes) -> bool:
     return _write_with(path, lambda out: out.write(data))
+
+
+write_bytes_atomically = _write_bytes
 
 
 def _write_with(path: Path, write) -> bool:

@@ -17,19 +17,15 @@ from dataclasses import dataclass
 from ..arbiters.decision import js_to_number
 from ..arbiters.scoring import IMPORTANCE_ORDER, pattern_strings
 from ..text.commonwords import COMMON_WORD_RANK, is_common_word, words_containing
-from .injection import MOVES, read
 from ..js.dates import reading_notes
 from ..js.regexp import JsRegexSyntaxError, JsRegexTimeout, annex_b_notes, compile_js, nested_quantifier_risk
 from ..js.values import UNDEFINED, JsDate, display_value, js_new_date, js_to_string, js_truthy, type_name
-from ..text.markdownhidden import hidden_parts, may_hide
 from ..arbiters.patterns import ALTERNATIVES, REGEX, SUBSTRING, WILDCARD, looks_like_regex, match_pattern
 from ..disk.safeio import SESSION_LIMIT, SETTINGS_LIMIT, linked_part, refusal
 from ..text.safetext import character_name, clean_name, inline, invisible_characters, tag_text
 from ..store.settings import PersonSettings
 from .settingsproblems import person_settings_problems, settings_problems
 from ..store.reading import MemoryFile, Store
-from ..record.writer import slugify
-from ..js.jsyaml import timestamp_notes
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
@@ -62,7 +58,12 @@ class Finding:
         return {"path": self.path, "line": self.line, "severity": self.severity, "code": self.code, "message": self.message}
 
     def __str__(self) -> str:
-        where = f"{clean_name(self.path)}:{self.line}" if self.line else clean_name(self.path)
+        return self.as_line(clean_name(self.path))
+
+    def as_line(self, path: str | None = None) -> str:
+        """The finding on one line, its path as given (``str``: shown clean), else as it is."""
+        where = path if path is not None else self.path
+        where = f"{where}:{self.line}" if self.line else where
         return f"{where}: {self.severity}: {self.message} [{self.code}]"
 
 
@@ -79,24 +80,27 @@ def lint_store(
     findings to the next run while the very same file object is in the store
     (a reload keeps unchanged files' objects); it is updated in place.
     """
-    from ..disk.cache import Derived
+    from ..record.writer import journal_report
+    from .keptstore import KeptStoreFindings
 
     findings: list[Finding] = []
-    kept = Derived(store.root, "lint", LINT_MODULES)  # each file's findings from earlier runs, for the very same bytes
-    for memory in store.files:
-        earlier = known.get(memory.rel_path) if known is not None else None
-        if earlier is not None and earlier[0] is memory:
-            own = earlier[1]
-        else:
-            own = kept.get(memory, _lint_file_at_any_time)
-            if known is not None:
-                known[memory.rel_path] = (memory, own)
-        findings.extend(_at(own, now_ms))
-    kept.save()
-    findings.extend(store_level_findings(store.files))
-    from ..record.writer import interrupted_writes, journal_problems
-
-    for name, what in interrupted_writes(store.root):
+    # what depends on the memory files alone (each file's findings, the store-wide ones, each profile's), kept whole
+    # for the very same readings of every file; the app carries its own per file (``known``)
+    whole = KeptStoreFindings(store, arbiter) if known is None else None
+    kept = whole.findings(now_ms) if whole is not None else None
+    if kept is not None:
+        own_findings, together, by_profile = kept
+    else:
+        owns = _file_findings(store, known)
+        together = store_level_findings(store.files)
+        by_profile = _profile_findings(store, arbiter)
+        if whole is not None:
+            whole.keep(owns, together, by_profile)
+        own_findings = [finding for own in owns for finding in _at(own, now_ms)]
+    findings.extend(own_findings)
+    findings.extend(together)
+    interrupted, ignored = journal_report(store.root)
+    for name, what in interrupted:
         findings.append(Finding(f".rawko/memories/{name}", ERROR, "torn-entry", what + " (the writer was stopped before it finished)"))
     for name, reason in store.skipped:
         findings.append(Finding(f".rawko/memories/{name}", WARNING, "not-loaded", reason))
@@ -106,10 +110,10 @@ def lint_store(
         findings.extend(saved_file_findings(store.root, {f.path for f in findings if f.code in ("store-link", "refused")}))
         # journal records a clone commits (naming /dev/zero, ../x) are ignored: said, never opened
         linked = {f.path for f in findings if f.code == "store-link"}
-        for where, why in journal_problems(store.root):
+        for where, why in ignored:
             if not any(where == folder or where.startswith(folder + "/") for folder in linked):  # said as store-link already
                 findings.append(Finding(where, WARNING, "journal-ignored", why))
-    findings.extend(_profile_findings(store, arbiter))
+    findings.extend(by_profile)
     if person is not None:
         findings.extend(settings_file_findings(person_settings_problems(person)))
     from ..arbiters.patterns import save_new_plans
@@ -117,6 +121,26 @@ def lint_store(
     save_new_plans()  # the patterns lint translated are not translated again by the next run
     findings.sort(key=lambda f: (f.path, SEVERITY_ORDER[f.severity], f.line or 0))
     return findings
+
+
+def _file_findings(store: Store, known: dict | None) -> list[FileFindings]:
+    """Each file's findings whatever the time, in the store's order: the app's from its last run (``known``), else those
+    kept for the very same bytes (``Derived``), else made now."""
+    from ..disk.cache import Derived
+
+    owns = []
+    kept = Derived(store.root, "lint", LINT_MODULES)  # each file's findings from earlier runs, for the very same bytes
+    for memory in store.files:
+        earlier = known.get(memory.rel_path) if known is not None else None
+        if earlier is not None and earlier[0] is memory:
+            own = earlier[1]
+        else:
+            own = kept.get(memory, _lint_file_at_any_time)
+            if known is not None:
+                known[memory.rel_path] = (memory, own)
+        owns.append(own)
+    kept.save()
+    return owns
 
 
 _PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")  # no upper case, space, quote or other character a shell or a file system treats apart
@@ -155,6 +179,8 @@ def file_name_note(stem: str, title: str) -> str | None:
     Chosen on 581 files people wrote (docs/reference/lint-rules.md; ``bench/lint_file_names.py``): asking for exactly the title's
     slug flagged 70% of them, good names among them (``pg-pool`` for "Postgres pool size"); this flags 13%.
     """
+    from ..record.writer import slugify  # the writer, the injection detector and the YAML reader: imported only to make a file's findings
+
     name, slug = repr(stem + ".md"), slugify(title)
     if names_another_subject(stem, title):
         return f"file name {name} has none of the title's words: someone looking for this memory by its name would not find it (its slug: {slug}.md)"
@@ -342,6 +368,8 @@ def _lint_file_at_any_time(memory: MemoryFile) -> FileFindings:
             if isinstance(discovered, str):
                 notes = reading_notes(discovered)
             else:  # a timestamp js-yaml made into a date itself
+                from ..js.jsyaml import timestamp_notes
+
                 notes = [(True, note) for note in timestamp_notes(written or "")]
             moved = [note for moves, note in notes if moves]
             if moved:
@@ -563,8 +591,11 @@ def text_findings(memory: MemoryFile) -> list[tuple[str, str, str, int | None]]:
 def injection_findings(text: str) -> list[tuple[str, str, str, int | None]]:
     """``prompt-injection``: each move of a passage the detector flags (``injection.read``: the text as written,
     decoded and as a model reads it; each move's context; a fitted score), one finding per move, on its first line."""
+    from .injection import MOVES, read
+
     found: list[tuple[str, str, str, int | None]] = []
     said: set[str] = set()
+    move_words = {move.name: move.what for move in MOVES}
     for verdict in read(text):
         if not verdict.flagged:
             continue
@@ -576,14 +607,13 @@ def injection_findings(text: str) -> list[tuple[str, str, str, int | None]]:
             said.add(hit.move)
             how = f" (read as a model reads it: {hit.how})" if hit.view else ""
             hidden = " in text a Markdown view hides" if hit.hidden else ""
-            found.append((WARNING, "prompt-injection", f"{_MOVE_WORDS[hit.move]}{hidden}: '{inline(hit.excerpt, 100)}'{how}. The arbiter injects this text into agents' prompts as it is; check who wrote it", hit.line))
+            found.append((WARNING, "prompt-injection", f"{move_words[hit.move]}{hidden}: '{inline(hit.excerpt, 100)}'{how}. The arbiter injects this text into agents' prompts as it is; check who wrote it", hit.line))
         if not verdict.hits and "hidden-addressed" not in said:
             said.add("hidden-addressed")
             found.append((WARNING, "prompt-injection", f"text a Markdown view hides speaks to the agent (lines {verdict.first_line}-{verdict.last_line}). The arbiter injects this text into agents' prompts as it is; check who wrote it", verdict.first_line))
     return found
 
 
-_MOVE_WORDS = {move.name: move.what for move in MOVES}
 _STRONGER = {"override-weak": "override", "secrets-weak": "secrets"}  # said once: the stronger reading of the same words
 MAX_HIDDEN_FINDINGS = 10  # parts named per file
 
@@ -592,6 +622,8 @@ def hidden_findings(memory: MemoryFile) -> list[tuple[str, str, str, int | None]
     """``hidden-text``: each part of a field or the body a Markdown renderer does not show but the arbiter injects
     (HTML comments, link reference definitions nothing links to, elements a browser hides), quoted visibly. A
     warning, as ``invisible-characters`` is: whatever it says, a reviewer reading the rendered memory never sees it."""
+    from ..text.markdownhidden import hidden_parts, may_hide
+
     text = memory.text
     if text is None or not may_hide(text):
         return []
@@ -875,4 +907,4 @@ def _field_lines(memory: MemoryFile):
     return lines.get
 
 
-__all__ = ["Finding", "lint_store", "lint_file", "lint_pattern", "slugify", "ERROR", "WARNING", "INFO", "JsRegexSyntaxError"]
+__all__ = ["Finding", "lint_store", "lint_file", "lint_pattern", "ERROR", "WARNING", "INFO", "JsRegexSyntaxError"]

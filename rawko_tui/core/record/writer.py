@@ -1286,6 +1286,12 @@ def journal_problems(root: Path) -> list[tuple[str, str]]:
     return _survey(root).ignored
 
 
+def journal_report(root: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """``interrupted_writes`` and ``journal_problems`` from one survey of the journals (lint says both)."""
+    survey = _survey(root)
+    return [(torn.name, torn.describe()) for torn in survey.torn], survey.ignored
+
+
 def take_back(root: Path, torn: TornWrite) -> bytes:
     """Remove a torn or uncommitted write's bytes from the end of its file (rawko-tui's own, never committed); returns them.
 

@@ -28,7 +28,6 @@ from ..disk.safeio import MEMORY_LIMIT, SETTINGS_LIMIT, linked_part, read_in_sto
 from ..text.safetext import clean_name
 from .settings import pinned_now, store_settings  # noqa: F401 - pinned_now: read from here by the commands and the app
 from ..js.values import UNDEFINED, js_trim, type_name, utf16_sort_key
-from ..js.jsyaml import YamlError, is_refusal, tab_message, load_with_ruamel, load_yaml, load_yaml_shared, plain_yaml_error
 
 RAWKO_DIR = ".rawko"
 MEMORIES_DIR = "memories"
@@ -311,7 +310,11 @@ class MemoryFile:
     def refused_by_limit(self) -> bool:
         """Its frontmatter is one rawko-tui declines to expand (an alias bomb, nesting deeper than 100 levels, a
         million values) though js-yaml would read it: what a real arbiter makes of it is not modelled."""
-        return self.error is not None and self.error.stage == "yaml" and is_refusal(self.error.reason)
+        if self.error is None or self.error.stage != "yaml":
+            return False
+        from ..js.jsyaml import is_refusal  # the YAML readers are imported only by a run that parses YAML
+
+        return is_refusal(self.error.reason)
 
     @property
     def attrs(self) -> dict:
@@ -510,6 +513,8 @@ def spec_extract(text: str) -> SpecView:
     if found is None:
         raise _ExtractError("no frontmatter: the file must start with a line '---' and have a closing '---'", 1)
     match, frontmatter, first_line = found
+    from ..js.jsyaml import YamlError, is_refusal, load_yaml, tab_message  # imported by a run that parses: a warm one reads the cache
+
     try:
         attrs = load_yaml(frontmatter)
     except YamlError as exc:
@@ -530,6 +535,8 @@ def shared_reading(memory: "MemoryFile") -> SpecView | None:
     if found is None:
         return None
     match, frontmatter, first_line = found
+    from ..js.jsyaml import YamlError, load_yaml_shared
+
     try:
         attrs = load_yaml_shared(frontmatter)
     except YamlError:
@@ -688,6 +695,8 @@ def _entry_block_at(text: str, at: int, end: int, room: int):
         block = text[first : closer.start() - 1]
         if len(block) > room:
             return _PAST_LIMIT
+        from ..js.jsyaml import YamlError, load_yaml
+
         try:
             value = load_yaml(block)
         except YamlError as exc:
@@ -871,11 +880,24 @@ def load_agents(root: Path, left: int = STORE_LIMIT) -> dict[str, AgentDefinitio
             sources.append((path.name, data))
         except OSError as exc:
             sources.append((path.name, exc))
-    return agents_from(sources)
+    return agents_from(sources, kept_agents(root))
 
 
-def agents_from(sources: list[tuple[str, bytes | OSError]]) -> dict[str, AgentDefinition]:
-    """Agent definitions from (file name, bytes or the error reading them)."""
+def kept_agents(root: Path):
+    """The agent definitions parsed from these very bytes before: a warm start reads the few files and parses
+    none of them (nor imports the YAML readers)."""
+    from ..disk import cache
+
+    return cache.KeptByBytes(root, "agents")
+
+
+def agents_from(sources: list[tuple[str, bytes | OSError]], kept=None) -> dict[str, AgentDefinition]:
+    """Agent definitions from (file name, bytes or the error reading them); ``kept``: ``kept_agents``' readings."""
+    if kept is not None:
+        agents = kept.get(sources)
+        if agents is None:
+            agents = kept.keep(sources, agents_from(sources))
+        return agents
     agents: dict[str, AgentDefinition] = {}
     for file_name, data in sources:
         rel = f"{RAWKO_DIR}/{AGENTS_DIR}/{file_name}"
@@ -907,10 +929,14 @@ def load_config(root: Path) -> dict:
     except OSError as exc:
         return {"_error": f"{CONFIG_FILE}: cannot be read ({exc.strerror or exc})"}
     except UnicodeDecodeError as exc:
+        from ..js.jsyaml import plain_yaml_error
+
         return {"_error": f"{CONFIG_FILE}: {plain_yaml_error(exc)[0]}"}
 
 
 def config_from(text: str) -> dict:
+    from ..js.jsyaml import load_with_ruamel, plain_yaml_error
+
     try:
         data = load_with_ruamel(text)
     except Exception as exc:  # ruamel raises many types; the file is only advisory

@@ -109,6 +109,15 @@ def inline(text: str, limit: int | None = None) -> str:
     return _SHOWN_INLINE.sub(_replace, text)
 
 
+def inline_lines(texts: list[str]) -> str | None:
+    """The texts one per line, when every one of them is printable ASCII (what ``inline`` gives back unchanged): one
+    check of them all rather than one each. None when one is not: each is then shown with ``inline``."""
+    joined = "\n".join(texts)
+    if _PLAIN_LINE.fullmatch(joined.replace("\n", " ")) and joined.count("\n") == max(len(texts) - 1, 0):
+        return joined
+    return None
+
+
 def clean_name(name: str) -> str:
     """A file name shown on one line: a newline or tab in it becomes a visible stand-in."""
     return inline(name)
