@@ -31,7 +31,6 @@ import math
 import pickle
 import zlib
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from .decision import (
     REASON_CRASH,
@@ -167,10 +166,11 @@ class PatternIndex:
     def state(self) -> tuple:
         """What the index holds (plain values and translations: kept between runs by ``rankcache``).
 
-        Each regex tested one by one is kept as its needles and its pickled self (``_KeptRegex``): the
-        first query skips most of them by their needles, and a start then rebuilds only those it runs.
+        Each regex tested one by one is kept as a pair, its needles and its pickled self (a kept regex): the
+        first query skips most of them by their needles, and a start then rebuilds only those it runs. A
+        plain pair, not a named one: unpickling thousands of named tuples costs a third of a start's tables.
         """
-        fallbacks = [_KeptRegex(f.needles, pickle.dumps(f, protocol=pickle.HIGHEST_PROTOCOL)) if isinstance(f, JsRegex) else f for f in self.fallbacks]
+        fallbacks = [(f.needles, pickle.dumps(f, protocol=pickle.HIGHEST_PROTOCOL)) if isinstance(f, JsRegex) else f for f in self.fallbacks]
         return tuple(fallbacks if name == "fallbacks" else getattr(self, name) for name in self._STATE)
 
     @classmethod
@@ -271,7 +271,7 @@ class PatternIndex:
             if isinstance(fallback, str):
                 if fallback in text:
                     matched.append(test)
-            elif (lowered is None or needles_may_match(fallback.needles, lowered)) and self._test_alone(test, text, budget, undecided):
+            elif (lowered is None or needles_may_match(_needles(fallback), lowered)) and self._test_alone(test, text, budget, undecided):
                 matched.append(test)
         return matched
 
@@ -293,8 +293,8 @@ class PatternIndex:
         fallback = self.fallbacks[test]
         if isinstance(fallback, str):
             return fallback in text
-        if type(fallback) is _KeptRegex:
-            fallback = self.fallbacks[test] = pickle.loads(fallback.pickled)  # a thread that races here makes the same one
+        if type(fallback) is tuple:  # a kept regex: (needles, pickled)
+            fallback = self.fallbacks[test] = pickle.loads(fallback[1])  # a thread that races here makes the same one
         try:  # an RE2 translation RE2 cannot hold runs on the backtracking engine, within the budget
             return budget.search(fallback, text, last_round=True) is not None
         except JsRegexUndecided as exc:
@@ -302,11 +302,9 @@ class PatternIndex:
             return False
 
 
-class _KeptRegex(NamedTuple):
-    """A regex of the index as a start reads it: its needles, and itself pickled (rebuilt when first tested)."""
-
-    needles: tuple[str, ...] | None
-    pickled: bytes
+def _needles(fallback) -> tuple[str, ...] | None:
+    """A regex's needles, kept (a pair: needles, pickled regex, rebuilt when first tested) or made."""
+    return fallback[0] if type(fallback) is tuple else fallback.needles
 
 
 def _escape_literal(needle: str) -> str:
