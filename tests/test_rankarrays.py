@@ -76,3 +76,26 @@ def test_the_slots_as_arrays_give_each_memorys_first_pattern(seed):
             for position, plan_index in slots[test]:
                 first[position] = min(first.get(position, plan_index), plan_index)
         assert arrays.first_plans(matched) == first
+
+
+@pytest.mark.parametrize("profile", ["spec-0007", "spec-0005"])
+def test_a_command_s_few_queries_test_each_pattern_alone_and_rank_as_the_sets_do(tmp_path, profile):
+    """``few_queries`` (a command's handful of saved tasks): every query tests the patterns alone, compiling no RE2 set,
+    and decides as the sets do for the same queries on another load of the store."""
+    from rawko_tui.core.arbiters.ranking import few_queries
+
+    hostile_store(tmp_path)
+    random_store(tmp_path, seed=11, now_ms=NOW, size=150)
+    rng = random.Random(5)
+    tasks = [random_task(rng) for _ in range(6)]
+    options = ArbiterOptions(profile=BUILT_IN[profile])
+    few_store, sets_store = load_store(tmp_path), load_store(tmp_path)
+    with few_queries():
+        alone = [decisions(run_preview(few_store, task, "developer", options, NOW)) for task in tasks]
+    with_sets = [decisions(run_preview(sets_store, task, "developer", options, NOW)) for task in tasks]
+    assert alone == with_sets
+    def pattern_indexes(store):
+        return [index.patterns for index in store._indexes.values() if hasattr(index, "patterns")]
+
+    assert pattern_indexes(few_store) and all(patterns._slots_as_arrays is None for patterns in pattern_indexes(few_store))
+    assert any(patterns._slots_as_arrays is not None for patterns in pattern_indexes(sets_store))

@@ -25,6 +25,7 @@ as no match.
 from __future__ import annotations
 
 import bisect
+import contextvars
 import dataclasses
 import functools
 import math
@@ -100,6 +101,11 @@ def _compile_bucket(patterns: tuple[str, ...]) -> _CompiledBucket:
     except re2.error:
         return _CompiledBucket(None, -1)
     return _CompiledBucket(regex_set, sentinel)
+
+
+# Set while a command ranks a handful of tasks (its saved tasks): each query tests the patterns alone, as the
+# first does, rather than compile the RE2 sets (and import numpy) for the few queries after it, which costs more.
+FEW_QUERIES: contextvars.ContextVar[bool] = contextvars.ContextVar("few_queries", default=False)
 
 
 class PatternIndex:
@@ -206,7 +212,7 @@ class PatternIndex:
         """
         budget = budget if budget is not None else RegexBudget(DEFAULT_REGEX_BUDGET_SECONDS)
         undecided_tests: dict[int, JsRegexUndecided] = {}
-        if self._compiled or self._queried:  # the app (a command-line preview queries once): numpy gathers the slots
+        if self._compiled or (self._queried and not FEW_QUERIES.get()):  # the app: numpy gathers the slots
             matched = self._matched_by_sets(text, budget, undecided_tests)
             first = self._slot_arrays().first_plans(matched)
         else:

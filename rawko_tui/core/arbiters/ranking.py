@@ -7,6 +7,7 @@ straightforward loop over every memory that the fast path is tested against.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 
@@ -30,7 +31,7 @@ from .decision import (
 from ..js.regexp import JsRegexUndecided, RegexBudget
 from ..js.values import UNDEFINED, js_split_whitespace
 from .patterns import build_search_text
-from .rankindex import store_index
+from .rankindex import FEW_QUERIES, store_index
 from ..store.reading import MemoryFile, Store
 from .loaders import LoadedView, load_view
 from .profiles import Profile
@@ -59,6 +60,17 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
     else:
         preview = index.rank(task, agent, options, now_ms)
     return _finish(preview, view)
+
+
+@contextlib.contextmanager
+def few_queries():
+    """Rank a handful of tasks (a command's saved tasks) testing each pattern alone, as a first query does: the RE2
+    sets that answer a query in one pass cost more to compile than the few queries after the first would save."""
+    token = FEW_QUERIES.set(True)
+    try:
+        yield
+    finally:
+        FEW_QUERIES.reset(token)
 
 
 def _index(store: Store, view: LoadedView, profile: Profile):
