@@ -382,3 +382,29 @@ def test_a_kept_lint_says_a_date_to_come_at_each_run_s_own_time(tmp_path, settle
     lint_store(load_store(root), before)  # kept
     future = [f for f in lint_store(load_store(root), before) if "future" in f.message]
     assert future and not [f for f in lint_store(load_store(root), after) if "future" in f.message]
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_a_profile_s_reading_of_a_kept_file_holds_one_entry_exactly_when_its_text_says_so(tmp_path, settled, seed):
+    """rawko-sdk reads a file's body trimmed: whether it holds one entry is taken from the parse cache's answer where
+    that answer tells it, and is what working it out from the text gives, for every file of a hostile store."""
+    import dataclasses
+
+    from rawko_tui.core.arbiters.loaders import load_view
+    from rawko_tui.core.arbiters.profiles import BUILT_IN
+    from rawko_tui.core.store.fold import status_of
+
+    root = make_store(tmp_path / "store")
+    random_store(root, seed=seed, now_ms=parse_now(FIXED_NOW), size=120)
+    (root / ".rawko" / "memories" / "appended.md").write_text(memory(title="Appended") + "\n---\nstatus: retired\nreason: gone\n---\nLater.\n")
+    (root / ".rawko" / "memories" / "spaced.md").write_text(memory(title="Spaced", body="\n\n  Body  \n\n---\n\n"))
+    # a --- line near the start of a body with trailing space: read trimmed, the end holds none
+    (root / ".rawko" / "memories" / "dashes.md").write_text(memory(title="Dashes", body="\n\n---\nrest" + "\n" * 12))
+    load_store(root)
+    warm = load_store(root)
+    view = load_view(warm, BUILT_IN["rawko-sdk"], False)
+    assert len(view.loaded) > 30 and {'spaced.md', 'dashes.md'} <= {read.name for read in view.loaded}
+    for read in view.loaded:
+        fresh = dataclasses.replace(read, _single=None)
+        assert read.single_entry() == fresh.single_entry(), read.name
+        assert status_of(read) == status_of(dataclasses.replace(read, _single=None)), read.name

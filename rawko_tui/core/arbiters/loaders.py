@@ -192,16 +192,31 @@ def sdk_read(memory: MemoryFile, profile: Profile, kept=None) -> MemoryFile | st
     if problem is not None:
         return problem
     body_at, body_length = trimmed if profile.loader.trim_body else untrimmed
+    single = _single_entry_as_read(memory, body_length) if kind != "read" else None
     text = memory._text
     if isinstance(text, LazyText):  # cut from the text when asked for, as the cache's own view is
         spec = SpecView(attrs, None, None, 2, source=text, body_length=body_length, body_at=body_at, frontmatter_at=frontmatter_at)
     else:
         spec = SpecView(attrs, text[body_at : body_at + body_length], text[frontmatter_at[0] : frontmatter_at[1]], 2)
-    return _read_again(memory, spec=spec, error=None, _facts=None, _entries=None, _suspects=None, _single=None)
+    return _read_again(memory, spec=spec, error=None, _facts=None, _entries=None, _suspects=None, _single=single)
 
 
 _MEMORY_FIELDS = tuple(field.name for field in dataclasses.fields(MemoryFile))
 _ALL_FIELDS = operator.attrgetter(*_MEMORY_FIELDS)
+
+
+def _single_entry_as_read(memory: MemoryFile, body_length: int) -> bool | None:
+    """``single_entry()`` of the file read with a body of ``body_length``, when the spec reading's answer (kept in the
+    parse cache) tells it; None: to be worked out. It looks for a ``---`` line in the text's last ``body_length + 1``
+    characters: the same length gives the same answer, and a shorter one (a trimmed body) a part of a tail that has
+    none. A listing of every file's status would otherwise decode every text to learn it."""
+    kept = memory._single
+    if kept is None:
+        return None
+    spec_length = memory.spec.body_length
+    if body_length == spec_length or (kept and body_length < spec_length):
+        return kept
+    return None
 
 
 def _read_again(memory: MemoryFile, **changes) -> MemoryFile:
