@@ -55,11 +55,14 @@ def _load_store(root: Path, previous: Store | None) -> Store:
         known.update((f.name, f) for f in previous.files if f.read_ns)  # its objects keep their facts
     files: list[MemoryFile] = []
     fresh = not_from_cache = 0
-    if len(cached) == kept_count == len(scanned):  # every file as the cache holds it: those kept were read, none is past the limit
+    every_file_kept = len(cached) == kept_count == len(scanned)  # as the cache holds it: those kept were read, none is past the limit
+    if every_file_kept:
         past_limit, left = {}, STORE_LIMIT - sum(signature[0] for _, _, is_link, signature in scanned if not is_link)
     else:
         past_limit, left = _past_store_limit(scanned)
-    for name, path, is_link, signature in scanned:
+    # with every file trusted from the cache (``columnar.load`` checked the trust rule on this walk's stats) and no
+    # earlier load's objects to keep, the store is the cache's files in its order: nothing to look at one by one
+    for name, path, is_link, signature in [] if every_file_kept and previous is None else scanned:
         if name in past_limit:  # never read, nor taken from the cache (whether it fits depends on the other files)
             memory = _memory_file(name, path, is_link, signature)
             memory.error = LoadError(memory.rel_path, f"cannot be read: {past_limit[name]}", stage="read")
@@ -77,7 +80,7 @@ def _load_store(root: Path, previous: Store | None) -> Store:
             read_memory_file(memory, real_dir)
         files.append(memory)
         fresh += 1
-    if not fresh and not not_from_cache and len(files) == kept_count:
+    if every_file_kept and previous is None or not fresh and not not_from_cache and len(files) == kept_count:
         files = list(cached.values())  # exactly the cache: already in the store's order
     else:
         _store_order(files)
