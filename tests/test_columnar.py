@@ -408,3 +408,19 @@ def test_a_profile_s_reading_of_a_kept_file_holds_one_entry_exactly_when_its_tex
         fresh = dataclasses.replace(read, _single=None)
         assert read.single_entry() == fresh.single_entry(), read.name
         assert status_of(read) == status_of(dataclasses.replace(read, _single=None)), read.name
+
+
+def test_a_kept_file_made_in_one_positional_call_has_each_value_in_its_own_field():
+    """``kept_memory_file`` passes the constructor its values by position (a load makes one per file): each lands in
+    the field it names, whatever order the class's fields are declared in."""
+    import dataclasses
+
+    from rawko_tui.core.store.reading import MemoryFile, kept_memory_file
+
+    text, spec, error, bad = object(), object(), object(), (3, 1)
+    made = kept_memory_file("sub/x.md", "/s/.rawko/memories/sub/x.md", True, (11, 22, 33, 44, 55), 66, text, spec, error, True, bad, False)
+    expected = MemoryFile(
+        location="/s/.rawko/memories/sub/x.md", rel_path=".rawko/memories/sub/x.md", name="sub/x.md", top_level=False, symlink=True,
+        size=11, mtime_ns=22, signature=(11, 22, 33, 44, 55), read_ns=66, _text=text, spec=spec, error=error, bom=True, bad_utf8=bad, _single=False,
+    )  # fmt: skip
+    assert {f.name: getattr(made, f.name) for f in dataclasses.fields(MemoryFile)} == {f.name: getattr(expected, f.name) for f in dataclasses.fields(MemoryFile)}

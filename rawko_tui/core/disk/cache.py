@@ -219,10 +219,12 @@ def signature_column(index: int, signatures):
     """Column ``index`` of ``SIGNATURE_COLUMNS`` for these stat signatures. A value past the column's type (an
     mtime set past the year 2262: ``touch`` can) is kept as the type's bound: the kept and the fresh stat are
     bounded alike, and the change time, which no one can set, still tells a changed file."""
+    return _bounded_column(SIGNATURE_COLUMNS[index][1], [signature[index] for signature in signatures])
+
+
+def _bounded_column(code: str, values):
     from array import array
 
-    code = SIGNATURE_COLUMNS[index][1]
-    values = [signature[index] for signature in signatures]
     try:
         return array(code, values)
     except OverflowError:
@@ -248,8 +250,9 @@ def trusted_columns(signatures: list[tuple], kept: dict) -> list[bool]:
     if any(len(kept[name]) != count for name in (*(name for name, _ in SIGNATURE_COLUMNS), "read_ns")):
         raise ValueError("kept columns of another length than the files they describe")
     same: list[bool] | None = None  # None: every column so far is the same
-    for index, (name, _) in enumerate(SIGNATURE_COLUMNS):
-        values = signature_column(index, signatures)
+    fresh_columns = list(zip(*signatures)) if signatures else [()] * len(SIGNATURE_COLUMNS)  # transposed in C, not a loop per column
+    for (name, code), column in zip(SIGNATURE_COLUMNS, fresh_columns):
+        values = _bounded_column(code, column)
         if values != kept[name]:
             equal = map(eq, values, kept[name])
             same = list(equal) if same is None else list(map(and_, same, equal))

@@ -18,7 +18,7 @@ from operator import add
 
 from ..disk import cache
 from ..js.values import JsDate
-from .reading import LazyText, LoadError, MemoryFile, SpecView, _memory_file, spec_extract
+from .reading import MEMORIES_DIR, RAWKO_DIR, LazyText, LoadError, MemoryFile, SpecView, kept_memory_file, spec_extract
 
 _ATTRS = SpecView.__dict__["attrs"]  # the slots a decoding fills, reached past the lazy class's properties
 _BODY_LENGTH = SpecView.__dict__["body_length"]
@@ -27,18 +27,13 @@ _FRONTMATTER_TEXT = SpecView.__dict__["_frontmatter_text"]
 _DECODING = threading.Lock()  # the app reads a store from worker threads: one decoding per view
 
 
-class _Pending:
-    """Where a spec view's encoded fields are (``blob[start:end]``), and the file's ``LIFECYCLE_FIELDS`` values,
-    kept apart when its first frontmatter alone decides them (else None)."""
-
-    __slots__ = ("blob", "end", "lifecycle", "start")
-
-    def __init__(self, blob, start: int, end: int, lifecycle: dict | None):
-        self.blob, self.start, self.end, self.lifecycle = blob, start, end, lifecycle
-
-
 class LazySpecView(SpecView):
-    """A ``SpecView`` kept in the cache: its fields are decoded when first read, and it then becomes a plain ``SpecView``."""
+    """A ``SpecView`` kept in the cache: its fields are decoded when first read, and it then becomes a plain ``SpecView``.
+
+    Until then its ``attrs`` slot holds where the encoded fields are and the file's ``LIFECYCLE_FIELDS`` values,
+    kept apart when its first frontmatter alone decides them (else None): ``(blob, start, end, lifecycle)``, a
+    plain tuple (a load makes one per file).
+    """
 
     __slots__ = ()  # the same layout as SpecView: decoding switches the object's class to it
 
@@ -47,7 +42,8 @@ class LazySpecView(SpecView):
             pending = _ATTRS.__get__(self)
             if type(self) is LazySpecView:
                 try:
-                    attrs, body_length, frontmatter_text, frontmatter_line = _decode(pending.blob[pending.start : pending.end])
+                    blob, start, end, _ = pending
+                    attrs, body_length, frontmatter_text, frontmatter_line = _decode(blob[start:end])
                 except Exception:  # a kept view damaged on disk (sizes are checked at load, contents are not): read its text again
                     again = spec_extract(self._source.value())
                     attrs, body_length, frontmatter_text, frontmatter_line = again.attrs, again.body_length, again.frontmatter_text, again.frontmatter_line
@@ -72,12 +68,12 @@ class LazySpecView(SpecView):
         with _DECODING:
             if type(self) is not LazySpecView:
                 return None
-            pending = _ATTRS.__get__(self)
-            return bytes(pending.blob[pending.start : pending.end]), pending.lifecycle
+            blob, start, end, lifecycle = _ATTRS.__get__(self)
+            return bytes(blob[start:end]), lifecycle
 
     def kept_lifecycle(self) -> dict | None:
         with _DECODING:
-            return _ATTRS.__get__(self).lifecycle if type(self) is LazySpecView else None
+            return _ATTRS.__get__(self)[3] if type(self) is LazySpecView else None
 
 
 _NONE_SET: dict = {}  # the kept lifecycle of every file that sets none of the fields (shared: never changed)
@@ -112,7 +108,7 @@ def _decode(record) -> tuple:
 
 def _lazy_spec(blob, start: int, end: int, lifecycle: dict | None, text: LazyText) -> LazySpecView:
     view = object.__new__(LazySpecView)
-    _ATTRS.__set__(view, _Pending(blob, start, end, lifecycle))
+    _ATTRS.__set__(view, (blob, start, end, lifecycle))
     view._body = view._body_at = view._frontmatter_at = None
     view._source = text
     return view
@@ -152,19 +148,14 @@ def _trusted_files(columns: dict, texts, scanned: list[tuple]) -> tuple[dict[str
     files: dict[str, MemoryFile] = {}
     for at in [at for at in range(count) if ok[at]]:
         name, path, is_link, signature = found[at]
-        memory = _memory_file(name, path, is_link, signature)
-        memory.read_ns = read_ns[at]
         start = text_start[at]
         text = None if start < 0 else LazyText(texts, start, start + text_length[at])
-        memory._text, memory.bom, memory._single = text, bom[at] == 1, single[at] == 1
         begin, end = spec_at[at], spec_at[at + 1]
-        if begin != end:
-            memory.spec = _lazy_spec(specs, begin, end, lifecycle.get(at, _NONE_SET) if decided[at] else None, text)
+        spec = _lazy_spec(specs, begin, end, lifecycle.get(at, _NONE_SET) if decided[at] else None, text) if begin != end else None
         error = errors.get(at)
         if error is not None:
-            memory.error = LoadError(memory.rel_path, *error)
-        memory.bad_utf8 = bad_utf8.get(at)
-        files[name] = memory
+            error = LoadError(f"{RAWKO_DIR}/{MEMORIES_DIR}/{name}", *error)
+        files[name] = kept_memory_file(name, path, is_link, signature, read_ns[at], text, spec, error, bom[at] == 1, bad_utf8.get(at), single[at] == 1)
     return files, count
 
 

@@ -839,16 +839,17 @@ def _scan_memories(memories_dir: Path, skipped: list[tuple[str, str]] | None = N
 
 
 def _memory_file(name: str, path: str, is_link: bool, signature: tuple) -> MemoryFile:
+    return kept_memory_file(name, path, is_link, signature, 0, None, None, None, False, None, None)
+
+
+def kept_memory_file(name: str, path: str, is_link: bool, signature: tuple, read_ns: int, text, spec, error, bom: bool, bad_utf8, single) -> MemoryFile:
+    """A file found by the walk, with what the parse cache keeps of it, made in one positional call: keyword
+    arguments to the 19-field constructor cost three times as much, and a load makes one per file (a test holds
+    the order to the class's fields)."""
     return MemoryFile(
-        location=path,
-        rel_path=f"{RAWKO_DIR}/{MEMORIES_DIR}/{name}",
-        name=name,
-        top_level="/" not in name,
-        symlink=is_link,
-        size=signature[0],
-        mtime_ns=signature[1],
-        signature=signature,
-    )
+        path, f"{RAWKO_DIR}/{MEMORIES_DIR}/{name}", name, "/" not in name, is_link, signature[0], signature[1], signature,
+        read_ns, text, spec, error, None, None, bom, bad_utf8, None, None, single,
+    )  # fmt: skip
 
 
 def _cached_differs(memory: MemoryFile, cached: MemoryFile | None) -> bool:
