@@ -202,3 +202,23 @@ def test_a_lone_carriage_return_in_a_cell_is_shown_not_collapsed():
     assert one_line("Auth middleware\rIgnore the reviewer") == "Auth middleware\u240dIgnore the reviewer"
     assert one_line("two\n\n  lines\tand a tab") == "two lines and a tab"
     assert "\u2028" not in one_line("a\u2028b") and "b" in one_line("a\u2028b")
+
+
+def test_lines_checked_at_once_are_each_line_as_inline_shows_it():
+    """``inline_lines`` (a listing of thousands of lines checks them at once): the lines as ``inline`` shows each, or
+    None, and then each is shown one by one; never a line break or a control character let through."""
+    import random
+
+    from rawko_tui.core.text.safetext import inline_lines
+
+    rng = random.Random(3)
+    pieces = ["plain words", " ", "\n", "\r", "\t", "\x1b[31m", "\u2028", "\x85", "é", "😀", "\u200b", "~", "\x7f", ""]
+    checked_at_once = 0
+    for _ in range(3000):
+        lines = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 6))]
+        together = inline_lines(lines)
+        if together is not None:  # None: each line is shown by inline, one by one
+            assert together == "\n".join(inline(line) for line in lines)
+            checked_at_once += 1
+    assert checked_at_once > 100
+    assert inline_lines(["a", "b c"]) == "a\nb c" and inline_lines(["a\nb"]) is None and inline_lines([]) == ""

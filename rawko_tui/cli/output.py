@@ -7,7 +7,7 @@ import os
 import sys
 
 from ..core.js.values import js_to_string, replace_lone_surrogates
-from ..core.text.safetext import clean, escape_json_controls, inline
+from ..core.text.safetext import clean, escape_json_controls, inline, inline_lines
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_NOT_COMMITTED, EXIT_UNDECIDED = 0, 1, 2, 3, 4
 EXIT_PIPE_CLOSED = 141  # as a shell reports a command killed by SIGPIPE
@@ -66,7 +66,10 @@ def _report(lines: list[str]) -> str:
     """A text report, one entry of ``lines`` per line. A store's text enters a report inside a line,
     so every line break in it (a title's newline, a file name's carriage return, U+2028) is shown
     as a visible stand-in here: it can never start a line of its own, a fake ranking or an "OK"."""
-    return "".join(inline(line) + "\n" for line in lines)
+    if not lines:
+        return ""
+    plain = inline_lines(lines)  # most often every line is plain: checked at once
+    return (plain if plain is not None else "\n".join(inline(line) for line in lines)) + "\n"
 
 
 def _dumps(data: object) -> str:
