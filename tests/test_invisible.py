@@ -222,3 +222,19 @@ def test_lines_checked_at_once_are_each_line_as_inline_shows_it():
             checked_at_once += 1
     assert checked_at_once > 100
     assert inline_lines(["a", "b c"]) == "a\nb c" and inline_lines(["a\nb"]) is None and inline_lines([]) == ""
+
+
+def test_a_report_s_lines_need_no_second_cleaning():
+    """A text report's lines (``_report``: ``inline`` on each) are written as they are (``_write(shown=True)``):
+    ``clean`` finds nothing more to show in them, whatever a store's text held."""
+    import random
+
+    from rawko_tui.cli.output import _report
+    from rawko_tui.core.text.safetext import clean
+
+    rng = random.Random(4)
+    alphabet = [chr(c) for c in range(0, 0x250)] + ["\u2028", "\u2029", "\u200b", "\u200d", "\u202e", "\ufeff", "\udc80", "\U000e0041", "😀", "█", "…"]
+    for _ in range(2000):
+        lines = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) for _ in range(rng.randint(1, 5))]
+        report = _report(lines)
+        assert clean(report) == report

@@ -39,12 +39,14 @@ def _known_failure(exc: Exception) -> tuple[str, int] | None:
     return None
 
 
-def _write(text: str, exact: bool = False) -> None:
+def _write(text: str, exact: bool = False, shown: bool = False) -> None:
     """Print a report. Control characters in it (a memory's escape sequences, a file
     name's newline) are shown as visible stand-ins, never sent to the terminal;
-    ``exact`` keeps every character (the prompt text, piped to another program)."""
+    ``exact`` keeps every character (the prompt text, piped to another program);
+    ``shown``: the text is made of ``_report``'s lines, whose every character is shown already
+    (``inline`` shows all that ``clean`` does): a listing of 10,000 memories is not scanned twice."""
     try:
-        sys.stdout.write(replace_lone_surrogates(text) if exact else clean(text))
+        sys.stdout.write(replace_lone_surrogates(text) if exact else text if shown else clean(text))
         sys.stdout.flush()
     except BrokenPipeError:
         _reader_gone()

@@ -122,7 +122,7 @@ def cmd_preview(args) -> int:
         if budget is not None:
             verdict = "over" if estimate > budget else "within"
             text += _report([f"Token budget for {args.agent}: {budget}; the block is about {estimate} tokens: {verdict} budget."])
-        _write(text)
+        _write(text, shown=True)  # every line from _report
     return EXIT_OK if preview.certain else EXIT_UNDECIDED
 
 
