@@ -325,9 +325,8 @@ def saved_task_write(root: Path, task: str, agent: str, now: str, injected: list
     """
     from ruamel.yaml import YAML
 
-    from ..record.writer import WriteError, plan_settings
-
     from ..js.jsyaml import plain_yaml_error, refuse_yaml_bombs
+    from ..record.writer import WriteError, plan_settings
 
     yaml = YAML()  # round-trip: a person's comments and layout survive
     yaml.indent(mapping=2, sequence=4, offset=2)  # "  - task:", the layout the examples use

@@ -178,6 +178,8 @@ def package_key() -> str:
                         digest.update(f"{entry.path[len(str(top)):]}\0{info.st_size}\0{info.st_mtime_ns}\0".encode("utf-8", "surrogateescape"))
         _package_key = digest.hexdigest()
     return _package_key
+
+
 _plan_key: str | None = None
 
 
@@ -470,7 +472,9 @@ def _write_bytes(path: Path, data: bytes) -> bool:
     return _write_with(path, lambda out: out.write(data))
 
 
-write_bytes_atomically = _write_bytes
+def write_bytes_atomically(path: Path, data: bytes) -> bool:
+    """``data`` as the whole of the kept file at ``path``, written as every kept file is (atomically; False: not written)."""
+    return _write_bytes(path, data)
 
 
 def _write_with(path: Path, write) -> bool:
