@@ -18,7 +18,7 @@ import pickle
 
 from ..disk import cache
 from ..store.reading import Store
-from .linter import FileFindings, Finding
+from .findings import FileFindings, Finding
 
 _FORMAT = 1
 

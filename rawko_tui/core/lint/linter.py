@@ -12,7 +12,6 @@ import math
 import os
 import re
 from collections import defaultdict
-from dataclasses import dataclass
 
 from ..arbiters.decision import js_to_number
 from ..arbiters.scoring import IMPORTANCE_ORDER, pattern_strings
@@ -22,13 +21,12 @@ from ..js.regexp import JsRegexSyntaxError, JsRegexTimeout, annex_b_notes, compi
 from ..js.values import UNDEFINED, JsDate, display_value, js_new_date, js_to_string, js_truthy, type_name
 from ..arbiters.patterns import ALTERNATIVES, REGEX, SUBSTRING, WILDCARD, looks_like_regex, match_pattern
 from ..disk.safeio import SESSION_LIMIT, SETTINGS_LIMIT, linked_part, refusal
-from ..text.safetext import character_name, clean_name, inline, invisible_characters, tag_text
+from ..text.safetext import character_name, inline, invisible_characters, tag_text
 from ..store.settings import PersonSettings
 from .settingsproblems import person_settings_problems, settings_problems
 from ..store.reading import MemoryFile, Store
 
-ERROR, WARNING, INFO = "error", "warning", "info"
-SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
+from .findings import ERROR, INFO, SEVERITY_ORDER, WARNING, FileFindings, Finding  # noqa: F401 - the lint's public face
 MIN_WORDS, MAX_WORDS = 50, 2000
 _REGEX_SYNTAX = set(".*+?()[]{}\\^$")
 _PROBES = ("", " ", "x", "\n", "the quick brown fox 42 developer")
@@ -44,27 +42,6 @@ LONG_LINE = 10_000
 _CONFLICT_MARKER = re.compile(r"^(?:<{7}|>{7})(?: [^\n]*)?$", re.MULTILINE)
 _ISO_LIKE = re.compile(r"^[+-]?\d{4,6}-\d{2}-\d{2}(?:[Tt]\d|$)")
 _LOCAL_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$")
-
-
-@dataclass(frozen=True)
-class Finding:
-    path: str
-    severity: str
-    code: str
-    message: str
-    line: int | None = None
-
-    def to_dict(self) -> dict:
-        return {"path": self.path, "line": self.line, "severity": self.severity, "code": self.code, "message": self.message}
-
-    def __str__(self) -> str:
-        return self.as_line(clean_name(self.path))
-
-    def as_line(self, path: str | None = None) -> str:
-        """The finding on one line, its path as given (``str``: shown clean), else as it is."""
-        where = path if path is not None else self.path
-        where = f"{where}:{self.line}" if self.line else where
-        return f"{where}: {self.severity}: {self.message} [{self.code}]"
 
 
 def lint_store(
@@ -259,14 +236,6 @@ LINT_MODULES = (
     "js/values.py", "arbiters/patterns.py", "disk/safeio.py", "text/safetext.py", "store/reading.py", "record/writer.py", "js/jsyaml.py", "disk/cache.py",
     "lint/injection.py", "text/markdownhidden.py", "data/injection_model.json", "data/lookalikes.txt",
 )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class FileFindings:
-    """One file's findings whatever the time, and the one that depends on it: a discoveredAt in the future."""
-
-    findings: tuple[Finding, ...]
-    future: tuple[int, float, Finding] | None = None  # (where it goes in ``findings``, the date in ms, the finding)
 
 
 def _at(own: FileFindings, now_ms: float | None) -> list[Finding] | tuple[Finding, ...]:
