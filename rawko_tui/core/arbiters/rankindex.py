@@ -68,7 +68,7 @@ from .scoring import (
     recency_points,
     when_items,
 )
-from ..js.regexp import DEFAULT_REGEX_BUDGET_SECONDS, TIMEOUT, JsRegex, JsRegexUndecided, RegexBudget, carrier_text, needles_may_match, re2_options
+from ..js.regexp import DEFAULT_REGEX_BUDGET_SECONDS, TIMEOUT, JsRegex, JsRegexUndecided, RegexBudget, carrier_text, literal_alternation, needles_may_match, re2_options
 from ..js.values import is_prototype_key, js_split_whitespace, js_to_string, utf16_length
 from .patterns import ALTERNATIVES, BAD_REGEX, PatternPlan, build_search_text, save_new_plans
 from ..store.reading import MemoryFile, Store, no_cyclic_gc
@@ -176,7 +176,7 @@ class PatternIndex:
         first query skips most of them by their needles, and a start then rebuilds only those it runs. A
         plain pair, not a named one: unpickling thousands of named tuples costs a third of a start's tables.
         """
-        fallbacks = [(f.needles, pickle.dumps(f, protocol=pickle.HIGHEST_PROTOCOL)) if isinstance(f, JsRegex) else f for f in self.fallbacks]
+        fallbacks = [(f.needles, pickle.dumps(f, protocol=pickle.HIGHEST_PROTOCOL), _words_of(f)) if isinstance(f, JsRegex) else f for f in self.fallbacks]
         return tuple(fallbacks if name == "fallbacks" else getattr(self, name) for name in self._STATE)
 
     @classmethod
@@ -277,6 +277,11 @@ class PatternIndex:
             if isinstance(fallback, str):
                 if fallback in text:
                     matched.append(test)
+            elif lowered is not None and (words := _words_of(fallback)) is not None:  # words and "|": no engine needed
+                ignore_case, words = words
+                searched = lowered if ignore_case else text
+                if any(word in searched for word in words):
+                    matched.append(test)
             elif (lowered is None or needles_may_match(_needles(fallback), lowered)) and self._test_alone(test, text, budget, undecided):
                 matched.append(test)
         return matched
@@ -299,7 +304,7 @@ class PatternIndex:
         fallback = self.fallbacks[test]
         if isinstance(fallback, str):
             return fallback in text
-        if type(fallback) is tuple:  # a kept regex: (needles, pickled)
+        if type(fallback) is tuple:  # a kept regex: (needles, pickled, words)
             fallback = self.fallbacks[test] = pickle.loads(fallback[1])  # a thread that races here makes the same one
         try:  # an RE2 translation RE2 cannot hold runs on the backtracking engine, within the budget
             return budget.search(fallback, text, last_round=True) is not None
@@ -309,8 +314,17 @@ class PatternIndex:
 
 
 def _needles(fallback) -> tuple[str, ...] | None:
-    """A regex's needles, kept (a pair: needles, pickled regex, rebuilt when first tested) or made."""
+    """A regex's needles, kept (needles, pickled regex, rebuilt when first tested; words) or made."""
     return fallback[0] if type(fallback) is tuple else fallback.needles
+
+
+def _words_of(fallback) -> tuple[bool, tuple[str, ...]] | None:
+    """(whether it ignores case, its words) for a regex that is words and their alternation (``literal_alternation``):
+    on ASCII text one occurring decides it, without compiling it. Kept with the regex, or found from a made one."""
+    if type(fallback) is tuple:
+        return fallback[2]
+    words = literal_alternation(fallback)
+    return None if words is None else (fallback.ignore_case, words)
 
 
 def _escape_literal(needle: str) -> str:

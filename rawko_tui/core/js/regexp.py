@@ -1288,6 +1288,24 @@ def needles_may_match(needles: tuple[str, ...] | None, lowered_ascii: str) -> bo
     return needles is None or any(needle in lowered_ascii for needle in needles)
 
 
+# A pattern of ASCII letters, digits, "_", "-" and spaces, alternated: every character is itself, and "|" the only
+# operator. On ASCII text, whether it matches is whether one of its words occurs; with the i flag, compared in
+# lower case (V8's case folding maps no non-ASCII character onto an ASCII letter without the u flag, and the text
+# holds none).
+_LITERAL_ALTERNATION = re.compile(r"[A-Za-z0-9_\- ]+(?:\|[A-Za-z0-9_\- ]+)*")
+
+
+def literal_alternation(regex: JsRegex) -> tuple[str, ...] | None:
+    """The words of a regex that is only words and their alternation (``cache-test|react``), lowered when it ignores
+    case: on ASCII text it matches exactly when one of them occurs (in the lowered text, when it ignores case)."""
+    if regex.engine != "re2" or regex.caveat is not None or regex.refusal is not None or regex.text_bound is not None:
+        return None
+    if _LITERAL_ALTERNATION.fullmatch(regex.source) is None:
+        return None
+    words = regex.source.split("|")
+    return tuple(word.lower() for word in words) if regex.ignore_case else tuple(words)
+
+
 @dataclass(frozen=True)
 class JsRegex:
     """A compiled JavaScript pattern. ``engine`` is ``"re2"`` (linear time) or ``"backtracking"``.
