@@ -80,7 +80,7 @@ def _dumps(data: object) -> str:
     Deeper values are written compactly: that is what Python's C encoder does, and
     a listing of 10,000 memories then costs a fraction of what indenting it does.
     """
-    compact = lambda value: json.dumps(value, ensure_ascii=False, default=_json_default)  # noqa: E731
+    compact = json.JSONEncoder(ensure_ascii=False, default=_json_default).encode  # one encoder for every item
     if isinstance(data, dict) and data:
         fields = []
         for key, value in data.items():
