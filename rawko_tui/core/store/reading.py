@@ -343,12 +343,12 @@ class MemoryFile:
     def lifecycle_fields(self) -> dict | None:
         """The fold's ``LIFECYCLE_FIELDS`` values when the first frontmatter alone decides them (no appended entry
         can set one): from the parse cache without decoding the view, else without splitting the entries.
-        None: only the fold of the entries tells."""
+        None: only the fold of the entries tells. The values may be the cache's own: read them, never change them."""
         if self._entries is not None or self.spec is None:
             return None
         kept = self.spec.kept_lifecycle()
         if kept is not None:
-            return dict(kept)
+            return kept
         if self.single_entry() or self.appended_entries_cannot_set(LIFECYCLE_FIELDS):
             return self.spec.fields_named(LIFECYCLE_FIELDS)
         return None
