@@ -270,7 +270,9 @@ def test_rawko_sdk_readings_are_kept_between_runs_and_equal_a_fresh_reading(tmp_
         prompt = run_preview(load_store(root), "auth token", "developer", options).prompt
     assert reading(load_store(root)) == expected  # keeps the readings
     with monkeypatch.context() as patch:
-        patch.setattr(loaders, "load_yaml12", lambda text: pytest.fail("parsed again"))
+        from rawko_tui.core.js import yaml2
+
+        patch.setattr(yaml2, "load_yaml12", lambda text: pytest.fail("parsed again"))
         assert reading(load_store(root)) == expected
         assert run_preview(load_store(root), "auth token", "developer", options).prompt == prompt
     assert any("CRLF" in why for _, why in expected[0]) and any("not valid YAML" in why for _, why in expected[0])

@@ -361,3 +361,32 @@ def test_preparing_the_index_compiles_its_sets_even_after_a_first_query(tmp_path
     assert compiled == len(index.buckets)
     index.first_matches("implement the auth flow for login")
     assert rankindex._compile_bucket.cache_info().misses == compiled  # the key used the prepared sets
+
+
+def test_spec_0005_s_plans_are_kept_apart_read_where_asked_and_made_again_when_their_file_is_damaged(tmp_path, monkeypatch):
+    """spec-0005's plans of every memory are kept in a file of their own (``rankcache.save(apart=)``), read where a
+    ranking slices them; a missing or cut file is no kept tables (made again, the same decisions), and a store keeps
+    one such file."""
+    from rawko_tui.core.arbiters import rankcache
+    from rawko_tui.core.arbiters.loaders import load_view
+    from rawko_tui.core.arbiters.profiles import BUILT_IN
+    from rawko_tui.core.disk import cache
+
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+    root = hostile_store(tmp_path / "hostile")
+    options = ArbiterOptions(profile=BUILT_IN["spec-0005"])
+    task, agent, now = TASKS[0], AGENTS[0], NOW
+    expected = decisions(run_preview_reference(load_store(root), task, agent, options, now))
+    assert decisions(run_preview(load_store(root), task, agent, options, now)) == expected  # made and kept
+
+    def apart_files():
+        return sorted(cache.cache_dir().glob("index*-*-*.bin"))
+
+    store = load_store(root)
+    kept = rankcache.load(store, load_view(store, options.profile, False), options.profile)
+    assert isinstance(kept["plans_blob"], cache.TextFile) and len(apart_files()) == 1
+    for damage in (lambda path: path.write_bytes(path.read_bytes()[:-7]), lambda path: path.unlink()):
+        damage(apart_files()[0])
+        assert decisions(run_preview(load_store(root), task, agent, options, now)) == expected  # made again
+        assert len(apart_files()) == 1
+        assert decisions(run_preview(load_store(root), task, agent, options, now)) == expected  # and kept

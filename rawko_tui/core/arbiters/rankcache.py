@@ -13,6 +13,8 @@ A store read at a git revision, or as the fold of its entries, keeps nothing.
 from __future__ import annotations
 
 import hashlib
+import os
+import time
 
 from ..disk import cache
 
@@ -38,21 +40,51 @@ def _kind(profile) -> str:
 
 
 def load(store, view, profile) -> dict | None:
-    """The tables kept for this store and profile, when they were made from exactly these files; else None."""
+    """The tables kept for this store and profile, when they were made from exactly these files; else None.
+
+    A table's bytes kept apart (``save``'s ``apart``) come back as a ``cache.TextFile``, read where sliced.
+    """
     if not cache.enabled():
         return None
     key = _key(store, view, profile)
     if key is None:
         return None
     kept = cache.load_derived(store.root, _kind(profile), MODULES)
-    if kept.get("key") != key or not isinstance(kept.get("tables"), dict):
+    tables = kept.get("tables")
+    if kept.get("key") != key or not isinstance(tables, dict):
         return None
-    return kept["tables"]
+    apart = kept.get("apart")
+    if apart is not None:
+        name, field = apart
+        if not isinstance(name, str) or "/" in name or not isinstance(field, str):
+            return None
+        blob = cache.open_kept_bytes(_path(store, profile).with_name(name))
+        if blob is None:
+            return None
+        tables = {**tables, field: blob}
+    return tables
 
 
-def save(store, view, profile, tables: dict) -> None:
+def save(store, view, profile, tables: dict, apart: str | None = None) -> None:
+    """Keep the tables; ``apart`` names one of them, bytes, written to a file of its own that the next start reads
+    only where it is sliced (spec-0005's plans of every memory: most of its tables, and a ranking shows a few)."""
     if not cache.enabled():
         return
     key = _key(store, view, profile)
-    if key is not None:
-        cache.save_derived(store.root, _kind(profile), MODULES, {"key": key, "tables": tables})
+    if key is None:
+        return
+    record = {"key": key, "tables": tables}
+    path = _path(store, profile)
+    if apart is not None:
+        name = f"{path.stem}-{time.time_ns():x}-{os.getpid()}.bin"
+        if not cache.write_bytes_atomically(path.with_name(name), tables[apart]):
+            return
+        record = {"key": key, "tables": {k: v for k, v in tables.items() if k != apart}, "apart": (name, apart)}
+    cache.save_derived(store.root, _kind(profile), MODULES, record)
+    for old in path.parent.glob(f"{path.stem}-*.bin"):  # a process that opened an older one keeps reading it
+        if apart is None or old.name != record["apart"][0]:
+            old.unlink(missing_ok=True)
+
+
+def _path(store, profile):
+    return cache.companion_path(cache.cache_path(store.root), _kind(profile))

@@ -171,7 +171,7 @@ _NEVER = 1 << 30
 _NO_FACTS = MemoryFacts("", "", {}, "undefined", math.nan, None, [], [])
 
 
-def _kept_plans(plans: list[list | None]) -> dict:
+def _kept_plans(plans: list[list | None]) -> tuple[array, bytes]:
     """Each file's plans pickled apart in one blob, found by offset (``at``; an empty span: reading its whenToUse
     throws): a run unpickles the plans of the few memories it shows, not those of all 10,000."""
     at, chunks, offset = array("q", [0]), [], 0
@@ -180,7 +180,7 @@ def _kept_plans(plans: list[list | None]) -> dict:
         chunks.append(chunk)
         offset += len(chunk)
         at.append(offset)
-    return {"at": at, "blob": b"".join(chunks)}
+    return at, b"".join(chunks)
 
 
 class Spec0005Index:
@@ -208,7 +208,7 @@ class Spec0005Index:
 
         save_new_plans()  # with the regex translations: the next run does not translate them again
         if keep:
-            rankcache.save(store, view, profile, tables)
+            rankcache.save(store, view, profile, tables, apart="plans_blob")
         self._use(tables)
 
     def _tables(self) -> dict:
@@ -230,13 +230,14 @@ class Spec0005Index:
                     item_crash[position] = (index, crash)
                     break
         titles = [facts.title for facts in facts_of]
-        return {"kind": "spec-0005", "plans": _kept_plans(plans), "title": titles, "whole_crash": whole_crash, "item_crash": item_crash, "patterns": PatternIndex(facts_of).state()}
+        at, blob = _kept_plans(plans)
+        return {"kind": "spec-0005", "plans_at": at, "plans_blob": blob, "title": titles, "whole_crash": whole_crash, "item_crash": item_crash, "patterns": PatternIndex(facts_of).state()}
 
     def _use(self, tables: dict) -> None:
         view = self.view
         self.whole_crash: dict[int, str] = tables["whole_crash"]
         self.item_crash: dict[int, tuple[int, str]] = tables["item_crash"]
-        self._plans_at, self._plans_blob = tables["plans"]["at"], tables["plans"]["blob"]
+        self._plans_at, self._plans_blob = tables["plans_at"], tables["plans_blob"]  # the blob: bytes, or kept apart (read where sliced)
         self._titles: list[str] = tables["title"]  # each loaded memory's title, as its facts say it
         if len(self._plans_at) != len(view.loaded) + 1 or self._plans_at[-1] != len(self._plans_blob) or len(self._titles) != len(view.loaded):
             raise ValueError("the kept plans are not this view's")

@@ -301,6 +301,12 @@ def _text_files(store_cache: Path) -> list[Path]:
         return []
 
 
+def open_kept_bytes(path: Path):
+    """A kept file of bytes opened for reads where sliced (``TextFile``; bytes when empty); None when it is missing or
+    not this user's own."""
+    return _map(path)
+
+
 def _map(path: Path):
     """The text file opened for reads where asked (bytes for an empty one); None when it is missing or not this user's own."""
     try:
