@@ -320,6 +320,7 @@ def test_a_kept_rank_index_ranks_as_a_fresh_one_and_is_remade_when_a_file_change
 
         built = Spec0005Index if profile == "spec-0005" else rankindex.StoreIndex
         patched.setattr(built, "_tables", lambda self: pytest.fail("the kept tables were not used"))
+        patched.setattr(rankindex, "agent_points_column", lambda *a: pytest.fail("an agent's kept points were not used"))
         check(load_store(root))
         (root / ".rawko" / "memories" / "extra-b.md").write_text(memory(title="Flaky tests, again", when='"flaky|retry"'))
         store = load_store(root)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+import weakref
 
 from ..disk import cache
 
@@ -34,6 +35,25 @@ def _key(store, view, profile) -> list | None:
     return None if readings is None else [repr((profile.name, profile.loader, profile.scorer, profile.matcher)), readings]
 
 
+def _gone():
+    return None
+
+
+# (store, view, profile, key), the first two weakly held (the app replaces its store on each reload)
+_last_key: tuple = (_gone, _gone, None, None)
+
+
+def _view_key(store, view, profile) -> list | None:
+    """``_key``, computed once for the same store, view and profile (a start asks for the tables, then the points)."""
+    global _last_key
+    remembered = _last_key
+    if remembered[0]() is store and remembered[1]() is view and remembered[2] is profile:
+        return remembered[3]
+    key = _key(store, view, profile)
+    _last_key = (weakref.ref(store), weakref.ref(view), profile, key)
+    return key
+
+
 def _kind(profile) -> str:
     """One kept index per profile (a custom profile's name can be anything: it is hashed)."""
     return "index" + hashlib.sha256(profile.name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
@@ -46,7 +66,7 @@ def load(store, view, profile) -> dict | None:
     """
     if not cache.enabled():
         return None
-    key = _key(store, view, profile)
+    key = _view_key(store, view, profile)
     if key is None:
         return None
     kept = cache.load_derived(store.root, _kind(profile), MODULES)
@@ -70,7 +90,7 @@ def save(store, view, profile, tables: dict, apart: str | None = None) -> None:
     only where it is sliced (spec-0005's plans of every memory: most of its tables, and a ranking shows a few)."""
     if not cache.enabled():
         return
-    key = _key(store, view, profile)
+    key = _view_key(store, view, profile)
     if key is None:
         return
     record = {"key": key, "tables": tables}
@@ -88,3 +108,35 @@ def save(store, view, profile, tables: dict, apart: str | None = None) -> None:
 
 def _path(store, profile):
     return cache.companion_path(cache.cache_path(store.root), _kind(profile))
+
+
+MAX_KEPT_AGENTS = 16  # per store and profile; past it the points of an agent not kept are made each run
+
+
+def agent_points(store, view, profile, agent: str) -> list | None:
+    """The points of every memory that depend on the agent alone (``StoreIndex._agent_points``), kept by an earlier
+    run for these very readings of the files, by this code; else None."""
+    if not cache.enabled():
+        return None
+    key = _view_key(store, view, profile)
+    if key is None:
+        return None
+    kept = cache.load_derived(store.root, _kind(profile) + "-points", MODULES)
+    if kept.get("key") != key or not isinstance(kept.get("agents"), dict):
+        return None
+    points = kept["agents"].get(agent)
+    return points if isinstance(points, list) else None
+
+
+def keep_agent_points(store, view, profile, agent: str, points: list) -> None:
+    """Keep one agent's points beside those kept for the same readings (a few agents: each kept file is small)."""
+    if not cache.enabled():
+        return
+    key = _view_key(store, view, profile)
+    if key is None:
+        return
+    kind = _kind(profile) + "-points"
+    kept = cache.load_derived(store.root, kind, MODULES)
+    agents = kept.get("agents") if kept.get("key") == key and isinstance(kept.get("agents"), dict) else {}
+    if len(agents) < MAX_KEPT_AGENTS:
+        cache.save_derived(store.root, kind, MODULES, {"key": key, "agents": {**agents, agent: points}})

@@ -347,6 +347,7 @@ class StoreIndex:
 
         self.store = store
         self.profile = profile
+        self._view = view
         self.scorer = profile.scorer
         self.gated: list[tuple[MemoryFile, str, str]] = list(view.gated)
         self.loaded: list[MemoryFile] = list(view.loaded)
@@ -557,8 +558,12 @@ class StoreIndex:
         """Per memory, the points that do not depend on the task: (importance, agent tags, same agent)."""
         points = self._agent_cache.get(agent)
         if points is None:
-            scorer = self.scorer
-            points = agent_points_column(self.importance_keys, self.tags, self.discovered_by, agent, scorer)
+            from . import rankcache
+
+            points = rankcache.agent_points(self.store, self._view, self.profile, agent)  # kept for these readings
+            if points is None or len(points) != len(self.importance_keys):
+                points = agent_points_column(self.importance_keys, self.tags, self.discovered_by, agent, self.scorer)
+                rankcache.keep_agent_points(self.store, self._view, self.profile, agent, points)
             if len(self._agent_cache) >= 32:
                 self._agent_cache.clear()
             self._agent_cache[agent] = points
