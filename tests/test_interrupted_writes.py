@@ -335,3 +335,23 @@ def test_an_unfinished_entry_in_a_file_git_is_told_not_to_look_at_is_still_pendi
         out.write(UNFINISHED)
     assert main(["verify", str(repo)]) == 1
     assert "an appended entry's frontmatter is never closed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("folder", ["plain", "line\nbreak"])
+def test_the_repository_is_located_in_one_git_call_as_in_two(tmp_path, folder):
+    """``_Repo.of`` asks git for the git dir and the top together; a path with a line break in it is asked one at a
+    time; a bare repository, or no repository, is none."""
+    import subprocess
+
+    from rawko_tui.core.disk.gitrepo import locate_repository, repo_root
+    from rawko_tui.core.record.writer import _Repo
+
+    top = tmp_path / folder
+    store = top / "sub" / "store"
+    store.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(top)], check=True)
+    repo = _Repo.of(store)
+    assert repo is not None and (repo.top, repo.git_dir, repo.store) == (repo_root(store), locate_repository(store)[0], "sub/store/")
+    bare = tmp_path / "bare.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    assert _Repo.of(bare) is None and _Repo.of(tmp_path) is None

@@ -443,12 +443,22 @@ class _Repo:
 
     @classmethod
     def of(cls, root: Path) -> "_Repo | None":
-        located = locate_repository(Path(root))
-        top = repo_root(Path(root)) if located else None
-        if located is None or top is None:
+        try:  # the git dir and the work tree's top in one git call (a bare repository has no top: no repository here)
+            said = git(Path(root), "rev-parse", "--absolute-git-dir", "--show-toplevel").decode()
+        except GitError:
             return None
+        except UnicodeDecodeError:
+            said = None
+        if said is not None and said.count("\n") == 2:
+            git_dir, top = (Path(line) for line in said.split("\n")[:2])
+        else:  # not a repository, or a path holding a line break: asked one at a time, as ever
+            located = locate_repository(Path(root))
+            top = repo_root(Path(root)) if located else None
+            if located is None or top is None:
+                return None
+            git_dir = located[0]
         rel = Path(os.path.relpath(Path(root).resolve(), top.resolve())).as_posix()
-        return cls(top, located[0], "" if rel == "." else rel + "/")
+        return cls(top, git_dir, "" if rel == "." else rel + "/")
 
     def path(self, rel_path: str) -> str:
         return self.store + rel_path
