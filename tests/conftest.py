@@ -144,8 +144,13 @@ class Oracle:
         self.node = node
         self._server: subprocess.Popen | None = None
 
-    def run(self, requests: list[dict], script: str = "spec_arbiter.js") -> list[dict]:
-        """Run one of the oracles (spec_arbiter.js, sdk_arbiter.js, spec0005_arbiter.js, the probes) on the requests."""
+    def run(self, requests: list[dict], script: str = "spec_arbiter.js", at_a_time: int | None = None) -> list[dict]:
+        """Run one of the oracles (spec_arbiter.js, sdk_arbiter.js, spec0005_arbiter.js, the probes) on the requests,
+        ``at_a_time`` of them per run of the script (None: all): each request to an arbiter reads its store afresh,
+        and node keeps what every request of a run read until the run ends (the hostile catalogue's six requests
+        at once grew it to 0.85 GB, one at a time to 0.33 GB, in the same CPU time)."""
+        if at_a_time is not None and len(requests) > at_a_time:
+            return [answer for at in range(0, len(requests), at_a_time) for answer in self.run(requests[at : at + at_a_time], script)]
         if self._server is None or self._server.poll() is not None:
             self._server = subprocess.Popen(
                 # V8 sizes its heap by the machine's memory: uncapped, the hostile catalogue grew this process to
