@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 import random
-import resource
 import shutil
 import signal
 import subprocess
 
 import pytest
-from conftest import ORACLE_DIR
+from conftest import ORACLE_DIR, with_limits
 
 from rawko_tui.core.js import regexp as jsregex
 from rawko_tui.core.js.regexp import JsRegexSyntaxError, JsRegexUndecided, compile_js, v8_refusal
@@ -45,14 +44,11 @@ def _v8(cases: list[tuple[str, str, str]], alone: bool = False) -> list[dict]:
         pytest.skip("node is needed for the V8 oracle")
 
     def run(batch, timeout, cpu_seconds=None):
-        def capped():
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))  # SIGXCPU at the first, SIGKILL at the second
-
+        command, set_limits = [node, str(ORACLE_DIR / "regex_limits_probe.js")], None
+        if cpu_seconds:
+            command, set_limits = with_limits(command, cpu=(cpu_seconds, cpu_seconds + 5))  # SIGXCPU at the first, SIGKILL at the second
         try:
-            return subprocess.run(
-                [node, str(ORACLE_DIR / "regex_limits_probe.js")], input=json.dumps(batch), capture_output=True, text=True, timeout=timeout,
-                preexec_fn=capped if cpu_seconds else None,
-            )  # fmt: skip
+            return subprocess.run(command, input=json.dumps(batch), capture_output=True, text=True, timeout=timeout, preexec_fn=set_limits)
         except subprocess.TimeoutExpired:
             return None
 
