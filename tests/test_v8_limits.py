@@ -57,8 +57,9 @@ def _v8(cases: list[tuple[str, str, str]], alone: bool = False) -> list[dict]:
         return json.loads(proc.stdout)
     answers = []
     for case in cases:  # one at a time, to find the ones node dies on or cannot be interrupted in
-        # five seconds of CPU time: no case that compiled at all took more than two (a busy machine cannot cut it short)
-        single = run([case], 120, cpu_seconds=5)
+        # three seconds of CPU time: no case that compiled at all took more than two (1.8 s, node's start included; a busy
+        # machine cannot cut it short), and the cases that never finish compiling spend all of it
+        single = run([case], 120, cpu_seconds=3)
         if single is None or single.returncode == -signal.SIGXCPU:
             answers.append({"slow": True, "compiling": True})  # a compile that cannot be interrupted: not asked again
         elif single.returncode == 0:
