@@ -26,13 +26,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import resource
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import with_limits
 from everywhere import NOW, TASK, hostile_store
 from test_app import SIZE, settle
 
@@ -50,8 +50,7 @@ def name(field: str) -> str:
     return f"{field}[b]B\u202e"  # a file name holds no slash and no newline here (some tools refuse them); markup and a bidi override
 
 
-def _capped() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))  # a bomb or an endless read fails fast instead of eating the machine
+MEMORY_CAP = 2 << 30  # bytes of address space a command may use: a bomb or an endless read fails fast instead of eating the machine
 
 
 class Clone:
@@ -93,15 +92,16 @@ class Clone:
 
     def run(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
         """rawko-tui in its own process, as the person runs it: a hang or a bomb fails the test, never the machine."""
+        command, set_limits = with_limits([sys.executable, "-m", "rawko_tui", *args], address_space=(MEMORY_CAP, MEMORY_CAP))
         return subprocess.run(
-            [sys.executable, "-m", "rawko_tui", *args],
+            command,
             cwd=self.root,
             stdin=subprocess.PIPE,  # held open and never written: a read of /dev/stdin would wait for ever
             capture_output=True,
             text=True,
             timeout=timeout,
             env=self.env(),
-            preexec_fn=_capped,
+            preexec_fn=set_limits,
         )
 
     def git(self, *args: str, where: Path | None = None, env: dict | None = None) -> str:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXED_NOW
+from conftest import FIXED_NOW, with_limits
 from hostile import GOOD, OUTSIDE_SECRET, _alias_bomb, make_store
 from test_history import git as _git
 
@@ -59,7 +59,10 @@ def _controlling_tty():
 def _run(root: Path, *args: str, timeout: float = 90, child: dict | None = None, script: str | None = None, stdin=subprocess.DEVNULL) -> subprocess.CompletedProcess:
     """``rawko-tui ARGS`` (or a Python script) in its own session, capped and timed: a hang or a runaway read fails the test."""
     command = [sys.executable, "-c", script, *args] if script is not None else [sys.executable, "-m", "rawko_tui", *args]
-    options = child or {"start_new_session": True, "preexec_fn": _capped}
+    if child is None:
+        command, set_limits = with_limits(command, address_space=(MEMORY_CAP, MEMORY_CAP))
+        child = {"start_new_session": True, "preexec_fn": set_limits}
+    options = child
     run = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=timeout, stdin=stdin, env={**os.environ, "TZ": "UTC"}, **options)
     assert "Traceback" not in run.stderr and "MemoryError" not in run.stderr, run.stderr[-3000:]
     return run

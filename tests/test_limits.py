@@ -145,7 +145,8 @@ ALIAS_CHARACTERS = "aliases expand to more than 1,000,000 characters (an alias b
 def test_a_long_string_used_thousands_of_times_in_a_memory_is_refused(tmp_path):
     root = _store(tmp_path)
     uses = ", ".join(["*s"] * 50_000)
-    (root / ".rawko" / "memories" / "amplified.md").write_text(f'---\ntitle: Amplified\nwhenToUse: [&s "{"a" * (8 << 20)}", {uses}]\n---\n\nbody\n')
+    # x, not a hex digit: lint's search for hex-encoded text backtracks through a run of 8 MB of them in 0.7 GB
+    (root / ".rawko" / "memories" / "amplified.md").write_text(f'---\ntitle: Amplified\nwhenToUse: [&s "{"x" * (8 << 20)}", {uses}]\n---\n\nbody\n')
     found = _findings(_run(root, "lint", "--json", "--now", FIXED_NOW, timeout=240))
     assert any(ALIAS_CHARACTERS in m for _, _, m in found[".rawko/memories/amplified.md"]), found.get(".rawko/memories/amplified.md")
     for arbiter in ("spec-0007", "rawko-sdk", "spec-0005"):
@@ -185,7 +186,9 @@ def test_the_character_guard_keeps_ordinary_aliases_and_refuses_in_every_dialect
 def _many_entries(root: Path, name: str = "e.md", entries: int = 2_400_000) -> None:
     """A normal memory followed by millions of tiny appended entries: 66 MB, inside the 64 MiB limit."""
     head = memory(title="Many entries", when='"auth"', body="Auth tokens live in src/auth. " * 20)
-    (root / ".rawko" / "memories" / name).write_text(head + "".join(f"\n---\ntitle: E{i}\n---\n\nx\n" for i in range(entries)))
+    with open(root / ".rawko" / "memories" / name, "w") as out:  # written as made: the entries joined first held 0.2 GB in the test's worker
+        out.write(head)
+        out.writelines(f"\n---\ntitle: E{i}\n---\n\nx\n" for i in range(entries))
 
 
 @pytest.mark.usefixtures("gigabyte_at_a_time")
@@ -310,16 +313,25 @@ def _sparse_memory(path: Path, size: int) -> None:
 
 @pytest.mark.usefixtures("gigabyte_at_a_time")
 def test_a_store_of_gigabytes_is_read_up_to_the_store_limit_and_says_what_it_left(tmp_path):
-    root = _store(tmp_path)
-    for i in range(25):
-        _sparse_memory(root / ".rawko" / "memories" / f"z{i:02d}.md", 55 << 20)  # 1.4 GB checked out
-    preview = json.loads(_run(root, "preview", "--task", TASK, "--agent", "developer", "--now", FIXED_NOW, "--json", timeout=240).stdout)
+    from rawko_tui.core.disk.safeio import MEMORY_LIMIT
     from rawko_tui.core.store.reading import STORE_LIMIT
+
+    root = _store(tmp_path)
+    # Most of the limit is filled by two files over a memory's own limit: refused unread, their bytes still count
+    # (four files of 55 MB read to fill it held 1 GB); z00.md, read, takes the store to its limit
+    oversized = ("y0.md", "y1.md")
+    for name in oversized:
+        _sparse_memory(root / ".rawko" / "memories" / name, 100 << 20)
+    for i in range(25):
+        _sparse_memory(root / ".rawko" / "memories" / f"z{i:02d}.md", 55 << 20)  # 1.6 GB checked out in all
+    preview = json.loads(_run(root, "preview", "--task", TASK, "--agent", "developer", "--now", FIXED_NOW, "--json", timeout=240).stdout)
 
     assert {"good-auth.md", "good-login.md", "z00.md"} <= {Path(m["path"]).name for m in preview["injected"]}
     errors = {Path(e["path"]).name: e["reason"] for e in preview["errors"]}
-    read = (STORE_LIMIT - sum(f.stat().st_size for f in (root / ".rawko" / "memories").glob("good-*.md"))) // (55 << 20)
-    assert sorted(errors) == [f"z{i:02d}.md" for i in range(read, 25)]
+    held = sum(f.stat().st_size for f in (root / ".rawko" / "memories").glob("[gy]*.md"))
+    read = (STORE_LIMIT - held) // (55 << 20)
+    assert read == 1 and sorted(errors) == [*oversized, *(f"z{i:02d}.md" for i in range(read, 25))]
+    assert all(f"over the {MEMORY_LIMIT:,}-byte limit" in errors[name] for name in oversized)
     assert errors["z24.md"].startswith("cannot be read: the memory files before it in name order already hold ")
     assert errors["z24.md"].endswith(f"and rawko-tui reads at most {STORE_LIMIT:,} bytes of memories and agent definitions per store: not read")
     found = _findings(_run(root, "lint", "--json", "--now", FIXED_NOW, timeout=240))

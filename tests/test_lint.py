@@ -264,3 +264,18 @@ def test_a_date_that_is_not_the_date_it_looks_like_is_named_with_how_javascript_
 def test_a_date_that_reads_as_it_looks_gets_no_date_warning(tmp_path, written):
     found = findings_for(tmp_path, {"a-memory.md": memory(at=written)}, parse_now("2030-01-01T00:00:00Z"))
     assert [f.message for f in found if f.code == "date"] == []
+
+
+def test_the_longest_line_is_found_piece_by_piece_as_one_split_finds_it(monkeypatch):
+    """``_longest_line`` splits a piece of the text at a time: the same length and line as splitting it whole."""
+    import random
+
+    from rawko_tui.core.lint import linter
+
+    rng = random.Random(26)
+    for piece in (1, 2, 3, 5, 8, 1 << 20):
+        monkeypatch.setattr(linter, "_LINES_PIECE", piece)
+        for _ in range(2000):
+            text = "".join(rng.choice(["\n", "a", "bb", "\n\n", "x" * rng.randint(0, 30)]) for _ in range(rng.randint(0, 40)))
+            lengths = [len(line) for line in text.split("\n")]
+            assert linter._longest_line(text) == (max(lengths), lengths.index(max(lengths)) + 1), (piece, text)

@@ -277,11 +277,12 @@ def load(root: Path) -> tuple[dict | list, object]:
     return (columns, texts) if texts is not None else ([], None)
 
 
-def save(root: Path, columns: dict, texts: bytes) -> None:
-    """The columns, and the texts they point into: a text file of a new name first, then the columns naming it."""
+def save(root: Path, columns: dict, texts: list[bytes]) -> None:
+    """The columns, and the texts they point into (written one after another): a text file of a new name first,
+    then the columns naming it."""
     path = cache_path(root)
     texts_name = f"{path.stem.replace('store-', 'texts-', 1)}-{time.time_ns():x}-{os.getpid()}.bin"
-    if not _write_bytes(path.with_name(texts_name), texts):
+    if not _write_with(path.with_name(texts_name), lambda out: out.writelines(texts)):
         return
     _write(path, {"code": code_key(), "root": str(root.resolve()), "columns": columns, "texts": texts_name})
     for old in _text_files(path):  # a process that opened an older one keeps reading it until it closes

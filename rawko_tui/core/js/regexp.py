@@ -1677,14 +1677,26 @@ def compile_js(source: str, ignore_case: bool = True) -> JsRegex:
     return regex
 
 
+def v8_refusal(source: str, ignore_case: bool = True) -> str | None:
+    """``compile_js(source, ignore_case).refusal`` without the translation (a search for the largest pattern of a
+    shape V8 compiles asks it of a dozen sizes). Raises JsRegexSyntaxError."""
+    parser = _Parser(source, ignore_case)
+    tree = parser.parse()
+    return _refusal_as_parsed(parser, tree, _postorder(tree))
+
+
+def _refusal_as_parsed(parser: _Parser, tree: Node, order: list[Node]) -> str | None:
+    if len(parser.src) <= _SHORT_FOR_V8:
+        return None  # V8 compiles the pattern as written
+    return _v8_refusal(tree, parser.opened, order, parser.quantifiers > 0 or parser.lookarounds > 0)
+
+
 def _translate(source: str, ignore_case: bool, text_units: int | None = EXACT_TEXT_UNITS) -> JsRegex:
     """The translation, exact for texts of at most ``text_units`` UTF-16 units (None: every text)."""
     parser = _Parser(source, ignore_case)
     tree = parser.parse()
     order = _postorder(tree)  # every walk below reads this one list (the tree is not recursed into)
-    refusal = None  # V8 compiles the pattern as written
-    if len(parser.src) > _SHORT_FOR_V8:
-        refusal = _v8_refusal(tree, parser.opened, order, parser.quantifiers > 0 or parser.lookarounds > 0)
+    refusal = _refusal_as_parsed(parser, tree, order)
     needle_table = _needle_table(order)
     needles = _needles_of(needle_table[id(tree)])  # from the pattern as written: true of every text
     if parser.quantifiers == 0 or (parser.max_count <= 1 and text_units is not None and len(parser.src) <= text_units):

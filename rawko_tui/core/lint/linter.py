@@ -541,10 +541,8 @@ def text_findings(memory: MemoryFile) -> list[tuple[str, str, str, int | None]]:
         size = len(memory.spec.frontmatter_text)
         found.append((WARNING, "frontmatter-size", f"the frontmatter is {size:,} characters: the arbiter parses it on every run, and a memory's fields fit in a few hundred", memory.spec.frontmatter_line))
     if len(text) > LONG_LINE:
-        lengths = list(map(len, text.split("\n")))  # C speed; a regex for a long run of non-newlines is quadratic
-        longest = max(lengths)
+        longest, line = _longest_line(text)
         if longest > LONG_LINE:
-            line = lengths.index(longest) + 1
             found.append((INFO, "long-line", f"a line {longest:,} characters long: hard to review, and a diff shows any change to it as one huge change", line))
     if "<<<<<<<" in text and ">>>>>>>" in text:
         marker = _CONFLICT_MARKER.search(text)
@@ -555,6 +553,25 @@ def text_findings(memory: MemoryFile) -> list[tuple[str, str, str, int | None]]:
     found.extend(invisible_findings(memory))
     found.extend(hidden_findings(memory))
     return found
+
+
+_LINES_PIECE = 1 << 20  # characters split at a time: a piece's lines, never a whole file's millions of them
+
+
+def _longest_line(text: str) -> tuple[int, int]:
+    """The length and line number of the first longest line. Splitting keeps C speed (a regex for a long run of
+    non-newlines is quadratic); a piece of about a megabyte at a time keeps the lines of one piece only (all the
+    lines of a 64 MB file of short lines held 700 MB)."""
+    longest, longest_line, line, start = -1, 1, 1, 0
+    while True:
+        end = text.find("\n", start + _LINES_PIECE)
+        lengths = list(map(len, (text[start:] if end < 0 else text[start:end]).split("\n")))
+        most = max(lengths)
+        if most > longest:
+            longest, longest_line = most, line + lengths.index(most)
+        if end < 0:
+            return longest, longest_line
+        line, start = line + len(lengths), end + 1
 
 
 def injection_findings(text: str) -> list[tuple[str, str, str, int | None]]:

@@ -211,4 +211,4 @@ def save(root, files: list[MemoryFile]) -> None:
         errors=errors,
         bad_utf8=bad_utf8,
     )
-    cache.save(root, columns, b"".join(chunks))
+    cache.save(root, columns, chunks)  # written one after another: joined, a store of 256 MB held another copy
