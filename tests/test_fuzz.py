@@ -101,6 +101,7 @@ BODIES = st.text(st.characters(blacklist_categories=("Cs",), blacklist_character
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(ENTRY_FIELDS, BODIES), min_size=1, max_size=4))
 @example([({"title": "0"}, "\ufeff")])  # a body that is only a byte-order mark: white space to JavaScript's trim
+@example([({"title": "0"}, "\x1f")])  # a body that is only U+001F: white space to Python, text to JavaScript
 def test_what_the_writer_appends_is_read_back_entry_by_entry(entries):
     """A file made the way rawko-tui and SPEC-0005 append (entries joined by a blank line) reads back as those entries."""
     text = "\n\n".join(format_entry(fields, body) for fields, body in entries)

@@ -728,14 +728,14 @@ def _with_body(entry: Entry, text: str, start: int, end: int) -> Entry:
     while True:
         cut = text.rfind("\n", start, end)
         last = text[cut + 1 if cut >= 0 else start : end]
-        if last.strip() and not _DELIMITER_RE.match(last):
+        if last.strip(JS_WHITESPACE) and not _DELIMITER_RE.match(last):  # blank as JavaScript's trim sees it
             break
         if cut < 0:
             return Entry(entry.index, entry.line, entry.frontmatter, "")
         end = cut
     while True:
         cut = text.find("\n", start, end)
-        if cut < 0 or text[start:cut].strip():
+        if cut < 0 or text[start:cut].strip(JS_WHITESPACE):  # a line of U+001F is text to JavaScript, blank to Python
             break
         start = cut + 1
     return Entry(entry.index, entry.line, entry.frontmatter, text[start:end])
