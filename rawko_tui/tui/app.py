@@ -26,7 +26,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Markdown, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..core.arbiters.decision import SPEC_AGENTS, Preview, iso_from_ms, parse_now, resolve_options
-from ..core.arbiters.ranking import decide_unsure, prepare_index, run_preview
+from ..core.arbiters.ranking import decide_unsure, prepare_index, release_pattern_index, run_preview
 from ..core.curation.checks import default_task_name, load_checks, saved_task_write
 from ..core.store.fold import effective_store
 from ..core.record.writer import PlannedWrite, WriteError
@@ -37,6 +37,7 @@ from ..core.store.reading import Store, budget_for, load_store_at, pinned_now
 from ..core.store.loading import load_store
 from ..core.store.watch import store_signature
 from .commands import RawkoCommands
+from .freed import give_back_freed_memory
 from .keys import focus_now
 from .messages import MemoryHighlighted
 from .safe import clean, one_line
@@ -297,6 +298,7 @@ class RawkoApp(WriteActions, App[int]):
         """Lint every file (a file unchanged since the last lint keeps its findings)."""
         with self._one_store_pass:
             findings = lint_store(store, known=self._lint_known)
+            give_back_freed_memory()  # the profiles' views lint built: the comparison grows from here
         self._rewritten = uncommitted_rewrites(self.root) if self._repository and not self.at else set()
         rows = build_rows(store, findings, self._now_ms(store=store), self._rewritten)
         if not get_current_worker().is_cancelled:
@@ -477,6 +479,7 @@ class RawkoApp(WriteActions, App[int]):
                         except Exception as exc:  # noqa: BLE001 - the line on the others must never stop the ranking
                             comparison = exc
                         finally:
+                            give_back_freed_memory()  # the other profiles' views just dropped: lint grows from here
                             self._one_store_pass.release()
                     if comparison is not None and not worker.is_cancelled and self._pending is None:
                         deliver(self.main, self._comparison_ready, comparison, preview)
@@ -998,17 +1001,21 @@ def _compare_with_others(store: Store, preview: Preview, query, cancelled=lambda
     from ..core.arbiters.compare import compare_previews
     from ..core.arbiters.profiles import defined_profiles
 
-    previews = {}
+    profiles = defined_profiles(store.config)[0]
+    ranked = {preview.profile.name: preview}
     scratch = store.with_own_indexes()
     try:
-        for name, profile in defined_profiles(store.config)[0].items():
-            if name == preview.profile.name:
-                previews[name] = preview
-            elif cancelled():
+        # each ranking's pattern index is let go once it has ranked, and spec-0005's kind (every pattern a test of
+        # its own: the largest index) ranks first, so that index is gone before another profile's view is built
+        for name, profile in sorted(profiles.items(), key=lambda item: item[1].selector != "all-by-importance"):
+            if name in ranked:
+                continue
+            if cancelled():
                 return None
-            else:
-                options = resolve_options(store, query.agent, recursive=query.recursive, profile=profile)
-                previews[name] = run_preview(scratch, query.task, query.agent, options, preview.now_ms)
+            options = resolve_options(store, query.agent, recursive=query.recursive, profile=profile)
+            ranked[name] = run_preview(scratch, query.task, query.agent, options, preview.now_ms)
+            release_pattern_index(scratch, options, store)
+        previews = {name: ranked[name] for name in profiles if name in ranked}  # in the profiles' order, as every listing
         comparison = compare_previews(preview.task, preview.agent, previews)
     finally:
         scratch._indexes.clear()  # an index refers to its store: no cycle keeps them
