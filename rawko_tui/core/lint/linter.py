@@ -50,7 +50,7 @@ _ISO_LIKE = re.compile(r"^[+-]?\d{4,6}-\d{2}-\d{2}(?:[Tt]\d|$)")
 _LOCAL_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # 177,000 of them at 100,000 memories: no dict each
 class Finding:
     path: str
     severity: str
@@ -235,7 +235,7 @@ LINT_MODULES = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FileFindings:
     """One file's findings whatever the time, and the one that depends on it: a discoveredAt in the future."""
 
