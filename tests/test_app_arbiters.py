@@ -108,6 +108,24 @@ async def test_the_other_profiles_are_read_for_their_line_and_let_go_after_it(tm
         assert [str(table.get_row_at(i)[-1]).rstrip("…") for i in range(table.row_count)] == [d.rule[: len(str(table.get_row_at(i)[-1]).rstrip("…"))] for i, d in enumerate(fresh.differences)]
 
 
+async def test_the_other_profiles_are_compared_before_lint_and_both_are_shown(tmp_path, monkeypatch):
+    """Lint waits for the ranking thread's first query, its comparison included (the comparison after lint grew
+    on top of lint's findings): the Others line and every finding are shown all the same."""
+    import rawko_tui.tui.app as app_module
+
+    order = []
+    compare, lint = app_module._compare_with_others, app_module.lint_store
+    monkeypatch.setattr(app_module, "_compare_with_others", lambda *args, **kwargs: order.append("compare") or compare(*args, **kwargs))
+    monkeypatch.setattr(app_module, "lint_store", lambda *args, **kwargs: order.append("lint") or lint(*args, **kwargs))
+    root = write_store(tmp_path, DISAGREEING)
+    app = app_for(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert order == ["compare", "lint"]
+        assert "Others: rawko-sdk: −no-tags · spec-0005: +capital +regex" in header(app)
+        assert {f.path.rsplit("/", 1)[-1] for f in app.findings if f.code == "arbiter-skips"} >= {"no-tags.md", "capital.md"}
+
+
 async def test_the_store_chooses_the_profile_and_a_saved_task_records_it(tmp_path):
     from rawko_tui.core.curation.checks import load_checks
 

@@ -85,6 +85,17 @@ def test_patterns_without_lookaround_or_backreferences_run_on_re2():
     assert not compile_js(r"(a)\1").linear_time
 
 
+def test_forgetting_the_compiled_translations_changes_no_answer():
+    from rawko_tui.core.js.regexp import forget_compiled_re2
+
+    kept = compile_js("login|auth.{0,10}token")
+    assert kept.search("fix the auth jwt token") is not None
+    forget_compiled_re2()  # the app's comparison lets go of its one-off compilations
+    assert kept.search("fix the auth jwt token") is not None and kept.search("nothing here") is None
+    again = compile_js("login|auth.{0,10}token")
+    assert again.search("fix the auth jwt token") is not None and again.search("nothing here") is None
+
+
 ASCII_TEXT = "ab AB1_-sSkK.\\{}xy"
 
 

@@ -348,6 +348,26 @@ def test_compare_names_the_deciding_rule_for_every_differing_memory(tmp_path):
     assert summary_line(comparison, "rawko-sdk", limit=2) == "spec-0007: +no-tags · spec-0005: 7 injected (+3 −0)"
 
 
+def test_a_ranking_kept_for_its_outcome_lets_its_index_go(tmp_path):
+    """What spec-0005 injects keeps its facts, not the index they were made from: a comparison held by the app
+    (its Others line) kept every other profile's index alive until the next one replaced it."""
+    import gc
+    import weakref
+
+    write_store(tmp_path, DISAGREEING)
+    store = load_store(tmp_path).with_own_indexes()
+    options = ArbiterOptions(profile=BUILT_IN["spec-0005"])
+    preview = run_preview(store, "add an api to find the login", "tester", options, NOW_MS)
+    index = weakref.ref(next(value for key, value in store._indexes.items() if key[0] == "spec-0005 index"))
+    expected = [(c.path, c.facts.title, [plan.pattern for _, plan in c.facts.plans]) for c in preview.injected]
+    store._indexes.clear()
+    preview.injected[0]._facts = None  # one whose facts were never asked for: made when the index is let go
+    preview.keep_outcome_only()
+    gc.collect()
+    assert index() is None
+    assert [(c.path, c.facts.title, [plan.pattern for _, plan in c.facts.plans]) for c in preview.injected] == expected
+
+
 def test_compare_command_text_and_json(tmp_path, capsys):
     import json
 

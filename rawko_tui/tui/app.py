@@ -26,7 +26,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Markdown, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..core.arbiters.decision import SPEC_AGENTS, Preview, iso_from_ms, parse_now, resolve_options
-from ..core.arbiters.ranking import decide_unsure, prepare_index, run_preview
+from ..core.arbiters.ranking import decide_unsure, prepare_index, release_pattern_index, run_preview
 from ..core.curation.checks import default_task_name, load_checks, saved_task_write
 from ..core.store.fold import effective_store
 from ..core.record.writer import PlannedWrite, WriteError
@@ -37,6 +37,7 @@ from ..core.store.reading import Store, budget_for, load_store_at, pinned_now
 from ..core.store.loading import load_store
 from ..core.store.watch import store_signature
 from .commands import RawkoCommands
+from .freed import give_back_freed_memory
 from .keys import focus_now
 from .messages import MemoryHighlighted
 from .safe import clean, one_line
@@ -67,6 +68,7 @@ SETTLE_LIMIT_SECONDS = 120.0  # ``settled`` gives up (and says what is still bus
 OTHERS_AFTER_SECONDS = 0.3  # the other arbiters rank the task once typing has paused this long
 QUERY_REGEX_SECONDS = 0.03  # what one ranking gives backtracking regexes in total: the rest is decided afterwards
 DECIDE_REGEX_SECONDS = 20.0  # ... in a worker process, killed by the next key or after this long
+LINT_WAITS_FOR_RANKER_SECONDS = 60.0  # lint waits for the ranking thread's first query of a store at most this long
 
 
 class RawkoApp(WriteActions, App[int]):
@@ -147,6 +149,7 @@ class RawkoApp(WriteActions, App[int]):
         self._rank_busy = False
         self._rows_of: Store | None = None  # the store whose rows the list shows
         self._ranked = threading.Event()  # set once a ranking of the store just read is done (or nothing is to be ranked)
+        self._ranker_done = threading.Event()  # ... and once the ranking thread is done with that query (its comparison included)
         self._decider = None  # the worker process that decides backtracking regexes (regexdecide.Decider), made when first needed
         self.recent_tasks: list[tuple[str, str]] = []
         self._effective_cache: tuple[Store, Store] | None = None
@@ -276,6 +279,7 @@ class RawkoApp(WriteActions, App[int]):
         self._keep_from_collector()
         worker = get_current_worker()
         self._ranked.clear()
+        self._ranker_done.clear()
         first = self.store is None
         if worker.is_cancelled:
             return
@@ -294,12 +298,24 @@ class RawkoApp(WriteActions, App[int]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="lint", description="lint the store")
     def lint(self, store: Store) -> None:
-        """Lint every file (a file unchanged since the last lint keeps its findings)."""
+        """Lint every file (a file unchanged since the last lint keeps its findings).
+
+        It waits for the ranking thread's first query of the store (when typing has paused, that includes the
+        comparison with the other profiles): the comparison after lint grew on top of lint's findings and what
+        its pass left scattered, 150 MB more at 100,000 memories than the other way round.
+        """
+        worker = get_current_worker()
+        waited = 0.0
+        while not self._ranker_done.wait(0.05) and not worker.is_cancelled and waited < LINT_WAITS_FOR_RANKER_SECONDS:
+            waited += 0.05
+        if worker.is_cancelled:
+            return  # a newer load lints its own store
         with self._one_store_pass:
             findings = lint_store(store, known=self._lint_known)
+            give_back_freed_memory()  # the profiles' views lint built: the comparison grows from here
         self._rewritten = uncommitted_rewrites(self.root) if self._repository and not self.at else set()
         rows = build_rows(store, findings, self._now_ms(store=store), self._rewritten)
-        if not get_current_worker().is_cancelled:
+        if not worker.is_cancelled:
             deliver(self.main, self._linted, store, findings, rows)
 
     def _linted(self, store: Store, findings: list[Finding], rows: list) -> None:
@@ -337,6 +353,7 @@ class RawkoApp(WriteActions, App[int]):
         self.request_preview(query)
         if query is None:  # nothing to rank: the rows now, and lint once they are shown
             self._ranked.set()
+            self._ranker_done.set()
 
     def _loaded(self, store: Store, signature: tuple, rows: list, repository_note: str | None = None, first: bool = False) -> None:
         if store is not self.store:
@@ -477,12 +494,14 @@ class RawkoApp(WriteActions, App[int]):
                         except Exception as exc:  # noqa: BLE001 - the line on the others must never stop the ranking
                             comparison = exc
                         finally:
+                            give_back_freed_memory()  # the other profiles' views just dropped: lint grows from here
                             self._one_store_pass.release()
                     if comparison is not None and not worker.is_cancelled and self._pending is None:
                         deliver(self.main, self._comparison_ready, comparison, preview)
             finally:
                 self._rank_busy = False
                 self._ranked.set()  # a refused or failed ranking lets the rows come all the same
+                self._ranker_done.set()
 
     def _store_pass_free(self, cancelled) -> bool:
         """Wait until no pass over the whole store (lint) runs, unless ``cancelled()`` first: True when the pass is ours.
@@ -997,18 +1016,24 @@ def _compare_with_others(store: Store, preview: Preview, query, cancelled=lambda
     """
     from ..core.arbiters.compare import compare_previews
     from ..core.arbiters.profiles import defined_profiles
+    from ..core.js.regexp import forget_compiled_re2
 
-    previews = {}
+    profiles = defined_profiles(store.config)[0]
+    ranked = {preview.profile.name: preview}
     scratch = store.with_own_indexes()
     try:
-        for name, profile in defined_profiles(store.config)[0].items():
-            if name == preview.profile.name:
-                previews[name] = preview
-            elif cancelled():
+        # each ranking's pattern index is let go once it has ranked, and spec-0005's kind (every pattern a test of
+        # its own: the largest index) ranks first, so that index is gone before another profile's view is built
+        for name, profile in sorted(profiles.items(), key=lambda item: item[1].selector != "all-by-importance"):
+            if name in ranked:
+                continue
+            if cancelled():
                 return None
-            else:
-                options = resolve_options(store, query.agent, recursive=query.recursive, profile=profile)
-                previews[name] = run_preview(scratch, query.task, query.agent, options, preview.now_ms)
+            options = resolve_options(store, query.agent, recursive=query.recursive, profile=profile)
+            ranked[name] = run_preview(scratch, query.task, query.agent, options, preview.now_ms)
+            release_pattern_index(scratch, options, store)
+            forget_compiled_re2()  # that ranking's one-by-one tests (spec-0005's: thousands of regexes, 60 MB)
+        previews = {name: ranked[name] for name in profiles if name in ranked}  # in the profiles' order, as every listing
         comparison = compare_previews(preview.task, preview.agent, previews)
     finally:
         scratch._indexes.clear()  # an index refers to its store: no cycle keeps them

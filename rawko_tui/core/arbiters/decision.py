@@ -348,6 +348,10 @@ class Preview:
         rankings so once their differences are found."""
         self._ranked = self._candidates = self._lookup = None
         self._build_ranked = self._build_candidates = _outcome_only
+        for candidate in (*self.injected, *self.undecided):
+            if candidate._facts_of is not None:  # it makes the facts from the index (spec-0005's): made now, the index let go
+                candidate.facts  # noqa: B018
+                candidate._facts_of = None
         if self._plan_prompt is None and self._plan_prompt_of is not None:
             self._plan_prompt_of = _outcome_only  # it would keep the view alive
 

@@ -131,6 +131,17 @@ def prepare_index(store: Store, options: ArbiterOptions) -> None:
     _index(store, view, profile).patterns.prepare()
 
 
+def release_pattern_index(scratch: Store, options: ArbiterOptions, owner: Store) -> None:
+    """Let go of the profile's pattern index (its largest table: every test, its slots and sets) once ``scratch``
+    (``owner.with_own_indexes()``, dropped after one ranking per profile) has ranked: the decisions asked for later
+    need only that ranking's matches and each memory's facts. An index ``owner`` holds too is kept: it ranks again."""
+    profile = options.profile
+    view = load_view(scratch, profile, options.recursive)
+    index = spec0005.spec0005_index(scratch, view, profile) if profile.selector == "all-by-importance" else store_index(scratch, view, profile)
+    if not any(index is kept for kept in owner._indexes.values()):
+        index.patterns = None
+
+
 def _finish(preview: Preview, view: LoadedView) -> Preview:
     preview.order_note = view.order_note
     if preview.profile.plan_prompt:

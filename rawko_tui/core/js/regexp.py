@@ -1283,6 +1283,13 @@ def _compiled_re2(translated: str):
 # --------------------------------------------------------------------------
 
 
+def forget_compiled_re2() -> None:
+    """Let go of the RE2 translations kept compiled for reuse (each holds native memory): a ranking made once under
+    another profile tests thousands of patterns one by one, and nothing searches with those again. A regex keeps
+    its own compiled pattern: only later translations compiled anew pay for this."""
+    _compiled_re2.cache_clear()
+
+
 def needles_may_match(needles: tuple[str, ...] | None, lowered_ascii: str) -> bool:
     """Whether a regex of these ``required_needles`` may match this text (ASCII, lowered): False only when none is in it."""
     return needles is None or any(needle in lowered_ascii for needle in needles)

@@ -42,6 +42,7 @@ def profile_findings(store: Store, profiles: list[Profile], active: str) -> list
             crash = _throws(memory, profile)
             if crash is not None:
                 found.append((memory.rel_path, severity, "arbiter-throws", f"{profile.name} throws on this file ({crash}): a run that reaches it injects nothing at all"))
+        scratch._indexes.clear()  # one profile's view at a time
     return found
 
 

@@ -234,7 +234,7 @@ def _profile_findings(store: Store, arbiter: str | None) -> list[Finding]:
 LINT_MODULES = (
     "lint/linter.py", "arbiters/decision.py", "js/dates.py", "arbiters/scoring.py", "text/commonwords.py", "data/english_words.txt", "js/regexp.py",
     "js/values.py", "arbiters/patterns.py", "disk/safeio.py", "text/safetext.py", "store/reading.py", "record/writer.py", "js/jsyaml.py", "disk/cache.py",
-    "lint/injection.py", "text/markdownhidden.py", "data/injection_model.json", "data/lookalikes.txt",
+    "lint/injection.py", "text/markdownhidden.py", "data/injection_model.json", "data/lookalikes.txt", "lint/findings.py",
 )  # fmt: skip
 
 
