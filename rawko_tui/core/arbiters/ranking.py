@@ -137,7 +137,7 @@ def release_pattern_index(scratch: Store, options: ArbiterOptions, owner: Store)
     need only that ranking's matches and each memory's facts. An index ``owner`` holds too is kept: it ranks again."""
     profile = options.profile
     view = load_view(scratch, profile, options.recursive)
-    index = spec0005.spec0005_index(scratch, view, profile) if profile.selector == "all-by-importance" else store_index(scratch, view, profile)
+    index = _index(scratch, view, profile)
     if not any(index is kept for kept in owner._indexes.values()):
         index.patterns = None
 
