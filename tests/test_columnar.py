@@ -289,7 +289,7 @@ def test_the_kept_texts_are_read_where_asked_as_the_bytes_they_hold(tmp_path):
     path = tmp_path / "texts.bin"
     path.write_bytes(data)
     os.chmod(path, 0o600)
-    texts = cache._map(path)
+    texts = cache.open_kept_bytes(path)
     assert isinstance(texts, cache.TextFile) and len(texts) == len(data)
     spans = [(0, len(data)), (0, 0), (5, 17), (len(data) - 4, len(data)), (len(data) - 4, len(data) + 10), (len(data) + 3, len(data) + 9)]
     for start, end in spans:
@@ -297,8 +297,8 @@ def test_the_kept_texts_are_read_where_asked_as_the_bytes_they_hold(tmp_path):
         for needle in (b"---", "日本".encode(), b"\x00", b"", b"end", b"nothing"):
             assert texts.find(needle, start, end) == data.find(needle, start, end), (start, end, needle)
     path.write_bytes(b"")
-    assert cache._map(path) == b""
-    assert cache._map(tmp_path / "missing.bin") is None
+    assert cache.open_kept_bytes(path) == b""
+    assert cache.open_kept_bytes(tmp_path / "missing.bin") is None
 
 
 def test_agent_definitions_are_kept_by_their_bytes_and_read_again_when_one_byte_differs(tmp_path, monkeypatch):

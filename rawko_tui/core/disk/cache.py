@@ -273,7 +273,7 @@ def load(root: Path) -> tuple[dict | list, object]:
     columns, texts_name = data.get("columns"), data.get("texts")
     if not isinstance(columns, dict) or not isinstance(texts_name, str) or "/" in texts_name:
         return [], None
-    texts = _map(path.with_name(texts_name))
+    texts = open_kept_bytes(path.with_name(texts_name))
     return (columns, texts) if texts is not None else ([], None)
 
 
@@ -302,21 +302,21 @@ def _text_files(store_cache: Path) -> list[Path]:
         return []
 
 
+def _ours(info: os.stat_result) -> bool:
+    """Only a regular file this user wrote, that no one else could have changed, is read as kept."""
+    return info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and stat.S_ISREG(info.st_mode)
+
+
 def open_kept_bytes(path: Path):
-    """A kept file of bytes opened for reads where sliced (``TextFile``; bytes when empty); None when it is missing or
-    not this user's own."""
-    return _map(path)
-
-
-def _map(path: Path):
-    """The text file opened for reads where asked (bytes for an empty one); None when it is missing or not this user's own."""
+    """A kept file of bytes (the texts, spec-0005's plans) opened for reads where sliced (``TextFile``; bytes for an
+    empty one); None when it is missing or not this user's own."""
     try:
         handle = open(path, "rb")
     except OSError:
         return None
     try:
         info = os.fstat(handle.fileno())
-        if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) or not stat.S_ISREG(info.st_mode):
+        if not _ours(info):
             handle.close()
             return None
         if info.st_size == 0:
@@ -461,11 +461,7 @@ def read_marshalled(path: Path) -> object:
 def _read_with(path: Path, load) -> object:
     try:
         with open(path, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            # only a file this user wrote, that no one else could have changed, is decoded
-            if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) or not stat.S_ISREG(info.st_mode):
-                return None
-            return load(handle)
+            return load(handle) if _ours(os.fstat(handle.fileno())) else None
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, IndexError, TypeError, ValueError, MemoryError, RecursionError):
         return None
 
@@ -475,13 +471,9 @@ def _write(path: Path, data: dict) -> bool:
     return _write_with(path, lambda out: pickle.dump(data, out, protocol=pickle.HIGHEST_PROTOCOL))
 
 
-def _write_bytes(path: Path, data: bytes) -> bool:
-    return _write_with(path, lambda out: out.write(data))
-
-
 def write_bytes_atomically(path: Path, data: bytes) -> bool:
     """``data`` as the whole of the kept file at ``path``, written as every kept file is (atomically; False: not written)."""
-    return _write_bytes(path, data)
+    return _write_with(path, lambda out: out.write(data))
 
 
 def _write_with(path: Path, write) -> bool:
