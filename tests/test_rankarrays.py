@@ -90,7 +90,7 @@ def test_a_command_s_few_queries_test_each_pattern_alone_and_rank_as_the_sets_do
     tasks = [random_task(rng) for _ in range(6)]
     options = ArbiterOptions(profile=BUILT_IN[profile])
     few_store, sets_store = load_store(tmp_path), load_store(tmp_path)
-    with few_queries():
+    with few_queries(len(tasks)):
         alone = [decisions(run_preview(few_store, task, "developer", options, NOW)) for task in tasks]
     with_sets = [decisions(run_preview(sets_store, task, "developer", options, NOW)) for task in tasks]
     assert alone == with_sets
@@ -99,3 +99,9 @@ def test_a_command_s_few_queries_test_each_pattern_alone_and_rank_as_the_sets_do
 
     assert pattern_indexes(few_store) and all(patterns._slots_as_arrays is None for patterns in pattern_indexes(few_store))
     assert any(patterns._slots_as_arrays is not None for patterns in pattern_indexes(sets_store))
+    from rawko_tui.core.arbiters.ranking import FEW
+
+    many_store = load_store(tmp_path)
+    with few_queries(FEW + 1):  # more than a handful: worth the sets from the second query on
+        assert [decisions(run_preview(many_store, task, "developer", options, NOW)) for task in tasks] == with_sets
+    assert any(patterns._slots_as_arrays is not None for patterns in pattern_indexes(many_store))

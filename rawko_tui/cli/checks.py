@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-
 from ..core.arbiters.ranking import few_queries
 from ..core.curation.checks import impact, matrix, run_checks
 from ..core.store.reading import load_store_at
@@ -11,9 +9,6 @@ from ..core.store.loading import load_store
 from ..core.arbiters.request import refuse_unusable_arbiter
 from .loading import _load, _now, _profile, _saved_tasks, _store_root
 from .output import EXIT_FINDINGS, EXIT_OK, EXIT_UNDECIDED, _dumps, _report, _write
-
-
-FEW_SAVED_TASKS = 32
 
 
 def cmd_check(args) -> int:
@@ -27,9 +22,7 @@ def cmd_check(args) -> int:
         else:
             _write(f"No saved tasks to check yet: add some to {root}/.rawko/checks.yaml (the app's t key saves the current one).\n")
         return EXIT_OK
-    # a handful of saved tasks is ranked without compiling the pattern sets (on 10,000 memories compiling them costs
-    # about 0.1 s, a query 2 to 10 ms either way); a long list is worth them
-    with few_queries() if len(tasks) <= FEW_SAVED_TASKS else contextlib.nullcontext():
+    with few_queries(len(tasks)):  # a handful of saved tasks: no pattern sets compiled for them
         results = run_checks(store, tasks, profile, args.regex_budget)
     failed = [r for r in results if r.status == "fail"]
     undecided = [r for r in results if r.status == "undecided"]

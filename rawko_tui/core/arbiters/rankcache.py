@@ -113,30 +113,20 @@ def _path(store, profile):
 MAX_KEPT_AGENTS = 16  # per store and profile; past it the points of an agent not kept are made each run
 
 
-def agent_points(store, view, profile, agent: str) -> list | None:
-    """The points of every memory that depend on the agent alone (``StoreIndex._agent_points``), kept by an earlier
-    run for these very readings of the files, by this code; else None."""
-    if not cache.enabled():
-        return None
-    key = _view_key(store, view, profile)
+def agent_points(store, view, profile, agent: str, make, count: int) -> list:
+    """The points of every scored memory (``count`` of them) that depend on the agent alone (``StoreIndex._agent_points``):
+    those an earlier run kept for these very readings of the files, by this code, else ``make()``'s, then kept beside
+    the others (a few agents per store and profile: each kept file is small)."""
+    key = _view_key(store, view, profile) if cache.enabled() else None
     if key is None:
-        return None
-    kept = cache.load_derived(store.root, _kind(profile) + "-points", MODULES)
-    if kept.get("key") != key or not isinstance(kept.get("agents"), dict):
-        return None
-    points = kept["agents"].get(agent)
-    return points if isinstance(points, list) else None
-
-
-def keep_agent_points(store, view, profile, agent: str, points: list) -> None:
-    """Keep one agent's points beside those kept for the same readings (a few agents: each kept file is small)."""
-    if not cache.enabled():
-        return
-    key = _view_key(store, view, profile)
-    if key is None:
-        return
+        return make()
     kind = _kind(profile) + "-points"
     kept = cache.load_derived(store.root, kind, MODULES)
     agents = kept.get("agents") if kept.get("key") == key and isinstance(kept.get("agents"), dict) else {}
+    points = agents.get(agent)
+    if isinstance(points, list) and len(points) == count:
+        return points
+    points = make()
     if len(agents) < MAX_KEPT_AGENTS:
         cache.save_derived(store.root, kind, MODULES, {"key": key, "agents": {**agents, agent: points}})
+    return points

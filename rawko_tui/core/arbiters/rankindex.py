@@ -560,10 +560,10 @@ class StoreIndex:
         if points is None:
             from . import rankcache
 
-            points = rankcache.agent_points(self.store, self._view, self.profile, agent)  # kept for these readings
-            if points is None or len(points) != len(self.importance_keys):
-                points = agent_points_column(self.importance_keys, self.tags, self.discovered_by, agent, self.scorer)
-                rankcache.keep_agent_points(self.store, self._view, self.profile, agent, points)
+            def make() -> list[tuple[int, int, int]]:
+                return agent_points_column(self.importance_keys, self.tags, self.discovered_by, agent, self.scorer)
+
+            points = rankcache.agent_points(self.store, self._view, self.profile, agent, make, len(self.importance_keys))
             if len(self._agent_cache) >= 32:
                 self._agent_cache.clear()
             self._agent_cache[agent] = points

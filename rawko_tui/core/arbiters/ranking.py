@@ -62,11 +62,15 @@ def run_preview(store: Store, task: str, agent: str, options: ArbiterOptions | N
     return _finish(preview, view)
 
 
+FEW = 32  # tasks: on 10,000 memories compiling the sets costs about 0.1 s, a query 2 to 10 ms either way
+
+
 @contextlib.contextmanager
-def few_queries():
-    """Rank a handful of tasks (a command's saved tasks) testing each pattern alone, as a first query does: the RE2
-    sets that answer a query in one pass cost more to compile than the few queries after the first would save."""
-    token = FEW_QUERIES.set(True)
+def few_queries(count: int):
+    """Rank ``count`` tasks (a command's saved tasks); when they are a handful (``FEW`` at most), each testing every
+    pattern alone, as a first query does: the RE2 sets that answer a query in one pass cost more to compile than
+    the few queries after the first would save."""
+    token = FEW_QUERIES.set(count <= FEW)
     try:
         yield
     finally:
