@@ -62,7 +62,8 @@ def _load_store(root: Path, previous: Store | None) -> Store:
         past_limit, left = _past_store_limit(scanned)
     # with every file trusted from the cache (``columnar.load`` checked the trust rule on this walk's stats) and no
     # earlier load's objects to keep, the store is the cache's files in its order: nothing to look at one by one
-    for name, path, is_link, signature in [] if every_file_kept and previous is None else scanned:
+    as_kept = every_file_kept and previous is None
+    for name, path, is_link, signature in [] if as_kept else scanned:
         if name in past_limit:  # never read, nor taken from the cache (whether it fits depends on the other files)
             memory = _memory_file(name, path, is_link, signature)
             memory.error = LoadError(memory.rel_path, f"cannot be read: {past_limit[name]}", stage="read")
@@ -80,7 +81,7 @@ def _load_store(root: Path, previous: Store | None) -> Store:
             read_memory_file(memory, real_dir)
         files.append(memory)
         fresh += 1
-    if every_file_kept and previous is None or not fresh and not not_from_cache and len(files) == kept_count:
+    if as_kept or not fresh and not not_from_cache and len(files) == kept_count:
         files = list(cached.values())  # exactly the cache: already in the store's order
     else:
         _store_order(files)
