@@ -130,3 +130,14 @@ def test_a_store_of_generated_files_previews_in_both_views_without_raising(texts
         preview = run_preview(view, task, "developer", now_ms=1_769_256_000_000)
         assert len(preview.injected) <= 5
         assert isinstance(preview.prompt, str)
+
+
+def test_an_entry_whose_body_is_text_to_javascript_is_in_the_fold():
+    """A body of U+001F (white space to Python, text to JavaScript's trim) is an entry's body, and the fold's body
+    keeps it, as it keeps every body the reader keeps; a body of U+FEFF (JavaScript's white space) is blank to both."""
+    from rawko_tui.core.store.fold import effective_body
+
+    text = "\n\n".join(format_entry(fields, body) for fields, body in [({"title": "a"}, "first"), ({"title": "b"}, "\x1f"), ({"title": "c"}, "\ufeff")])
+    memory = _parsed(text.encode())
+    assert [e.body for e in memory.entries] == ["first", "\x1f", ""]
+    assert effective_body(memory) == "first\n\n\x1f"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
-from ..js.values import js_to_string
+from ..js.values import js_to_string, js_trim
 from .reading import MemoryFile, SpecView, Store
 
 RETIRED = "retired"
@@ -55,7 +55,7 @@ def in_force(memory: MemoryFile) -> bool:
 
 def effective_body(memory: MemoryFile) -> str:
     """The bodies of all entries, in order, without the appended frontmatter blocks."""
-    return "\n\n".join(entry.body for entry in memory.entries if entry.body.strip())
+    return "\n\n".join(entry.body for entry in memory.entries if js_trim(entry.body))  # blank as the reader sees it
 
 
 def effective_store(store: Store) -> Store:

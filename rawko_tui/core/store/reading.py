@@ -653,7 +653,7 @@ def split_entries(text: str, spec: SpecView | None) -> tuple[list[Entry], list[S
             entries.append(Entry(len(entries), line + 1, frontmatter, ""))
             body_start = position = close_end + 1  # the line after the closing one (past the end: none)
     entries[-1] = _with_body(entries[-1], text, body_start, len(text))
-    if entries[0].frontmatter is None and not entries[0].body.strip() and len(entries) > 1:
+    if entries[0].frontmatter is None and not entries[0].body.strip(JS_WHITESPACE) and len(entries) > 1:
         entries = [Entry(k, e.line, e.frontmatter, e.body) for k, e in enumerate(entries[1:])]
     return entries, suspects
 
