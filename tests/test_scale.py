@@ -241,6 +241,43 @@ def test_the_one_line_decision_is_the_trees_root_without_building_the_tree(tmp_p
             assert lines == [c.explanation.description for c in preview.candidates]
 
 
+@pytest.mark.parametrize("profile", ["spec-0007", "rawko-sdk", "spec-0005"])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_listing_says_what_every_decision_says(tmp_path, seed, profile):
+    """``Preview.listing`` (what a text or JSON listing of every memory reads) answers as ``candidates`` does, row by
+    row, and ``--json`` writes a listed row as it writes the candidate's dict, under every profile."""
+    import dataclasses
+    import json
+
+    from rawko_tui.cli.output import _json_default
+    from rawko_tui.cli.preview import _ListedJson, _status
+    from rawko_tui.core.arbiters.decision import ListedDecision
+    from rawko_tui.core.arbiters.profiles import BUILT_IN
+
+    store = load_store(random_store(tmp_path / "store", seed=seed, now_ms=NOW, size=150) if seed else hostile_store(tmp_path))
+    encode = json.JSONEncoder(ensure_ascii=False, default=_json_default).encode
+    rng = random.Random(seed)
+    listed = 0
+    for view in (store, effective_store(store)):
+        for _ in range(10):
+            options = dataclasses.replace(rng.choice(OPTIONS), profile=BUILT_IN[profile])
+            preview = run_preview(view, random_task(rng), rng.choice(AGENTS), options, rng.choice(nows_for(store)))
+            listing = preview.listing  # made before the candidates: once they are, the listing is them
+            row_json = _ListedJson(profile != "spec-0005")
+            assert len(listing) == len(preview.candidates)
+            for row, candidate in zip(listing, preview.candidates):
+                if type(row) is not ListedDecision:
+                    assert row is candidate
+                    continue
+                listed += 1
+                assert row.file is candidate.file and row.path == candidate.path
+                assert row.to_dict() == candidate.to_dict() and row.why == candidate.why
+                assert (row.title, row.rank, row.injected, row.matched, row.match_undecided) == (candidate.title, candidate.rank, candidate.injected, candidate.matched, candidate.match_undecided)
+                as_dict = {**candidate.to_dict(), "status": _status(candidate), **({} if profile != "spec-0005" else {"score": None})}
+                assert row_json(row) == encode(as_dict)
+    assert listed
+
+
 def test_the_fold_of_a_file_without_appended_entries_is_its_frontmatter_without_splitting(tmp_path):
     """`effective()` skips splitting a file that surely holds one entry, and gives what the split gives."""
     import copy

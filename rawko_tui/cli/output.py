@@ -74,6 +74,12 @@ def _report(lines: list[str]) -> str:
     return (plain if plain is not None else "\n".join(inline(line) for line in lines)) + "\n"
 
 
+class RawJson(str):
+    """An item of a top-level list that is JSON text already, exactly as ``_dumps`` would write its value."""
+
+    __slots__ = ()
+
+
 def _dumps(data: object) -> str:
     """JSON, one line per top-level field and one per item of a top-level list (a memory per line).
 
@@ -85,7 +91,7 @@ def _dumps(data: object) -> str:
         fields = []
         for key, value in data.items():
             if isinstance(value, list) and value:
-                items = ",\n".join("    " + compact(item) for item in value)
+                items = ",\n".join("    " + (item if type(item) is RawJson else compact(item)) for item in value)
                 fields.append(f"  {compact(key)}: [\n{items}\n  ]")
             else:
                 fields.append(f"  {compact(key)}: {compact(value)}")

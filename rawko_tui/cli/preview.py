@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import sys
+from json.encoder import encode_basestring as encode_json_text  # what the encoder writes a string as (ensure_ascii=False)
 
 from ..core.arbiters.decision import (
     COMPONENT_KEYS,
+    ListedDecision,
     Preview,
     explain_candidate,
     fate_if_matched,
@@ -19,7 +22,7 @@ from ..core.arbiters.formatters import prompt_shares
 from ..core.store.reading import budget_for, pinned_now
 from ..core.text.safetext import plural
 from .loading import _did_you_mean, _load, _named, _now, _store_root
-from .output import EXIT_FINDINGS, EXIT_OK, EXIT_UNDECIDED, UsageError, _dumps, _error, _report, _write
+from .output import EXIT_FINDINGS, EXIT_OK, EXIT_UNDECIDED, RawJson, UsageError, _dumps, _error, _json_default, _report, _write
 
 
 def _preview(args, rev: str | None = None):
@@ -42,10 +45,13 @@ def _preview(args, rev: str | None = None):
     return run_request(request)
 
 
-def preview_to_dict(preview: Preview) -> dict:
+def preview_to_dict(preview: Preview, rows_as_json: bool = False) -> dict:
+    """The preview as ``--json`` writes it. ``rows_as_json``: the candidates a listing holds by the thousand are
+    ``RawJson`` text already (for ``_dumps``'s top level only: a nested one would be written as a string)."""
     from datetime import datetime, timezone
 
     scored = preview.profile.scored  # spec-0005 scores nothing: its scores are null, not 0
+    row_json = _ListedJson(scored) if rows_as_json else None
     return {
         "task": preview.task,
         "agent": preview.agent,
@@ -59,7 +65,10 @@ def preview_to_dict(preview: Preview) -> dict:
         "injected": [
             {"rank": c.rank, "path": c.path, "title": c.title, "score": c.score if scored else None, "components": c.components} for c in preview.injected
         ],
-        "candidates": [{**c.to_dict(), "status": _status(c), **({} if scored else {"score": None})} for c in preview.candidates],
+        "candidates": [
+            row_json(c) if row_json is not None and type(c) is ListedDecision else {**c.to_dict(), "status": _status(c), **({} if scored else {"score": None})}
+            for c in preview.listing
+        ],
         "prompt": preview.prompt,
         "errors": [e.to_dict() for e in preview.errors],
         "arbiterFailure": preview.arbiter_failure.to_dict() if preview.arbiter_failure else None,
@@ -73,6 +82,49 @@ def preview_to_dict(preview: Preview) -> dict:
         "regexBudgetSeconds": preview.regex_budget,
         "undecided": [_undecided_dict(c, preview) for c in preview.undecided],
     }
+
+
+class _ListedJson:
+    """A ``ListedDecision``'s item of ``--json``'s candidates, written as ``_dumps`` writes its dict: the values a
+    listing repeats (its reasons, headlines, statuses, shared components) are encoded once."""
+
+    _TEMPLATE = (
+        '{"path": %s, "title": %s, "loaded": %s, "matched": false, "meetsThreshold": %s, "score": %s, "components": %s,'
+        ' "rank": null, "injected": false, "reason": %s, "why": %s, "undecided": null, "status": %s}'
+    )
+
+    def __init__(self, scored: bool):
+        self.scored = scored
+        self.encode = json.JSONEncoder(ensure_ascii=False, default=_json_default).encode
+        self.repeated: dict[tuple[type, object], str] = {}
+        self.components: dict[int, tuple[dict, str]] = {}  # id -> (the dict, kept alive while its id is a key; its text)
+
+    def once(self, value) -> str:
+        key = (type(value), value)  # the type too: 1, 1.0 and True are equal keys
+        text = self.repeated.get(key)
+        if text is None:
+            text = self.repeated[key] = self.encode(value)
+        return text
+
+    def __call__(self, row: ListedDecision) -> RawJson:
+        path, title = row.file.rel_path, row.title
+        kept = self.components.get(id(row.components))
+        if kept is None:
+            kept = self.components[id(row.components)] = (row.components, self.encode(row.components))
+        return RawJson(
+            self._TEMPLATE
+            % (
+                encode_json_text(path) if type(path) is str else self.encode(path),
+                encode_json_text(title) if type(title) is str else self.encode(title),
+                "true" if row.loaded else "false",
+                "true" if row.meets_threshold else "false",
+                self.once(row.score) if self.scored else "null",
+                kept[1],
+                self.once(row.reason),
+                self.once(row.why),
+                self.once(_status(row)),
+            )
+        )
 
 
 def _undecided_dict(candidate, preview: Preview) -> dict:
@@ -101,7 +153,7 @@ def cmd_preview(args) -> int:
         return _compare(args, preview, other)
     estimate = (len(preview.prompt) + 3) // 4
     if args.json:
-        data = preview_to_dict(preview)
+        data = preview_to_dict(preview, rows_as_json=True)
         data["budget"] = {
             "tokens": budget,
             "estimatedTokens": estimate,
@@ -285,7 +337,8 @@ def render_preview_text(preview: Preview, now_pinned: bool = False) -> str:
         parts = " ".join(f"{k}={c.components[k]:g}" for k in COMPONENT_KEYS)
         lines.append(f"  {c.rank:>2}. {c.score:>3g}  {c.title}  [{c.path}]")
         lines.append(f"         {parts}")
-    cut = sorted((c for c in preview.candidates if c.rank is not None and not c.injected), key=lambda c: c.rank)
+    listing = preview.listing
+    cut = sorted((c for c in listing if c.rank is not None and not c.injected), key=lambda c: c.rank)
     if cut:
         lines += ["", f"Matched but not injected ({len(cut)}):"]
         for c in cut:
@@ -294,7 +347,7 @@ def render_preview_text(preview: Preview, now_pinned: bool = False) -> str:
         lines += ["", f"Undecided ({len(preview.undecided)}):"]
         for c in preview.undecided:
             lines.append(f"     ? {c.title or c.file.name}  [{c.path}]  -- {c.why}")
-    other = [c for c in preview.candidates if c.rank is None and not c.match_undecided]
+    other = [c for c in listing if c.rank is None and not c.match_undecided]
     if other:
         lines += ["", f"Not injected ({len(other)}):"]
         for c in other:

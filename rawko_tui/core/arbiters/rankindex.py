@@ -50,7 +50,10 @@ from .decision import (
     _short,
     crashed_candidate,
     finish_preview,
+    NO_MATCH_HEADLINE,
+    ListedDecision,
     has_load_error,
+    listed_not_loaded,
     load_error_candidate,
     scored_candidate,
     unsure_regexes,
@@ -494,6 +497,35 @@ class StoreIndex:
             gated = [_not_loaded(memory, reason, why) for memory, reason, why in self.gated]
             return gated + [decide(preview, memory) for memory in self.loaded]
 
+        def build_listing(preview: Preview) -> list:
+            """``build_candidates`` with a ``ListedDecision`` for each file passed over and each memory that surely
+            matched no pattern: the same answers, for a listing of the store."""
+            listing: list = [listed_not_loaded(memory, reason, why) for memory, reason, why in self.gated]
+            positions, at_fault, dates, titles, shown_titles, orders = self._positions, self.at_fault, self.dates, self.titles, self.display_titles, self.orders
+            scores: dict[tuple, tuple[dict, int]] = {}  # equal components, one dict and its score: a listing only reads them
+            for memory in self.loaded:
+                position = positions.get(id(memory))
+                if position is None or position in first or position in undecided or id(memory) in at_fault or has_load_error(memory):
+                    candidate = decide(preview, memory)
+                    candidate._preview = preview
+                    listing.append(candidate)
+                    continue
+                title = titles[position]
+                key = (static[position], recency_points(dates[position], now_ms), len([word for word in words if word in title]))
+                scored = scores.get(key)
+                if scored is None:
+                    components = components_dict(*key)
+                    scored = scores[key] = (components, min(100, sum(components.values())))
+                order = orders[position]
+                shown = shown_titles[position]
+                listing.append(
+                    ListedDecision(
+                        memory, True, REASON_NO_MATCH, shown if shown is not None else memory.attrs["title"], scored[1], scored[0],
+                        order is not None and min_order is not None and order >= min_order, NO_MATCH_HEADLINE,
+                    )
+                )  # fmt: skip
+            return listing
+
         def lookup(preview: Preview, path: str) -> Candidate | None:
             memory = self._by_path.get(path)
             if memory is None:
@@ -508,6 +540,7 @@ class StoreIndex:
         counts[REASON_UNDECIDED] = len(unsure)
         counts[REASON_THRESHOLD] = len(first) - len(eligible)
         preview = finish_preview(self.store, task, agent, options, now_ms, len(ranking), best, build_ranked, failure, build_candidates, counts, lookup)
+        preview._build_listing = build_listing
         preview.undecided = [decide(preview, self.scorable[position]) for position in sorted(unsure)]
         preview.unsure_regexes = unsure_regexes(undecided.values())
         preview.regex_spent = budget.spent

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from .decision import (
     GATE,
+    NO_MATCH_HEADLINE,
     REASON_CRASH,
     REASON_NO_MATCH,
     REASON_UNDECIDED,
@@ -25,11 +26,13 @@ from .decision import (
     ArbiterFailure,
     ArbiterOptions,
     Candidate,
+    ListedDecision,
     Preview,
     _not_loaded,
     _pattern_gate,
     _short,
     finish_preview,
+    listed_not_loaded,
     undecided_headline,
     unsure_regexes,
 )
@@ -304,6 +307,20 @@ class Spec0005Index:
             gated = [_not_loaded(memory, reason, why) for memory, reason, why in self.view.gated]
             return gated + [decision(p) for p in range(len(self.view.loaded))]
 
+        def build_listing(preview: Preview) -> list:
+            """``build_candidates`` with a ``ListedDecision`` for each file passed over and each memory that surely
+            matched no pattern: the same answers, for a listing of the store."""
+            listing: list = [listed_not_loaded(memory, reason, why) for memory, reason, why in self.view.gated]
+            titles, no_components = self._titles, {}  # one empty dict: a listing only reads it
+            for position, memory in enumerate(self.view.loaded):
+                if position in first or position in crashed or undecided.get(position):
+                    candidate = decision(position)
+                    candidate._preview = preview
+                    listing.append(candidate)
+                else:
+                    listing.append(ListedDecision(memory, True, REASON_NO_MATCH, titles[position], 0.0, no_components, True, NO_MATCH_HEADLINE))
+            return listing
+
         def lookup(preview: Preview, path: str) -> Candidate | None:
             memory = self._by_path.get(path)
             if memory is None:
@@ -319,6 +336,7 @@ class Spec0005Index:
             store, task, agent, options, now_ms, len(ranked), lambda n: ranked[:n], lambda: ranked, failure or maybe, build_candidates, counts, lookup, unsure
         )
         preview._explain, preview._headline, preview._order = explain, headline, _by_importance_only
+        preview._build_listing = build_listing
         preview.unsure_regexes = unsure_regexes(undecided.values())
         preview.regex_spent = budget.spent
         return preview
@@ -342,7 +360,7 @@ def headline(candidate: Candidate, preview: Preview) -> str:
         return undecided_headline(candidate, preview)
     if candidate.matched:
         return "not injected: cut by the --max option (spec-0005 itself has no cap)"
-    return "not injected: no whenToUse pattern matched"
+    return NO_MATCH_HEADLINE
 
 
 def explain(candidate: Candidate, preview: Preview, with_near_miss: bool) -> Explanation:

@@ -110,12 +110,17 @@ def inline(text: str, limit: int | None = None) -> str:
 
 
 def inline_lines(texts: list[str]) -> str | None:
-    """The texts one per line, when every one of them is printable ASCII (what ``inline`` gives back unchanged): one
-    check of them all rather than one each. None when one is not: each is then shown with ``inline``."""
-    joined = "\n".join(texts)
-    if _PLAIN_LINE.fullmatch(joined.replace("\n", " ")) and joined.count("\n") == max(len(texts) - 1, 0):
+    """The texts one per line, each as ``inline`` shows it, when every line of ASCII among them is printable (what
+    ``inline`` gives back unchanged): those, most often all of them, are checked at once rather than one each, and
+    the others (a title in another script, a bar of blocks) shown one by one. None when a line of ASCII is not
+    printable (a tab, a control character): each is then shown with ``inline``."""
+    ascii_lines = [text for text in texts if text.isascii()]  # isascii is O(1) on CPython
+    joined = "\n".join(ascii_lines)
+    if not (_PLAIN_LINE.fullmatch(joined.replace("\n", " ")) and joined.count("\n") == max(len(ascii_lines) - 1, 0)):
+        return None
+    if len(ascii_lines) == len(texts):
         return joined
-    return None
+    return "\n".join(text if text.isascii() else inline(text) for text in texts)
 
 
 def clean_name(name: str) -> str:
