@@ -71,6 +71,20 @@ def installed_python(folder: Path) -> str:
     return str(python)
 
 
+def installed_command(python: str) -> list[str]:
+    """The ``rawko-tui`` command as an installer writes it beside that Python (pip's console-script launcher, for
+    pyproject's ``rawko-tui = "rawko_tui.cli:run"``): what a user runs. ``python -m rawko_tui`` would also import
+    ``runpy`` and ``importlib.util`` on every start."""
+    script = Path(python).parent / "rawko-tui"
+    script.write_text(
+        f"#!{python}\n# -*- coding: utf-8 -*-\nimport re\nimport sys\nfrom rawko_tui.cli import run\n"
+        "if __name__ == '__main__':\n    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n    sys.exit(run())\n",
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    return [str(script)]
+
+
 ENVIRONMENT: dict[str, str] | None = None
 
 
@@ -103,7 +117,7 @@ def run(memories: int, runs: int) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         ENVIRONMENT = compiled_environment(Path(folder))
         python = installed_python(Path(folder))
-        rawko = [python, "-m", "rawko_tui"]
+        rawko = installed_command(python)
         root, tasks = teamstore.build(Path(folder) / "store", memories, commits=200)
         task = tasks[0]
         (root / ".rawko" / "checks.yaml").write_text(

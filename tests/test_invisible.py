@@ -204,6 +204,24 @@ def test_a_lone_carriage_return_in_a_cell_is_shown_not_collapsed():
     assert "\u2028" not in one_line("a\u2028b") and "b" in one_line("a\u2028b")
 
 
+def test_a_long_text_cleaned_line_by_line_is_the_text_cleaned_whole():
+    """``clean`` searches a long report only on its lines that hold something to show: the same text as the
+    search over the whole of it, emoji sequences and controls at the ends of lines included."""
+    import random
+
+    from rawko_tui.core.text import safetext
+
+    rng = random.Random(5)
+    pieces = ["plain words", " ", "\n", "\r", "\t", "\x1b[31m", "\u2028", "\x85", "é", "😀", "\u200d", "\ufe0f", "👨\u200d👩", "\u200b", "\x7f", "x" * 2000]
+    long = 0
+    for _ in range(300):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 60)))
+        whole = text if safetext._PLAIN.fullmatch(text) else safetext._SHOWN.sub(safetext._replace, text)
+        assert clean(text) == whole, text
+        long += len(text) > safetext._LONG and "\n" in text
+    assert long > 10
+
+
 def test_lines_checked_at_once_are_each_line_as_inline_shows_it():
     """``inline_lines`` (a listing of thousands of lines checks them at once): the lines as ``inline`` shows each, or
     None, and then each is shown one by one; never a line break or a control character let through."""

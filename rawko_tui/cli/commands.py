@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from collections.abc import Callable
 
 COMMANDS = ("init", "preview", "compare", "arbiters", "explain", "lint", "verify", "hook", "new", "append", "retire", "link", "confirm", "torn", "candidates", "opinion", "extract", "sessions", "promote", "check", "impact", "matrix")
 

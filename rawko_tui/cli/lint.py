@@ -27,5 +27,5 @@ def cmd_lint(args) -> int:
             text = "\n".join(inline(str(f)) for f in findings)
         warnings = sum(1 for f in findings if f.severity == "warning")
         summary = f"{plural(len(store.files), 'file')}: {plural(errors, 'error')}, {plural(warnings, 'warning')}, {len(findings) - errors - warnings} info"
-        _write((text + "\n\n" if text else "") + summary + "\n")
+        _write((text + "\n\n" if text else "") + summary + "\n", shown=True)  # every line shown by inline already
     return EXIT_FINDINGS if errors else EXIT_OK

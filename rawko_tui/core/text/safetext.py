@@ -96,7 +96,15 @@ def clean(text: str, limit: int | None = None) -> str:
         text = text[:limit] + "…"
     if _PLAIN.fullmatch(text):
         return text
+    if len(text) > _LONG and "\n" in text:  # a long report: its lines of printable ASCII (most) pass as they are
+        return "\n".join(line if line.isascii() and _PLAIN.fullmatch(line) else _SHOWN.sub(_replace, line) for line in text.split("\n"))
     return _SHOWN.sub(_replace, text)
+
+
+# Past this many characters a text is cleaned line by line: the search for the characters to show runs only on
+# the lines that hold one (a line break is shown as it was either way, and what is shown depends on nothing
+# across one: a break is neither a pictograph nor hidden).
+_LONG = 4096
 
 
 def inline(text: str, limit: int | None = None) -> str:
