@@ -318,7 +318,6 @@ def decision_log_problems(root: Path) -> list[tuple[str, str, int | None]]:
 
 def _read_decisions(root: Path) -> tuple[set[tuple[str, ...]], list[tuple[str, str, int | None]]]:
     from ..disk.safeio import SETTINGS_LIMIT
-    from ..js.jsyaml import load_with_ruamel, plain_yaml_error
 
     problems: list[tuple[str, str, int | None]] = []
 
@@ -326,9 +325,13 @@ def _read_decisions(root: Path) -> tuple[set[tuple[str, ...]], list[tuple[str, s
         """The file's YAML; None when it is missing, refused (a link, a device, too large: lint names it) or broken."""
         rel = f".rawko/{name}"
         try:
-            data = load_with_ruamel(read_in_store(root, rel, SETTINGS_LIMIT).decode("utf-8"))
+            raw = read_in_store(root, rel, SETTINGS_LIMIT)
         except OSError:  # missing, or refused (a link, a device, too large): lint names a refused file itself
             return None
+        from ..js.jsyaml import load_with_ruamel, plain_yaml_error  # a store without the log never imports a YAML reader
+
+        try:
+            data = load_with_ruamel(raw.decode("utf-8"))
         except Exception as exc:  # noqa: BLE001 - ruamel raises many kinds; a log that cannot be read hides no candidate
             problems.append((rel, *plain_yaml_error(exc)))
             return None
