@@ -204,14 +204,14 @@ class ListedDecision:
     match_undecided = False
     _undecided = None
 
-    def __init__(self, file: MemoryFile, loaded: bool, reason: str, title: str | None, score: float, components: dict, meets_threshold: bool, why: str):
+    def __init__(self, file: MemoryFile, loaded: bool, reason: str, title: str | None, score: float, components: dict, meets: bool, why: str):
         self.file = file
         self.loaded = loaded
         self.reason = reason
         self.title = title
         self.score = score
         self.components = components
-        self.meets_threshold = meets_threshold
+        self.meets_threshold = meets
         self.why = why
 
     @property

@@ -6,7 +6,6 @@ are lint's (``lint.settingsproblems``), so that a preview never imports lint.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
 from ..store.settings import STORE_FILE
@@ -53,5 +52,7 @@ def arbiter_problem(config: dict) -> SettingsProblem | None:
 
 def did_you_mean(given: str, choices) -> str:
     by_lower = {str(choice).lower(): str(choice) for choice in choices}
+    import difflib  # a suggestion is made only for a name that is no profile
+
     close = difflib.get_close_matches(given.lower(), list(by_lower), n=1, cutoff=0.75)
     return f" (did you mean {by_lower[close[0]]}?)" if close else ""

@@ -14,7 +14,6 @@ import math
 import re
 import time
 from dataclasses import dataclass
-from datetime import datetime
 
 from .dates import parse_date, time_clip
 from .regexp import JS_WHITESPACE
@@ -228,6 +227,8 @@ def js_date_to_string(date: JsDate) -> str:
     if not date.valid:
         return "Invalid Date"
     seconds = date.ms / 1000
+    from datetime import datetime  # only to say a date in the local zone
+
     local = datetime.fromtimestamp(seconds).astimezone()
     offset = local.utcoffset()
     minutes = int(offset.total_seconds() // 60) if offset else 0

@@ -17,7 +17,6 @@ values of ``--json``) are never changed here.
 from __future__ import annotations
 
 import re
-import unicodedata
 
 # Bidirectional controls: they reorder what is shown (a "Trojan Source" line reads one way, runs another).
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
@@ -43,19 +42,36 @@ _PICTOGRAPH = (
 # (The patterns below are plain character classes, which the regex engine scans at C speed;
 # the context of these two is looked at only where one occurs.)
 _EMOJI_PARTS = "\u200d\ufe0e\ufe0f"
-_IS_PICTOGRAPH = re.compile(f"[{_PICTOGRAPH}]")
-_IS_HIDDEN = re.compile(f"[{_INVISIBLE}{_BIDI}{_EMOJI_PARTS}\\s]")
+
+
+class _OnFirstUse:
+    """A regex compiled when first used: a command that shows only plain text never compiles these large
+    Unicode classes (1.5 ms of every start)."""
+
+    __slots__ = ("pattern", "compiled")
+
+    def __init__(self, pattern: str):
+        self.pattern, self.compiled = pattern, None
+
+    def __getattr__(self, name: str):
+        if self.compiled is None:
+            self.compiled = re.compile(self.pattern)
+        return getattr(self.compiled, name)
+
+
+_IS_PICTOGRAPH = _OnFirstUse(f"[{_PICTOGRAPH}]")
+_IS_HIDDEN = _OnFirstUse(f"[{_INVISIBLE}{_BIDI}{_EMOJI_PARTS}\\s]")
 # Line breaks other than the newline: a terminal or a viewer may start a line at each.
 _OTHER_BREAKS = "\u2028\u2029"  # VT, FF, CR are C0 and NEL is C1: shown with them
 
 _CONTROL = "\x00-\x08\x0b-\x1f\x7f-\x9f"  # C0 but tab and newline, DEL, C1
 _SURROGATE = "\ud800-\udfff"
 _HIDING = f"{_INVISIBLE}{_BIDI}{_EMOJI_PARTS}"
-_SHOWN = re.compile(f"[{_CONTROL}{_SURROGATE}{_OTHER_BREAKS}{_HIDING}]")
-_SHOWN_INLINE = re.compile(f"[\t\n{_CONTROL}{_SURROGATE}{_OTHER_BREAKS}{_HIDING}]")
+_SHOWN = _OnFirstUse(f"[{_CONTROL}{_SURROGATE}{_OTHER_BREAKS}{_HIDING}]")
+_SHOWN_INLINE = _OnFirstUse(f"[\t\n{_CONTROL}{_SURROGATE}{_OTHER_BREAKS}{_HIDING}]")
 # JSON: only what json.dumps leaves raw (C0 it escapes itself); the escaped text is the same value
-_JSON_ESCAPED = re.compile(f"[\x7f-\x9f{_SURROGATE}{_OTHER_BREAKS}{_HIDING}]")
-_HIDDEN = re.compile(f"[{_HIDING}]")
+_JSON_ESCAPED = _OnFirstUse(f"[\x7f-\x9f{_SURROGATE}{_OTHER_BREAKS}{_HIDING}]")
+_HIDDEN = _OnFirstUse(f"[{_HIDING}]")
 # A quick test that decides whether a text needs the substitution at all
 _PLAIN = re.compile("[\t\n\x20-\x7e]*")
 _PLAIN_LINE = re.compile("[\x20-\x7e]*")
@@ -179,6 +195,8 @@ def invisible_characters(text: str):
 def character_name(char: str) -> str:
     """``U+200B ZERO WIDTH SPACE``."""
     code = ord(char)
+    import unicodedata  # only to name a character shown
+
     return f"U+{code:04X} {unicodedata.name(char, 'unnamed')}"
 
 
