@@ -222,6 +222,20 @@ def test_a_long_text_cleaned_line_by_line_is_the_text_cleaned_whole():
     assert long > 10
 
 
+def test_json_text_holds_nothing_clean_would_show():
+    """``_write`` writes ``_dumps``' JSON without cleaning it: every character ``clean`` would show is escaped in it."""
+    import random
+
+    from rawko_tui.cli.output import JsonText, _dumps
+
+    rng = random.Random(11)
+    pieces = ["plain", "\n", "\r", "\t", "\x00", "\x1b[31m", "\x7f", "\x85", "\x9f", "\u2028", "\u2029", "\u200b", "\u200d", "\ufe0f", "\u202e", "\U000e0041", "\ud800", "é", "😀", "👨\u200d👩"]
+    for _ in range(2000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        written = _dumps({"title": text, "items": [{"why": text}, text], "nested": {text: [text]}})
+        assert type(written) is JsonText and clean(written) == written and json.loads(written)["title"] == text
+
+
 def test_lines_checked_at_once_are_each_line_as_inline_shows_it():
     """``inline_lines`` (a listing of thousands of lines checks them at once): the lines as ``inline`` shows each, or
     None, and then each is shown one by one; never a line break or a control character let through."""

@@ -85,45 +85,35 @@ def preview_to_dict(preview: Preview, rows_as_json: bool = False) -> dict:
 
 
 class _ListedJson:
-    """A ``ListedDecision``'s item of ``--json``'s candidates, written as ``_dumps`` writes its dict: the values a
-    listing repeats (its reasons, headlines, statuses, shared components) are encoded once."""
+    """A ``ListedDecision``'s item of ``--json``'s candidates, written as ``_dumps`` writes its dict. All but its path
+    and title repeats from row to row (a listing's reasons, headlines, statuses, shared components): that part is
+    encoded once for each combination."""
 
-    _TEMPLATE = (
-        '{"path": %s, "title": %s, "loaded": %s, "matched": false, "meetsThreshold": %s, "score": %s, "components": %s,'
+    _REST = (
+        '"loaded": %s, "matched": false, "meetsThreshold": %s, "score": %s, "components": %s,'
         ' "rank": null, "injected": false, "reason": %s, "why": %s, "undecided": null, "status": %s}'
     )
 
     def __init__(self, scored: bool):
         self.scored = scored
         self.encode = json.JSONEncoder(ensure_ascii=False, default=_json_default).encode
-        self.repeated: dict[tuple[type, object], str] = {}
-        self.components: dict[int, tuple[dict, str]] = {}  # id -> (the dict, kept alive while its id is a key; its text)
-
-    def once(self, value) -> str:
-        key = (type(value), value)  # the type too: 1, 1.0 and True are equal keys
-        text = self.repeated.get(key)
-        if text is None:
-            text = self.repeated[key] = self.encode(value)
-        return text
+        self.rests: dict[tuple, str] = {}
+        self.components: list[dict] = []  # each dict whose id is in a key, kept alive so its id stays its own
 
     def __call__(self, row: ListedDecision) -> RawJson:
-        path, title = row.file.rel_path, row.title
-        kept = self.components.get(id(row.components))
-        if kept is None:
-            kept = self.components[id(row.components)] = (row.components, self.encode(row.components))
+        path, title, score, status = row.file.rel_path, row.title, row.score, _status(row)
+        key = (row.loaded, row.meets_threshold, type(score), score, id(row.components), row.reason, row.why, status)  # the type too: 1 == 1.0 == True
+        rest = self.rests.get(key)
+        if rest is None:
+            self.components.append(row.components)
+            encode = self.encode
+            rest = self.rests[key] = self._REST % (
+                encode(row.loaded), encode(row.meets_threshold), encode(score) if self.scored else "null", encode(row.components),
+                encode(row.reason), encode(row.why), encode(status),
+            )  # fmt: skip
         return RawJson(
-            self._TEMPLATE
-            % (
-                encode_json_text(path) if type(path) is str else self.encode(path),
-                encode_json_text(title) if type(title) is str else self.encode(title),
-                "true" if row.loaded else "false",
-                "true" if row.meets_threshold else "false",
-                self.once(row.score) if self.scored else "null",
-                kept[1],
-                self.once(row.reason),
-                self.once(row.why),
-                self.once(_status(row)),
-            )
+            '{"path": %s, "title": %s, %s'
+            % (encode_json_text(path) if type(path) is str else self.encode(path), encode_json_text(title) if type(title) is str else self.encode(title), rest)
         )
 
 
