@@ -368,6 +368,62 @@ def test_a_kept_rank_index_ranks_as_a_fresh_one_and_is_remade_when_a_file_change
     assert rankcache.load(effective_store(load_store(root)), view, options.profile) is None  # a fold is never kept
 
 
+def test_a_kept_pattern_index_holds_what_the_fresh_one_holds(tmp_path):
+    """The kept slots, regexes and sets read back as the fresh index's own, and their arrays are the same."""
+    import pickle
+    from array import array
+
+    from rawko_tui.core.arbiters.rankarrays import SlotArrays
+    from rawko_tui.core.arbiters.scoring import memory_facts
+
+    store = load_store(random_store(tmp_path / "store", seed=4, now_ms=NOW, size=300))
+    facts = [memory_facts(m) for m in store.files if m.spec is not None and isinstance(m.attrs, dict) and isinstance(m.attrs.get("title"), str)]
+    fresh = rankindex.PatternIndex(facts)
+    kept = rankindex.PatternIndex.from_state(pickle.loads(pickle.dumps(fresh.state())))
+    assert len(kept.slots) == len(fresh.slots) and list(kept.slots) == fresh.slots
+    assert [kept.slots[test] for test in reversed(range(len(fresh.slots)))] == fresh.slots[::-1]
+    fresh_arrays, kept_arrays = SlotArrays(fresh.slots), SlotArrays(kept.slots)
+    for name in ("lengths", "starts", "positions", "plans"):
+        assert getattr(fresh_arrays, name).tolist() == getattr(kept_arrays, name).tolist()
+    assert kept.buckets == fresh.buckets
+    regexes = [(test, f) for test, f in enumerate(kept.fallbacks) if type(f) is tuple]
+    assert regexes and all(kept._kept_regex(f[1]) == fresh.fallbacks[test] for test, f in regexes)
+    with pytest.raises(ValueError):
+        rankindex.KeptSlots(array("q", [2]), array("q", [1, 2]))
+
+
+@pytest.mark.parametrize("profile", ["spec-0007", "spec-0005"])
+def test_kept_tables_of_another_shape_are_made_again(tmp_path, monkeypatch, profile):
+    """Kept tables that do not add up (damaged on disk, or another version's) are made again, never used."""
+    import dataclasses
+
+    from rawko_tui.core.arbiters import rankcache
+    from rawko_tui.core.arbiters.profiles import BUILT_IN
+
+    from rawko_tui.core.disk import cache
+
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # the test's files are seconds old: let the cache trust them
+    root = hostile_store(tmp_path / "hostile")
+    options = ArbiterOptions(profile=BUILT_IN[profile])
+    real_load = rankcache.load
+    served = []
+
+    def damaged(store, view, profile):
+        tables = real_load(store, view, profile)
+        if tables is None:
+            return None
+        served.append(profile.name)
+        patterns = tables["patterns"]
+        return {**tables, "patterns": (patterns[0], patterns[1][:-1], *patterns[2:])}  # one test's fallback lost
+
+    run_preview(load_store(root), "auth", "developer", options, NOW)  # builds and keeps the tables
+    monkeypatch.setattr(rankcache, "load", damaged)
+    for task in TASKS:
+        store = load_store(root)
+        assert decisions(run_preview(store, task, "developer", options, NOW)) == decisions(run_preview_reference(store, task, "developer", dataclasses.replace(options), NOW)), task
+    assert served  # the damaged tables were offered
+
+
 @pytest.mark.parametrize("profile", ["spec-0007", "rawko-sdk"])
 def test_an_agents_points_for_a_whole_column_are_each_memorys_own(tmp_path, profile):
     """``agent_points_column`` (the agent's tags looked up once) gives what ``agent_points_of`` gives memory by memory."""
