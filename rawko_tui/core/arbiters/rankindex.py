@@ -471,46 +471,47 @@ class StoreIndex:
         self.patterns = PatternIndex.from_state(tables["patterns"])
         # Where a verbatim arbiter may throw, in its order (each memory: scoring, then matching).
         # A tag lookup throws only for an agent named like an Object.prototype member.
-        self._throws: list[tuple[str, MemoryFile, object]] = []
-        self._throws_for_prototype_agents: list[tuple[str, MemoryFile, object]] = []
-        positions = {id(memory): position for position, memory in enumerate(self.scorable)}
+        # (its place in the load order, the event): the scorable memories' events, then those that throw on scoring
+        events: list[tuple[int, bool, tuple[str, MemoryFile, object]]] = []  # (place, only for prototype agents, event)
         non_strings = tables["non_string"]
-        for memory in loaded:
-            if has_load_error(memory):
-                continue
-            if id(memory) in self.at_fault:
-                event = ("score", memory, self.at_fault[id(memory)])
-                self._throws.append(event)
-                self._throws_for_prototype_agents.append(event)
-                continue
-            position = positions[id(memory)]
+        for position, place in enumerate(tables["scorable"]):
             if tagged[position]:
-                self._throws_for_prototype_agents.append(("tags", memory, None))
-            non_string = non_strings[position]
-            if non_string is not None:
-                event = ("match", memory, (position, non_string))
-                self._throws.append(event)
-                self._throws_for_prototype_agents.append(event)
-        self._positions = positions
+                events.append((place, True, ("tags", loaded[place], None)))
+            if non_strings[position] is not None:
+                events.append((place, False, ("match", loaded[place], (position, non_strings[position]))))
+        events += [(place, False, ("score", loaded[place], crash)) for place, crash in tables["at_fault"].items()]
+        events.sort(key=lambda placed: placed[0])  # stable: a memory's tag lookup comes before its matching
+        self._throws: list[tuple[str, MemoryFile, object]] = [event for _, prototype_only, event in events if not prototype_only]
+        self._throws_for_prototype_agents: list[tuple[str, MemoryFile, object]] = [event for _, _, event in events]
         self._gate_of = {id(memory): (reason, why) for memory, reason, why in self.gated}
-        # the reasons of files that never reach the matching, whatever the task
+        # the reasons of files that never reach the matching, whatever the task: the loaded files not scorable
+        # (a file the loader cannot read, or one its scoring throws on) are found from the scorable ones' places
         self._static_counts: dict[str, int] = {}
         for _, reason, _ in self.gated:
             self._static_counts[reason] = self._static_counts.get(reason, 0) + 1
-        for memory in loaded:
-            if has_load_error(memory) or id(memory) in self.at_fault:
-                reason = REASON_ERROR if memory.error is not None else REASON_CRASH
+        scorable_places = set(tables["scorable"]) if len(tables["scorable"]) < len(loaded) else None
+        for place in range(len(loaded)) if scorable_places is not None else ():
+            if place not in scorable_places:
+                reason = REASON_ERROR if loaded[place].error is not None else REASON_CRASH
                 self._static_counts[reason] = self._static_counts.get(reason, 0) + 1
         self._agent_cache: dict[str, list[tuple[int, int, int]]] = {}
         self._ranked_once = False  # the first ranking (a command-line preview's only one) runs without numpy
         self._order_array = None  # importance orders as an array, made on the second ranking
         self._title_hits = None  # rankarrays.KeywordHits, from the second ranking on
         self._base_array: tuple = (None, None)  # (the base points list, it as an array)
-        self._base_cache: dict[str, tuple[float, float, list[int]]] = {}
-        # where a memory's recency points change: 24 h and 72 h after its discoveredAt
+        self._base_cache: dict[str, tuple[float, tuple[float, float] | None, list[int]]] = {}
+
+    @functools.cached_property
+    def _positions(self) -> dict[int, int]:
+        """id(memory) -> its place among the scorable memories (a ranking needs none: a decision does)."""
+        return {id(memory): position for position, memory in enumerate(self.scorable)}
+
+    @functools.cached_property
+    def _recency_lines(self) -> tuple[list[float], bool]:
+        """Where a memory's recency points change (24 h and 72 h after its discoveredAt), sorted, and whether every
+        date is whole milliseconds: made when a second ranking asks whether the first one's points still hold."""
         dates = [date for date in self.dates if not math.isnan(date)]
-        self._recency_lines = sorted(date + hours * 3_600_000 for date in dates for hours in (24, 72))
-        self._whole_dates = all(date.is_integer() for date in dates)
+        return sorted(date + hours * 3_600_000 for date in dates for hours in (24, 72)), all(date.is_integer() for date in dates)
 
     @functools.cached_property
     def tags(self) -> list:
@@ -675,22 +676,28 @@ class StoreIndex:
     def _base_points(self, agent: str, now_ms: float) -> list[int]:
         """Per memory, everything but the keywords; reused while ``now`` crosses no 24 h / 72 h line."""
         cached = self._base_cache.get(agent)
-        if cached is not None and cached[0] <= now_ms < cached[1]:
-            return cached[2]
+        if cached is not None:
+            made_at, window, base = cached
+            if window is None:  # where the points made at ``made_at`` hold: asked for once a second ranking comes
+                window = self._recency_window(made_at)
+                self._base_cache[agent] = (made_at, window, base)
+            if window[0] <= now_ms < window[1]:
+                return base
         base = [i + t + s + recency_points(date, now_ms) for (i, t, s), date in zip(self._agent_points(agent), self.dates)]
-        # Dates are whole milliseconds, so (now - date) / 3600000 < 24 exactly when now < date + 24 h:
-        # the points hold from the last line at or before now up to the next one.
-        # Anything fractional (never from a clock or a date) is not cached.
-        lines = self._recency_lines
-        at = bisect.bisect_right(lines, now_ms)
-        low = lines[at - 1] if at > 0 else -math.inf
-        high = lines[at] if at < len(lines) else math.inf
-        if not (self._whole_dates and float(now_ms).is_integer()):
-            low, high = math.inf, -math.inf
         if len(self._base_cache) >= 32:
             self._base_cache.clear()
-        self._base_cache[agent] = (low, high, base)
+        self._base_cache[agent] = (now_ms, None, base)
         return base
+
+    def _recency_window(self, now_ms: float) -> tuple[float, float]:
+        """From the last recency line at or before ``now_ms`` up to the next one: where the points made at that
+        now hold. Dates are whole milliseconds, so (now - date) / 3600000 < 24 exactly when now < date + 24 h;
+        anything fractional (never from a clock or a date) holds nowhere but at that very now, and is not reused."""
+        lines, whole_dates = self._recency_lines
+        if not (whole_dates and float(now_ms).is_integer()):
+            return math.inf, -math.inf
+        at = bisect.bisect_right(lines, now_ms)
+        return (lines[at - 1] if at > 0 else -math.inf), (lines[at] if at < len(lines) else math.inf)
 
     def _candidate(self, position: int, plan_index: int, meets: bool, now_ms: float, static: tuple[int, int, int], hits: int) -> Candidate:
         components = components_dict(static, recency_points(self.dates[position], now_ms), hits)
