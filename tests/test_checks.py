@@ -221,3 +221,24 @@ def test_an_undecided_saved_task_is_neither_passed_nor_failed(tmp_path, capsys):
     assert main(["check", str(root), "--json"]) == 4
     data = json.loads(capsys.readouterr().out)
     assert (data["passed"], data["failed"], data["undecided"]) == (1, 0, 1) and [r["status"] for r in data["results"]] == ["undecided", "pass"]
+
+
+def test_saved_tasks_read_the_same_are_not_parsed_again_and_changed_ones_are(tmp_path, monkeypatch):
+    """Each saved-task file's YAML is kept by its exact bytes: the same bytes are not parsed again (no YAML reader),
+    one changed byte is, and a file that cannot be read says so each time."""
+    from rawko_tui.core.js import jsyaml
+
+    root = write_store(tmp_path, {"a.md": memory(title="Auth", when='"auth"')})
+    checks = root / ".rawko" / "checks.yaml"
+    checks.write_text('tasks:\n  - task: "fix auth"\n    agent: developer\n    now: 2026-01-24T12:00:00Z\n', encoding="utf-8")
+    (root / ".rawko" / "checks").mkdir()
+    (root / ".rawko" / "checks" / "broken.yaml").write_text("tasks: [unclosed\n", encoding="utf-8")
+    first = load_checks(root)
+    assert [t.task for t in first[0]] == ["fix auth"] and first[0][0].now == "2026-01-24 12:00:00+00:00"
+    assert [e.path for e in first[1]] == [".rawko/checks/broken.yaml"]
+    with monkeypatch.context() as patched:
+        patched.setattr(jsyaml, "load_with_ruamel", lambda text: pytest.fail("parsed bytes read before"))
+        assert load_checks(root) == first
+    checks.write_text(checks.read_text(encoding="utf-8").replace("fix auth", "fix login"), encoding="utf-8")
+    again = load_checks(root)
+    assert [t.task for t in again[0]] == ["fix login"] and again[1] == first[1]

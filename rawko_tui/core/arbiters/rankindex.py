@@ -534,7 +534,7 @@ class StoreIndex:
         budget = RegexBudget(options.regex_budget)
         first, undecided = self.patterns.first_matches(text, budget)
         static = self._agent_points(agent)
-        if self._ranked_once:
+        if self._ranked_once and not FEW_QUERIES.get():  # a handful of tasks never imports numpy
             eligible, ranking, hits = self._rank_as_arrays(first, words, min_order, agent, now_ms)
         else:
             eligible, ranking, hits = self._rank_in_python(first, words, min_order, agent, now_ms)

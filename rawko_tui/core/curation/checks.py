@@ -42,6 +42,7 @@ from ..arbiters.decision import (
 from ..arbiters.profiles import Profile, ProfileError, resolve_profile
 from ..arbiters.ranking import run_preview, run_preview_deciding
 from ..js.regexp import DEFAULT_REGEX_BUDGET_SECONDS
+from ..disk.cache import KeptParses
 from ..disk.safeio import CHECKS_TOTAL, SETTINGS_LIMIT, ReadBudget, linked_part, read_in_store
 from ..store.reading import LoadError, Store
 
@@ -189,17 +190,22 @@ def load_checks(root: Path) -> tuple[list[SavedTask], list[LoadError]]:
     names = [CHECKS_FILE] if os.path.lexists(rawko / CHECKS_FILE) else []
     names += [f"{CHECKS_DIR}/{p.name}" for p in sorted((rawko / CHECKS_DIR).glob("*.yaml"))] if linked is None and (rawko / CHECKS_DIR).is_dir() else []
     budget = ReadBudget(CHECKS_TOTAL, "saved-task files")
-    if names:
-        from ..js.jsyaml import load_with_ruamel, plain_yaml_error  # the YAML readers: only when there is a file to read
+    parses = KeptParses(Path(root), "checks")  # each file's YAML, kept by its exact bytes: a run that reads the same imports no reader
     for name in names:
         rel = f".rawko/{name}"
         if len(tasks) >= MAX_SAVED_TASKS:
             errors.append(LoadError(rel, f"not read: rawko-tui checks at most {MAX_SAVED_TASKS:,} saved tasks, and the files before it hold them", stage="read"))
             continue
         try:
-            data = load_with_ruamel(budget.read_in_store(root, rel, SETTINGS_LIMIT).decode("utf-8"))
-        except Exception as exc:  # ruamel raises many kinds; each is a reason to show
+            raw = budget.read_in_store(root, rel, SETTINGS_LIMIT)
+        except Exception as exc:  # noqa: BLE001 - refused (a link, a device, too large) or unreadable: said as a YAML error is
+            from ..js.jsyaml import plain_yaml_error
+
             errors.append(LoadError(rel, *plain_yaml_error(exc)))
+            continue
+        parsed, data = parses.value(rel, raw, _parse_saved_tasks)
+        if not parsed:
+            errors.append(LoadError(rel, *data))
             continue
         entries = data.get("tasks") if isinstance(data, dict) else None
         if not isinstance(entries, list):
@@ -228,7 +234,18 @@ def load_checks(root: Path) -> tuple[list[SavedTask], list[LoadError]]:
                     order=order,
                 )
             )
+    parses.keep()
     return tasks, errors
+
+
+def _parse_saved_tasks(raw: bytes) -> tuple[bool, object]:
+    """(True, the file's YAML) or (False, (why, line)) for bytes it cannot be read from."""
+    from ..js.jsyaml import load_with_ruamel, plain_yaml_error  # the YAML readers: only for bytes not read before
+
+    try:
+        return True, load_with_ruamel(raw.decode("utf-8"))
+    except Exception as exc:  # noqa: BLE001 - ruamel raises many kinds; each is a reason to show
+        return False, plain_yaml_error(exc)
 
 
 def _now_ms(saved: SavedTask) -> float:

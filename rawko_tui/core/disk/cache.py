@@ -153,6 +153,35 @@ class KeptByBytes:
         return value
 
 
+class KeptParses:
+    """What small files' exact bytes were read into (the saved tasks' YAML), each kept beside its bytes for the next
+    run: a file whose bytes are the same is not parsed again, and a run that reads them all the same imports no
+    YAML reader. No stat is trusted: the bytes are compared. ``keep`` writes what this run read, once."""
+
+    def __init__(self, root: Path, kind: str):
+        self.root, self.kind = root, kind
+        self.kept: dict | None = None
+        self.read: dict[str, tuple[bytes, object]] = {}
+
+    def _path(self) -> Path:
+        return companion_path(cache_path(self.root), self.kind)
+
+    def value(self, name: str, data: bytes, parse):
+        """``parse(data)``, or what it gave for these very bytes before."""
+        if self.kept is None:
+            kept = _read(self._path()) if enabled() else None
+            ours = isinstance(kept, dict) and kept.get("code") == code_key() and kept.get("root") == str(self.root.resolve())
+            self.kept = kept["files"] if ours and isinstance(kept.get("files"), dict) else {}
+        entry = self.kept.get(name)
+        value = entry[1] if isinstance(entry, tuple) and len(entry) == 2 and entry[0] == data else parse(data)
+        self.read[name] = (data, value)
+        return value
+
+    def keep(self) -> None:
+        if enabled() and self.kept is not None and self.read != self.kept:
+            _write(self._path(), {"code": code_key(), "root": str(self.root.resolve()), "files": self.read})
+
+
 _code_key: str | None = None
 _package_key: str | None = None
 
