@@ -484,3 +484,20 @@ def test_spec_0005_s_plans_are_kept_apart_read_where_asked_and_made_again_when_t
         assert decisions(run_preview(load_store(root), task, agent, options, now)) == expected  # made again
         assert len(apart_files()) == 1
         assert decisions(run_preview(load_store(root), task, agent, options, now)) == expected  # and kept
+
+
+def test_files_by_path_is_each_files_path_then_name_later_files_winning():
+    """``files_by_path`` (a decision's lookup) is the dict of every file's path and then name, in order: where a
+    name spells another file's path (a folder named ``.rawko/memories`` inside the store), the later file wins."""
+    from types import SimpleNamespace
+
+    from rawko_tui.core.arbiters.decision import files_by_path
+
+    rng = random.Random(2)
+    names = ["a.md", "sub/a.md", ".rawko/memories/a.md", ".rawko/memories/sub/a.md", "b.md"]
+    for _ in range(200):
+        files = [SimpleNamespace(name=name, rel_path=f".rawko/memories/{name}") for name in rng.sample(names, rng.randint(0, len(names)))]
+        files += rng.sample(files, min(len(files), rng.randint(0, 2)))  # a file twice: as two views hold it
+        expected = {key: memory for memory in files for key in (memory.rel_path, memory.name)}
+        assert files_by_path(files) == expected and list(files_by_path(files)) == list(expected)
+        assert all(files_by_path(files)[key] is expected[key] for key in expected)

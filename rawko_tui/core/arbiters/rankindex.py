@@ -51,6 +51,7 @@ from .decision import (
     _reason,
     _short,
     crashed_candidate,
+    files_by_path,
     finish_preview,
     NO_MATCH_HEADLINE,
     ListedDecision,
@@ -522,7 +523,7 @@ class StoreIndex:
     def _by_path(self) -> dict[str, MemoryFile]:
         """The files as this view holds them (a loader may read a file into an object of its own), by path and
         by name; made on the first lookup of one file (a ranking looks up none)."""
-        return {key: memory for memory in [m for m, _, _ in self.gated] + self.loaded for key in (memory.rel_path, memory.name)}
+        return files_by_path([m for m, _, _ in self.gated] + self.loaded)
 
     def rank(self, task: str, agent: str, options: ArbiterOptions, now_ms: float) -> Preview:
         text = build_search_text(task, agent)

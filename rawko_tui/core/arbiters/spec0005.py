@@ -31,6 +31,7 @@ from .decision import (
     _not_loaded,
     _pattern_gate,
     _short,
+    files_by_path,
     finish_preview,
     listed_not_loaded,
     undecided_headline,
@@ -247,11 +248,15 @@ class Spec0005Index:
         self._facts_made: dict[int, MemoryFacts | None] = {}  # made when a ranking shows the memory: a pass over all would decode every file's fields
         self.patterns = PatternIndex.from_state(tables["patterns"])
         self._position = {id(m): i for i, m in enumerate(view.loaded)}
-        self._by_path = {key: m for m in [m for m, _, _ in view.gated] + view.loaded for key in (m.rel_path, m.name)}
         self._gate_of = {id(m): (reason, why) for m, reason, why in view.gated}
         self._static_counts: dict[str, int] = {}
         for _, reason, _ in view.gated:
             self._static_counts[reason] = self._static_counts.get(reason, 0) + 1
+
+    @functools.cached_property
+    def _by_path(self) -> dict[str, MemoryFile]:
+        """The files as this view holds them, by path and by name; made on the first lookup of one (a ranking looks up none)."""
+        return files_by_path([m for m, _, _ in self.view.gated] + self.view.loaded)
 
     def facts(self, position: int) -> MemoryFacts | None:
         """The loaded file's facts at ``position`` (None: reading its whenToUse throws), from its kept plans."""
