@@ -262,14 +262,19 @@ def test_a_listing_says_what_every_decision_says(tmp_path, seed, profile):
         for _ in range(10):
             options = dataclasses.replace(rng.choice(OPTIONS), profile=BUILT_IN[profile])
             preview = run_preview(view, random_task(rng), rng.choice(AGENTS), options, rng.choice(nows_for(store)))
-            listing = preview.listing  # made before the candidates: once they are, the listing is them
+            unscored = preview.listing(scores=False)
+            listing = preview.listing()  # made before the candidates: once they are, the listing is them
             row_json = _ListedJson(profile != "spec-0005")
             assert len(listing) == len(preview.candidates)
-            for row, candidate in zip(listing, preview.candidates):
+            assert len(unscored) == len(listing)
+            for row, bare, candidate in zip(listing, unscored, preview.candidates):
                 if type(row) is not ListedDecision:
-                    assert row is candidate
+                    assert row is candidate and bare is candidate
                     continue
                 listed += 1
+                shown = ("file", "title", "why", "reason", "rank", "injected", "matched", "match_undecided", "loaded", "meets_threshold")
+                assert type(bare) is ListedDecision and [getattr(bare, name) for name in shown] == [getattr(row, name) for name in shown]
+                assert profile == "spec-0005" or not row.loaded or (bare.score, bare.components) == (None, None)
                 assert row.file is candidate.file and row.path == candidate.path
                 assert row.to_dict() == candidate.to_dict() and row.why == candidate.why
                 assert (row.title, row.rank, row.injected, row.matched, row.match_undecided) == (candidate.title, candidate.rank, candidate.injected, candidate.matched, candidate.match_undecided)

@@ -67,7 +67,7 @@ def preview_to_dict(preview: Preview, rows_as_json: bool = False) -> dict:
         ],
         "candidates": [
             row_json(c) if row_json is not None and type(c) is ListedDecision else {**c.to_dict(), "status": _status(c), **({} if scored else {"score": None})}
-            for c in preview.listing
+            for c in preview.listing()
         ],
         "prompt": preview.prompt,
         "errors": [e.to_dict() for e in preview.errors],
@@ -327,7 +327,7 @@ def render_preview_text(preview: Preview, now_pinned: bool = False) -> str:
         parts = " ".join(f"{k}={c.components[k]:g}" for k in COMPONENT_KEYS)
         lines.append(f"  {c.rank:>2}. {c.score:>3g}  {c.title}  [{c.path}]")
         lines.append(f"         {parts}")
-    listing = preview.listing
+    listing = preview.listing(scores=False)  # an unmatched memory's line shows no score
     cut = sorted((c for c in listing if c.rank is not None and not c.injected), key=lambda c: c.rank)
     if cut:
         lines += ["", f"Matched but not injected ({len(cut)}):"]

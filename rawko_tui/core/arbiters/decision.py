@@ -195,7 +195,8 @@ class ListedDecision:
     """A decision as a listing shows it, for the two kinds a store holds by the thousand: a file the loader
     passes over, and a scored memory no pattern matched. It answers what a listing reads of a ``Candidate``
     (``Preview.listing``), and is made in a fraction of the time: a listing of 10,000 memories builds the
-    full decision (facts, explanation) only for the memories that need more than one line."""
+    full decision (facts, explanation) only for the memories that need more than one line. Its ``score`` and
+    ``components`` are None where the listing shows neither (``listing(scores=False)``)."""
 
     __slots__ = ("file", "loaded", "reason", "title", "score", "components", "meets_threshold", "why")
     matched = False
@@ -319,7 +320,7 @@ class Preview:
     _build_ranked: Callable[[], list[Candidate]] | None = field(default=None, repr=False)
     _candidates: list[Candidate] | None = field(default=None, repr=False)
     _build_candidates: Callable[[Preview], list[Candidate]] | None = field(default=None, repr=False)
-    _build_listing: Callable[[Preview], list] | None = field(default=None, repr=False)  # ``listing``, where an index makes it apart
+    _build_listing: Callable[[Preview, bool], list] | None = field(default=None, repr=False)  # ``listing``, where an index makes it apart
     _counts: dict[str, int] | None = field(default=None, repr=False)
     _lookup: Callable[[Preview, str], Candidate | None] | None = field(default=None, repr=False)
     undecided: list[Candidate] = field(default_factory=list)  # memories whose match rawko-tui could not decide, load order
@@ -388,13 +389,14 @@ class Preview:
             self._candidates = built
         return self._candidates
 
-    @property
-    def listing(self) -> list:
+    def listing(self, scores: bool = True) -> list:
         """Every memory file's decision as a listing shows it, in ``candidates``' order: a ``ListedDecision`` for a
         file passed over or a memory no pattern matched, where the index makes them apart; ``Candidate``s otherwise
-        (the very ones ``candidates`` holds). Same answers, made once per call (a listing is written once)."""
+        (the very ones ``candidates`` holds). Same answers, made once per call (a listing is written once).
+        ``scores`` False: an unmatched memory's score and components are not worked out (None: a text listing
+        shows neither)."""
         if self._candidates is None and self._build_listing is not None:
-            return self._build_listing(self)
+            return self._build_listing(self, scores)
         return self.candidates
 
     def keep_outcome_only(self) -> None:

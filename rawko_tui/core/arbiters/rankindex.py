@@ -84,6 +84,7 @@ from ..store.reading import MemoryFile, Store, no_cyclic_gc
 SET_BUCKETS = 64
 SET_MAX_MEM = 64 << 20
 _NEVER = 1 << 30  # a plan index larger than any real one
+_UNSCORED = (None, None)  # a listed row's components and score, where the listing does not show them
 
 
 @dataclass(frozen=True)
@@ -569,12 +570,12 @@ class StoreIndex:
             gated = [_not_loaded(memory, reason, why) for memory, reason, why in self.gated]
             return gated + [decide(preview, memory) for memory in self.loaded]
 
-        def build_listing(preview: Preview) -> list:
+        def build_listing(preview: Preview, scores: bool) -> list:
             """``build_candidates`` with a ``ListedDecision`` for each file passed over and each memory that surely
             matched no pattern: the same answers, for a listing of the store."""
             listing: list = [listed_not_loaded(memory, reason, why) for memory, reason, why in self.gated]
             positions, at_fault, dates, titles, shown_titles, orders = self._positions, self.at_fault, self.dates, self.titles, self.display_titles, self.orders
-            scores: dict[tuple, tuple[dict, int]] = {}  # equal components, one dict and its score: a listing only reads them
+            made: dict[tuple, tuple[dict, int]] = {}  # equal components, one dict and its score: a listing only reads them
             for memory in self.loaded:
                 position = positions.get(id(memory))
                 if position is None or position in first or position in undecided or id(memory) in at_fault or has_load_error(memory):
@@ -582,12 +583,15 @@ class StoreIndex:
                     candidate._preview = preview
                     listing.append(candidate)
                     continue
-                title = titles[position]
-                key = (static[position], recency_points(dates[position], now_ms), len([word for word in words if word in title]))
-                scored = scores.get(key)
-                if scored is None:
-                    components = components_dict(*key)
-                    scored = scores[key] = (components, min(100, sum(components.values())))
+                if scores:
+                    title = titles[position]
+                    key = (static[position], recency_points(dates[position], now_ms), len([word for word in words if word in title]))
+                    scored = made.get(key)
+                    if scored is None:
+                        components = components_dict(*key)
+                        scored = made[key] = (components, min(100, sum(components.values())))
+                else:
+                    scored = _UNSCORED
                 order = orders[position]
                 shown = shown_titles[position]
                 listing.append(

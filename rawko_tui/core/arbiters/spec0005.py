@@ -312,7 +312,7 @@ class Spec0005Index:
             gated = [_not_loaded(memory, reason, why) for memory, reason, why in self.view.gated]
             return gated + [decision(p) for p in range(len(self.view.loaded))]
 
-        def build_listing(preview: Preview) -> list:
+        def build_listing(preview: Preview, scores: bool) -> list:  # spec-0005 scores nothing: rows are the same either way
             """``build_candidates`` with a ``ListedDecision`` for each file passed over and each memory that surely
             matched no pattern: the same answers, for a listing of the store."""
             listing: list = [listed_not_loaded(memory, reason, why) for memory, reason, why in self.view.gated]
