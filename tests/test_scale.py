@@ -250,7 +250,8 @@ def test_a_listing_says_what_every_decision_says(tmp_path, seed, profile):
     import json
 
     from rawko_tui.cli.output import _json_default
-    from rawko_tui.cli.preview import _ListedJson, _status
+    from rawko_tui.cli.preview import _ListedJson, status_words
+    from rawko_tui.core.store.fold import status_of, statuses_of
     from rawko_tui.core.arbiters.decision import ListedDecision
     from rawko_tui.core.arbiters.profiles import BUILT_IN
 
@@ -267,7 +268,10 @@ def test_a_listing_says_what_every_decision_says(tmp_path, seed, profile):
             row_json = _ListedJson(profile != "spec-0005")
             assert len(listing) == len(preview.candidates)
             assert len(unscored) == len(listing)
-            for row, bare, candidate in zip(listing, unscored, preview.candidates):
+            statuses = statuses_of([c.file for c in listing])
+            assert statuses == [status_of(c.file) for c in listing]
+            assert any(not s.active for s in statuses) or seed  # the hostile store holds a retired memory
+            for row, bare, candidate, status in zip(listing, unscored, preview.candidates, statuses):
                 if type(row) is not ListedDecision:
                     assert row is candidate and bare is candidate
                     continue
@@ -278,8 +282,8 @@ def test_a_listing_says_what_every_decision_says(tmp_path, seed, profile):
                 assert row.file is candidate.file and row.path == candidate.path
                 assert row.to_dict() == candidate.to_dict() and row.why == candidate.why
                 assert (row.title, row.rank, row.injected, row.matched, row.match_undecided) == (candidate.title, candidate.rank, candidate.injected, candidate.matched, candidate.match_undecided)
-                as_dict = {**candidate.to_dict(), "status": _status(candidate), **({} if profile != "spec-0005" else {"score": None})}
-                assert row_json(row) == encode(as_dict)
+                as_dict = {**candidate.to_dict(), "status": status_words(status_of(candidate.file)), **({} if profile != "spec-0005" else {"score": None})}
+                assert row_json(row, status_words(status)) == encode(as_dict)
     assert listed
 
 
@@ -506,3 +510,30 @@ def test_files_by_path_is_each_files_path_then_name_later_files_winning():
         expected = {key: memory for memory in files for key in (memory.rel_path, memory.name)}
         assert files_by_path(files) == expected and list(files_by_path(files)) == list(expected)
         assert all(files_by_path(files)[key] is expected[key] for key in expected)
+
+
+def test_statuses_at_once_are_each_files_own(tmp_path, monkeypatch):
+    """``statuses_of`` answers the files the parse cache says set no lifecycle field at once, and the rest as
+    ``status_of`` does: retired or superseded in the first frontmatter, by an appended entry, or not at all."""
+    from rawko_tui.core.disk import cache
+    from rawko_tui.core.store.columnar import LazySpecView, sets_no_lifecycle
+    from rawko_tui.core.store.fold import status_of, statuses_of
+
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # the test's files are seconds old: let the cache trust them
+    root = hostile_store(tmp_path)
+    extra = {
+        "w-retired-first.md": memory(title="Retired at once", extra="status: retired\nreason: wrong"),
+        "x-superseded-first.md": memory(title="Superseded at once", extra="supersededBy: a-plain.md"),
+        "y-status-active.md": memory(title="Status said", extra="status: active"),
+        "z-superseded-later.md": memory(title="Superseded later") + "\n\n---\nsupersededBy: a-plain.md\n---\n\nSee a-plain.\n",
+    }
+    for name, text in extra.items():
+        (root / ".rawko" / "memories" / name).write_text(text, encoding="utf-8")
+    load_store(root)  # parses and keeps every file
+    store = load_store(root)  # from the cache
+    assert any(type(m.spec) is LazySpecView for m in store.files)
+    unset = sets_no_lifecycle(store.files)
+    assert any(unset) and not all(unset)
+    statuses = statuses_of(store.files)
+    assert statuses == [status_of(m) for m in store.files]
+    assert {m.name for m, s in zip(store.files, statuses) if not s.active} >= {"w-retired-first.md", "x-superseded-first.md", "z-superseded-later.md", "t-retired.md"}

@@ -16,7 +16,7 @@ from ..core.arbiters.decision import (
 )
 from ..core.arbiters.profiles import defined_profiles, resolve_profile
 from ..core.arbiters.request import SPEC_VIEW, PreviewRequest, refuse_unusable_arbiter, run_request
-from ..core.store.fold import status_of
+from ..core.store.fold import status_of, statuses_of
 from ..core.js.values import display_value, js_to_string
 from ..core.arbiters.formatters import prompt_shares
 from ..core.store.reading import budget_for, pinned_now
@@ -52,6 +52,8 @@ def preview_to_dict(preview: Preview, rows_as_json: bool = False) -> dict:
 
     scored = preview.profile.scored  # spec-0005 scores nothing: its scores are null, not 0
     row_json = _ListedJson(scored) if rows_as_json else None
+    listing = preview.listing()
+    statuses = [status_words(status) for status in statuses_of([c.file for c in listing])]
     return {
         "task": preview.task,
         "agent": preview.agent,
@@ -66,8 +68,8 @@ def preview_to_dict(preview: Preview, rows_as_json: bool = False) -> dict:
             {"rank": c.rank, "path": c.path, "title": c.title, "score": c.score if scored else None, "components": c.components} for c in preview.injected
         ],
         "candidates": [
-            row_json(c) if row_json is not None and type(c) is ListedDecision else {**c.to_dict(), "status": _status(c), **({} if scored else {"score": None})}
-            for c in preview.listing()
+            row_json(c, status) if row_json is not None and type(c) is ListedDecision else {**c.to_dict(), "status": status, **({} if scored else {"score": None})}
+            for c, status in zip(listing, statuses)
         ],
         "prompt": preview.prompt,
         "errors": [e.to_dict() for e in preview.errors],
@@ -100,8 +102,8 @@ class _ListedJson:
         self.rests: dict[tuple, str] = {}
         self.components: list[dict] = []  # each dict whose id is in a key, kept alive so its id stays its own
 
-    def __call__(self, row: ListedDecision) -> RawJson:
-        path, title, score, status = row.file.rel_path, row.title, row.score, _status(row)
+    def __call__(self, row: ListedDecision, status: str) -> RawJson:
+        path, title, score = row.file.rel_path, row.title, row.score
         key = (row.loaded, row.meets_threshold, type(score), score, id(row.components), row.reason, row.why, status)  # the type too: 1 == 1.0 == True
         rest = self.rests.get(key)
         if rest is None:
@@ -130,8 +132,8 @@ def _plan_prompt_dict(preview: Preview) -> dict | None:
     return {"characters": len(text), "estimatedTokens": (len(text) + 3) // 4, "memories": text.count("\n### "), "text": text}
 
 
-def _status(candidate) -> str:
-    status = status_of(candidate.file)
+def status_words(status) -> str:
+    """A memory's status as ``--json`` says it: ``active``, or why it is not."""
     return "active" if status.active else status.why
 
 

@@ -79,6 +79,17 @@ class LazySpecView(SpecView):
 _NONE_SET: dict = {}  # the kept lifecycle of every file that sets none of the fields (shared: never changed)
 
 
+def sets_no_lifecycle(memories: list[MemoryFile]) -> list[bool]:
+    """For each file, whether the parse cache says its first frontmatter alone decides its lifecycle fields and it
+    sets none of them (its status is in force without a look at it): one lock for the lot, where a listing of
+    10,000 statuses asked ``lifecycle_fields`` file by file. False: ask the file."""
+    with _DECODING:
+        return [
+            memory._entries is None and type(memory.spec) is LazySpecView and (kept := _ATTRS.__get__(memory.spec)[3]) is not None and not kept
+            for memory in memories
+        ]
+
+
 # A view's fields are kept marshalled (a tenth of unpickling's cost per view) when they are plain values, a
 # top-level date aside; else pickled. The first byte says which.
 _MARSHAL, _PICKLE = b"m"[0], b"p"[0]

@@ -47,6 +47,13 @@ def status_of(memory: MemoryFile) -> Status:
     return _IN_FORCE
 
 
+def statuses_of(memories: list[MemoryFile]) -> list[Status]:
+    """``status_of`` of each file, the files the parse cache says set no lifecycle field (most) answered at once."""
+    from .columnar import sets_no_lifecycle
+
+    return [_IN_FORCE if unset else status_of(memory) for memory, unset in zip(memories, sets_no_lifecycle(memories))]
+
+
 def in_force(memory: MemoryFile) -> bool:
     """Whether the memory is in force as far as anything can tell: not retired nor superseded (one whose entries
     cannot be read counts as in force: nothing says otherwise)."""
