@@ -537,3 +537,23 @@ def test_statuses_at_once_are_each_files_own(tmp_path, monkeypatch):
     statuses = statuses_of(store.files)
     assert statuses == [status_of(m) for m in store.files]
     assert {m.name for m, s in zip(store.files, statuses) if not s.active} >= {"w-retired-first.md", "x-superseded-first.md", "z-superseded-later.md", "t-retired.md"}
+
+
+def test_a_lookup_by_path_looks_through_once_and_maps_from_the_second():
+    """``FilesByPath`` answers as ``files_by_path`` does, whether it looks through the files (the first lookup) or
+    has mapped them (every later one)."""
+    from types import SimpleNamespace
+
+    from rawko_tui.core.arbiters.decision import FilesByPath, files_by_path
+
+    rng = random.Random(8)
+    names = ["a.md", "sub/a.md", ".rawko/memories/a.md", ".rawko/memories/sub/a.md", "b.md"]
+    keys = names + [f".rawko/memories/{name}" for name in names] + ["c.md", ""]
+    for _ in range(200):
+        files = [SimpleNamespace(name=name, rel_path=f".rawko/memories/{name}") for name in rng.sample(names, rng.randint(0, len(names)))]
+        files += rng.sample(files, min(len(files), rng.randint(0, 2)))
+        expected = files_by_path(files)
+        lookup = FilesByPath(files)
+        asked = rng.sample(keys, 3)
+        assert [lookup.get(key) for key in asked] == [expected.get(key) for key in asked]
+        assert lookup.mapped is not None

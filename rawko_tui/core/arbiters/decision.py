@@ -521,6 +521,25 @@ def not_loaded_gate(memory: MemoryFile, recursive: bool) -> tuple[str, str] | No
     return None
 
 
+class FilesByPath:
+    """Each file by its path in the store or by its name, later files over earlier ones on an equal key
+    (``files_by_path``). The first lookup looks through the files from the last (``explain`` asks for one); from
+    the second on they are mapped, once."""
+
+    __slots__ = ("files", "asked", "mapped")
+
+    def __init__(self, files: list[MemoryFile]):
+        self.files, self.asked, self.mapped = files, False, None
+
+    def get(self, key: str) -> MemoryFile | None:
+        if self.mapped is None:
+            if not self.asked:
+                self.asked = True
+                return next((memory for memory in reversed(self.files) if memory.rel_path == key or memory.name == key), None)
+            self.mapped = files_by_path(self.files)
+        return self.mapped.get(key)
+
+
 def files_by_path(files: list[MemoryFile]) -> dict[str, MemoryFile]:
     """Each file by its path in the store and by its name, later files over earlier ones on an equal key (a
     name inside a folder named ``.rawko/memories`` spells another file's path): a lookup of one decision.

@@ -36,6 +36,7 @@ from array import array
 from dataclasses import dataclass
 
 from .decision import (
+    NO_MATCH_HEADLINE,
     REASON_CRASH,
     REASON_ERROR,
     REASON_NO_MATCH,
@@ -44,6 +45,8 @@ from .decision import (
     ArbiterFailure,
     ArbiterOptions,
     Candidate,
+    FilesByPath,
+    ListedDecision,
     Preview,
     _effective_limits,
     _loader_error_text,
@@ -51,10 +54,7 @@ from .decision import (
     _reason,
     _short,
     crashed_candidate,
-    files_by_path,
     finish_preview,
-    NO_MATCH_HEADLINE,
-    ListedDecision,
     has_load_error,
     listed_not_loaded,
     load_error_candidate,
@@ -524,7 +524,7 @@ class StoreIndex:
     def _by_path(self) -> dict[str, MemoryFile]:
         """The files as this view holds them (a loader may read a file into an object of its own), by path and
         by name; made on the first lookup of one file (a ranking looks up none)."""
-        return files_by_path([m for m, _, _ in self.gated] + self.loaded)
+        return FilesByPath([m for m, _, _ in self.gated] + self.loaded)
 
     def rank(self, task: str, agent: str, options: ArbiterOptions, now_ms: float) -> Preview:
         text = build_search_text(task, agent)

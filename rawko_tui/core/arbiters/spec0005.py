@@ -26,12 +26,12 @@ from .decision import (
     ArbiterFailure,
     ArbiterOptions,
     Candidate,
+    FilesByPath,
     ListedDecision,
     Preview,
     _not_loaded,
     _pattern_gate,
     _short,
-    files_by_path,
     finish_preview,
     listed_not_loaded,
     undecided_headline,
@@ -256,7 +256,7 @@ class Spec0005Index:
     @functools.cached_property
     def _by_path(self) -> dict[str, MemoryFile]:
         """The files as this view holds them, by path and by name; made on the first lookup of one (a ranking looks up none)."""
-        return files_by_path([m for m, _, _ in self.view.gated] + self.view.loaded)
+        return FilesByPath([m for m, _, _ in self.view.gated] + self.view.loaded)
 
     def facts(self, position: int) -> MemoryFacts | None:
         """The loaded file's facts at ``position`` (None: reading its whenToUse throws), from its kept plans."""
