@@ -26,6 +26,7 @@ from .reading import (
     load_config,
     no_cyclic_gc,
     read_memory_file,
+    walk_stats,
 )
 
 
@@ -89,4 +90,6 @@ def _load_store(root: Path, previous: Store | None) -> Store:
         if use_cache and (fresh or kept != kept_count or any(_cached_differs(f, cached.get(f.name)) for f in files if f.read_ns)):
             columnar.save(root, files)
     listed = [name for name, _, _, _ in scanned if "/" not in name]  # _scan_memories lists the top level first, in readdir order
-    return Store(root=root, files=files, agents=load_agents(root, left), config=load_config(root), skipped=sorted(skipped), directory_order=listed, file_stats=stats)
+    return Store(
+        root=root, files=files, agents=load_agents(root, left), config=load_config(root), skipped=sorted(skipped), directory_order=listed, file_stats=walk_stats(scanned, stats)
+    )

@@ -792,7 +792,8 @@ def _scan_memories(memories_dir: Path, skipped: list[tuple[str, str]] | None = N
     What is passed over and worth knowing about (a symlinked folder, a folder
     named like a memory, a FIFO or device, a folder that cannot be listed) is
     added to ``skipped`` as (name, reason).  ``stats`` gets (path, size, mtime)
-    of every file, as ``watch.store_signature`` lists them (one walk for both).
+    of every file but the memories found, as ``watch.store_signature`` lists them (one walk for both):
+    theirs are in their signatures (``walk_stats``).
     """
     found: list[tuple[str, str, bool, tuple]] = []
     pending = [str(memories_dir)]
@@ -825,9 +826,9 @@ def _scan_memories(memories_dir: Path, skipped: list[tuple[str, str]] | None = N
                         stats.append((entry.path, other.st_size, other.st_mtime_ns))
                     continue
                 info = entry.stat(follow_symlinks=False)
-                if stats is not None:
-                    stats.append((entry.path, info.st_size, info.st_mtime_ns))
                 if not is_link and not stat.S_ISREG(info.st_mode):
+                    if stats is not None:
+                        stats.append((entry.path, info.st_size, info.st_mtime_ns))
                     skip(entry.path, "not a regular file (a FIFO, socket or device): never opened")
                     continue
             except OSError:
@@ -836,6 +837,11 @@ def _scan_memories(memories_dir: Path, skipped: list[tuple[str, str]] | None = N
             name = entry.path[memories_prefix:].replace(os.sep, "/")
             found.append((name, entry.path, is_link, (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)))
     return found
+
+
+def walk_stats(scanned: list[tuple[str, str, bool, tuple]], others: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """(path, size, mtime) of every file the walk saw: the memories' from their signatures, and the rest."""
+    return others + [(path, signature[0], signature[1]) for _, path, _, signature in scanned]
 
 
 def _memory_file(name: str, path: str, is_link: bool, signature: tuple) -> MemoryFile:
