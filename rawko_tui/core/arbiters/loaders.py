@@ -62,6 +62,9 @@ def _build_view(store: Store, profile: Profile, recursive: bool) -> LoadedView:
     gated: list[tuple[MemoryFile, str, str]] = []
     candidates: list[MemoryFile] = []
     for memory in files:
+        if memory.inactive is None and memory.spec_loadable:  # listed and in force (most): no gate to look at
+            candidates.append(memory)
+            continue
         gate = not_loaded_gate(memory, recursive)
         if gate is not None:
             why = gate[1] if profile.name == "spec-0007" else gate[1].replace("the spec's loader", f"{profile.name}'s loader").replace("a SPEC-0007 arbiter", profile.name)
