@@ -62,17 +62,11 @@ def ranked_order(base: np.ndarray, positions: np.ndarray, hits: np.ndarray, word
 class SlotArrays:
     """Which (memory position, plan index) each whenToUse test decides, as flat arrays (``PatternIndex.slots``)."""
 
-    def __init__(self, slots):
-        """``slots``: each test's list of pairs, or ``rankindex.KeptSlots`` (its arrays are read as they are)."""
-        counts = getattr(slots, "counts", None)
-        if counts is not None:
-            self.lengths = np.frombuffer(counts, dtype=np.int64)
-            pairs = np.frombuffer(slots.flat, dtype=np.int64).reshape(-1, 2)
-        else:
-            self.lengths = np.fromiter(map(len, slots), dtype=np.int64, count=len(slots))
-            pairs = np.fromiter(chain.from_iterable(chain.from_iterable(slots)), dtype=np.int64, count=2 * int(self.lengths.sum())).reshape(-1, 2)
-        self.starts = np.zeros(len(self.lengths), dtype=np.int64)
+    def __init__(self, slots: list[list[tuple[int, int]]]):
+        self.lengths = np.fromiter(map(len, slots), dtype=np.int64, count=len(slots))
+        self.starts = np.zeros(len(slots), dtype=np.int64)
         np.cumsum(self.lengths[:-1], out=self.starts[1:])
+        pairs = np.fromiter(chain.from_iterable(chain.from_iterable(slots)), dtype=np.int64, count=2 * int(self.lengths.sum())).reshape(-1, 2)
         self.positions = pairs[:, 0].copy()
         self.plans = pairs[:, 1].copy()
 

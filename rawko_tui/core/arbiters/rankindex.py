@@ -28,11 +28,9 @@ import bisect
 import contextvars
 import dataclasses
 import functools
-import itertools
 import math
 import pickle
 import zlib
-from array import array
 from dataclasses import dataclass
 
 from .decision import (
@@ -110,40 +108,6 @@ def _compile_bucket(patterns: tuple[str, ...]) -> _CompiledBucket:
     return _CompiledBucket(regex_set, sentinel)
 
 
-class KeptSlots:
-    """``PatternIndex.slots`` as kept between runs: every test's (memory position, plan index) pairs in one flat
-    array of ints and each test's count of them, which unpickle as two buffers rather than tens of thousands of
-    lists of tuples (13 ms of spec-0005's start at 10,000 memories). A test's pairs are made when it is looked
-    up: a first query looks up the few that matched."""
-
-    __slots__ = ("counts", "flat", "_starts")
-
-    def __init__(self, counts: array, flat: array):
-        if 2 * sum(counts) != len(flat) or min(counts, default=0) < 0:
-            raise ValueError("kept slots that do not add up")
-        self.counts, self.flat, self._starts = counts, flat, None
-
-    @classmethod
-    def of(cls, slots: list[list[tuple[int, int]]]) -> KeptSlots:
-        return cls(array("q", map(len, slots)), array("q", itertools.chain.from_iterable(itertools.chain.from_iterable(slots))))
-
-    def __reduce__(self):
-        return KeptSlots, (self.counts, self.flat)
-
-    def __len__(self) -> int:
-        return len(self.counts)
-
-    def __getitem__(self, test: int) -> list[tuple[int, int]]:
-        if self._starts is None:
-            self._starts = array("q", itertools.accumulate(self.counts, initial=0))
-        start = 2 * self._starts[test]
-        pairs = iter(self.flat[start : start + 2 * self.counts[test]])
-        return list(zip(pairs, pairs))
-
-    def __iter__(self):
-        return (self[test] for test in range(len(self.counts)))
-
-
 # Set while a command ranks a handful of tasks (its saved tasks): each query tests the patterns alone, as the
 # first does, rather than compile the RE2 sets (and import numpy) for the few queries after it, which costs more.
 FEW_QUERIES: contextvars.ContextVar[bool] = contextvars.ContextVar("few_queries", default=False)
@@ -208,46 +172,36 @@ class PatternIndex:
         self.slots[test].append((position, plan_index))
         return test
 
+    _STATE = ("slots", "fallbacks", "backtracking", "always", "buckets")
+
     def state(self) -> tuple:
         """What the index holds (plain values and translations: kept between runs by ``rankcache``).
 
-        Each regex tested one by one is kept as a plain tuple, its needles, where its pickled self is in one
-        blob of them all, and its words (a kept regex): the first query skips most of them by their needles,
-        and a start then rebuilds only those it runs (unpickling thousands of named tuples cost a third of a
-        start's tables, and a bytes object each a third of the rest). The slots are ``KeptSlots``; the RE2
-        sets' patterns stay pickled until a query goes through the sets (the app's second one).
+        Each regex tested one by one is kept as a plain tuple, its needles, its pickled self (a kept regex) and
+        its words: the first query skips most of them by their needles, and a start then rebuilds only those it
+        runs. A plain tuple, not a named one: unpickling thousands of named tuples costs a third of a start's
+        tables. Needles and words that are the same are one tuple, pickled once.
         """
-        fallbacks, regexes, ends = [], [], array("q")
+        fallbacks = []
         for fallback in self.fallbacks:
             if isinstance(fallback, JsRegex):
-                regexes.append(pickle.dumps(fallback, protocol=pickle.HIGHEST_PROTOCOL))
-                ends.append((ends[-1] if ends else 0) + len(regexes[-1]))
                 needles, words = fallback.needles, _words_of(fallback)
                 if words is not None and words[1] == needles:
                     words = (words[0], needles)  # the same tuple: pickled once, unpickled once
-                fallback = (needles, len(ends) - 1, words)
+                fallback = (needles, pickle.dumps(fallback, protocol=pickle.HIGHEST_PROTOCOL), words)
             fallbacks.append(fallback)
-        buckets = pickle.dumps(self.buckets, protocol=pickle.HIGHEST_PROTOCOL)
-        return (KeptSlots.of(self.slots), fallbacks, (b"".join(regexes), ends), self.backtracking, self.always, buckets)
+        return tuple(fallbacks if name == "fallbacks" else getattr(self, name) for name in self._STATE)
 
     @classmethod
     def from_state(cls, state: tuple) -> PatternIndex:
         index = cls.__new__(cls)
-        index.slots, index.fallbacks, (index._kept_regexes, index._kept_regex_ends), index.backtracking, index.always, index._kept_buckets = state
-        if not isinstance(index.slots, KeptSlots) or len(index.slots) != len(index.fallbacks) or (index._kept_regex_ends and index._kept_regex_ends[-1] != len(index._kept_regexes)):
+        for name, value in zip(cls._STATE, state, strict=True):
+            setattr(index, name, value)
+        if len(index.slots) != len(index.fallbacks):
             raise ValueError("a kept pattern index that does not add up")
         index._compiled = index._queried = False
         index._slots_as_arrays = None
         return index
-
-    @functools.cached_property
-    def buckets(self) -> list[tuple[tuple[str, ...], list[int]]]:
-        """The RE2 sets' patterns and tests, kept pickled until a query goes through the sets (a fresh index sets them)."""
-        return pickle.loads(self._kept_buckets)
-
-    def _kept_regex(self, at: int) -> JsRegex:
-        start = self._kept_regex_ends[at - 1] if at else 0
-        return pickle.loads(self._kept_regexes[start : self._kept_regex_ends[at]])
 
     def prepare(self) -> None:
         """Compile the RE2 sets now (a background worker's job), so no later query waits for them."""
@@ -365,8 +319,8 @@ class PatternIndex:
         fallback = self.fallbacks[test]
         if isinstance(fallback, str):
             return fallback in text
-        if type(fallback) is tuple:  # a kept regex: (needles, where it is pickled, words)
-            fallback = self.fallbacks[test] = self._kept_regex(fallback[1])  # a thread that races here makes the same one
+        if type(fallback) is tuple:  # a kept regex: (needles, pickled, words)
+            fallback = self.fallbacks[test] = pickle.loads(fallback[1])  # a thread that races here makes the same one
         try:  # an RE2 translation RE2 cannot hold runs on the backtracking engine, within the budget
             return budget.search(fallback, text, last_round=True) is not None
         except JsRegexUndecided as exc:
@@ -375,7 +329,7 @@ class PatternIndex:
 
 
 def _needles(fallback) -> tuple[str, ...] | None:
-    """A regex's needles, kept (needles, where its pickled self is, rebuilt when first tested; words) or made."""
+    """A regex's needles, kept (needles, pickled regex, rebuilt when first tested; words) or made."""
     return fallback[0] if type(fallback) is tuple else fallback.needles
 
 
