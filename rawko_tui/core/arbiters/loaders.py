@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from .decision import REASON_ERROR, REASON_NOT_READ, REASON_SKIPPED, REASON_STOPS, has_load_error, not_loaded_gate
 from ..js.values import UNDEFINED, js_trim, type_name, utf16_sort_key
-from ..store.reading import LazyText, MemoryFile, SpecView, Store, shared_reading
+from ..store.reading import LazyText, MemoryFile, SpecView, Store, same_fields_view, shared_reading
 from .profiles import IMPORTANCE_LEVELS, Loader, Profile
 
 # rawko-sdk's extractFrontmatter: /^---\n([\s\S]*?)\n---\n?([\s\S]*)$/ (no flags: ^ and $ are the text's ends)
@@ -185,6 +185,7 @@ def sdk_read(memory: MemoryFile, profile: Profile, kept=None) -> MemoryFile | st
     if reading[0] == "refused":
         return (REASON_ERROR, f"not modelled: rawko-tui does not read its frontmatter ({reading[1]}); {name} reads it (npm yaml 2.8.2 loads it)")
     kind, attrs, frontmatter_at, untrimmed, trimmed = reading
+    own = attrs if kind == "patch" else None
     if kind == "same":
         attrs = memory.spec.attrs  # one object for both readings
     elif kind == "patch":  # the spec reading's values where they are the same (a timestamp is a Date to one, text to the other)
@@ -197,7 +198,9 @@ def sdk_read(memory: MemoryFile, profile: Profile, kept=None) -> MemoryFile | st
     body_at, body_length = trimmed if profile.loader.trim_body else untrimmed
     single = _single_entry_as_read(memory, body_length) if kind != "read" else None
     text = memory._text
-    if isinstance(text, LazyText):  # cut from the text when asked for, as the cache's own view is
+    if isinstance(text, LazyText) and kind != "read":  # the spec reading's fields, asked of it (a view of every file holds none)
+        spec = same_fields_view(memory.spec, own, text, body_length, body_at, frontmatter_at)
+    elif isinstance(text, LazyText):  # cut from the text when asked for, as the cache's own view is
         spec = SpecView(attrs, None, None, 2, source=text, body_length=body_length, body_at=body_at, frontmatter_at=frontmatter_at)
     else:
         spec = SpecView(attrs, text[body_at : body_at + body_length], text[frontmatter_at[0] : frontmatter_at[1]], 2)

@@ -8,14 +8,21 @@ rules: they are used only when the profile's loader lists the same files, in
 the same order, each with the token of the reading the tables were made from
 (``cache.file_token``: its stat and when it was read), by the same code.
 A store read at a git revision, or as the fold of its entries, keeps nothing.
+
+The pattern index's largest lists (every test, its slots, the sets' patterns)
+are kept apart from the tables, in pickled chunks of a file of their own,
+and read where used (``KeptList``): a ranking that tests each pattern once
+(the *Others* line's, a command's) streams them and holds none of them whole.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import pickle
 import time
 import weakref
+from array import array
 
 from ..disk import cache
 
@@ -62,7 +69,8 @@ def _kind(profile) -> str:
 def load(store, view, profile) -> dict | None:
     """The tables kept for this store and profile, when they were made from exactly these files; else None.
 
-    A table's bytes kept apart (``save``'s ``apart``) come back as a ``cache.TextFile``, read where sliced.
+    A table's bytes kept apart (``save``'s ``apart``) come back as a ``cache.TextFile``, read where sliced, and the
+    pattern index's largest lists as ``KeptList``s.
     """
     if not cache.enabled():
         return None
@@ -74,36 +82,138 @@ def load(store, view, profile) -> dict | None:
     if kept.get("key") != key or not isinstance(tables, dict):
         return None
     apart = kept.get("apart")
-    if apart is not None:
-        name, field = apart
-        if not isinstance(name, str) or "/" in name or not isinstance(field, str):
+    if apart is None:
+        return tables
+    try:
+        name, size, field, field_size, parted = apart
+        if not isinstance(name, str) or "/" in name or (field is not None and not isinstance(field, str)):
             return None
         blob = cache.open_kept_bytes(_path(store, profile).with_name(name))
-        if blob is None:
-            return None
-        tables = {**tables, field: blob}
+        if blob is None or len(blob) != size:
+            return None  # missing, or cut
+        tables = dict(tables)
+        if field is not None:
+            tables[field] = blob.head(field_size) if field_size else b""
+        if parted is not None:
+            state = list(tables["patterns"])
+            for at, (start, ends, length, whole) in dict(parted).items():
+                if not (isinstance(ends, array) and (not ends or (ends[-1] <= size and start <= ends[0]))):
+                    return None
+                state[at] = KeptList(blob, start, ends, length, whole)
+            tables["patterns"] = tuple(state)
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+        return None
     return tables
 
 
+# The pattern index's lists kept apart (their place in ``PatternIndex.state``), and whether each is read whole on
+# first use: the sets' patterns are (every query through the sets runs them all); the tests and slots are streamed.
+PARTED = {0: False, 1: False, 4: True}  # slots, fallbacks, buckets
+CHUNK = 1024  # items per pickled chunk
+
+
 def save(store, view, profile, tables: dict, apart: str | None = None) -> None:
-    """Keep the tables; ``apart`` names one of them, bytes, written to a file of its own that the next start reads
-    only where it is sliced (spec-0005's plans of every memory: most of its tables, and a ranking shows a few)."""
+    """Keep the tables; ``apart`` names one of them, bytes, written to a file of their own that the next start reads
+    only where it is sliced (spec-0005's plans of every memory: most of its tables, and a ranking shows a few), and
+    with them the pattern index's largest lists, in chunks (``PARTED``)."""
     if not cache.enabled():
         return
     key = _view_key(store, view, profile)
     if key is None:
         return
-    record = {"key": key, "tables": tables}
     path = _path(store, profile)
-    if apart is not None:
-        name = f"{path.stem}-{time.time_ns():x}-{os.getpid()}.bin"
-        if not cache.write_bytes_atomically(path.with_name(name), tables[apart]):
-            return
-        record = {"key": key, "tables": {k: v for k, v in tables.items() if k != apart}, "apart": (name, apart)}
-    cache.save_derived(store.root, _kind(profile), MODULES, record)
+    parts: list[bytes] = [tables[apart]] if apart is not None else []
+    size = len(parts[0]) if parts else 0
+    kept_tables = {k: v for k, v in tables.items() if k != apart}
+    parted = None
+    if "patterns" in tables:
+        state, parted = list(tables["patterns"]), {}
+        for at, whole in PARTED.items():
+            items, start, ends = state[at], size, array("q")
+            for first in range(0, len(items), CHUNK):
+                chunk = pickle.dumps(items[first : first + CHUNK], protocol=pickle.HIGHEST_PROTOCOL)
+                parts.append(chunk)
+                size += len(chunk)
+                ends.append(size)
+            parted[at] = (start, ends, len(items), whole)
+            state[at] = None
+        kept_tables["patterns"] = tuple(state)
+    name = f"{path.stem}-{time.time_ns():x}-{os.getpid()}.bin"
+    if not cache.write_bytes_atomically(path.with_name(name), parts):
+        return
+    field_size = len(tables[apart]) if apart is not None else 0
+    cache.save_derived(store.root, _kind(profile), MODULES, {"key": key, "tables": kept_tables, "apart": (name, size, apart, field_size, parted)})
     for old in path.parent.glob(f"{path.stem}-*.bin"):  # a process that opened an older one keeps reading it
-        if apart is None or old.name != record["apart"][0]:
+        if old.name != name:
             old.unlink(missing_ok=True)
+
+
+class KeptList:
+    """A list of the kept tables read from its chunks of the kept file where used, not held whole.
+
+    ``whole``: read entirely on first use and kept. Else each use reads its chunk (the last one read is kept:
+    a pass in order reads each once), and an item set (a kept regex made once tested) is kept on its own.
+    """
+
+    __slots__ = ("_blob", "_ends", "_items", "_last", "_length", "_set", "_start", "_whole")
+
+    def __init__(self, blob, start: int, ends: array, length: int, whole: bool):
+        self._blob, self._start, self._ends, self._length, self._whole = blob, start, ends, length, whole
+        self._items: list | None = None
+        self._last: tuple[int, list] = (-1, [])
+        self._set: dict[int, object] = {}
+
+    def _held(self) -> list | None:
+        """The whole list once read (``whole``), else None."""
+        if self._whole and self._items is None:
+            self._items = [item for chunk in range(len(self._ends)) for item in self._chunk(chunk)]
+        return self._items
+
+    def _chunk(self, chunk: int) -> list:
+        start = self._start if chunk == 0 else self._ends[chunk - 1]
+        items = pickle.loads(self._blob[start : self._ends[chunk]])
+        expected = min(CHUNK, self._length - chunk * CHUNK)
+        if not isinstance(items, list) or len(items) != expected:
+            raise ValueError("a kept chunk of another length than kept")
+        return items
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, at: int):
+        items = self._held()
+        if items is not None:
+            return items[at]
+        if at < 0:
+            at += self._length
+        if not 0 <= at < self._length:
+            raise IndexError(at)
+        if at in self._set:
+            return self._set[at]
+        chunk = at // CHUNK
+        last = self._last
+        if last[0] != chunk:
+            last = self._last = (chunk, self._chunk(chunk))
+        return last[1][at - chunk * CHUNK]
+
+    def __setitem__(self, at: int, value) -> None:
+        items = self._held()
+        if items is not None:
+            items[at] = value
+        else:
+            self._set[at] = value
+
+    def __iter__(self):
+        items = self._held()
+        if items is not None:
+            yield from items
+            return
+        for chunk in range(len(self._ends)):
+            items = self._chunk(chunk)
+            if self._set:
+                base = chunk * CHUNK
+                items = [self._set.get(base + offset, item) for offset, item in enumerate(items)]
+            yield from items
 
 
 def _path(store, profile):

@@ -378,6 +378,10 @@ class TextFile:
         start, stop = max(0, span.start or 0), min(self._size, self._size if span.stop is None else span.stop)
         return os.pread(self._handle.fileno(), stop - start, start) if stop > start else b""
 
+    def head(self, size: int) -> TextFile:
+        """The file's first ``size`` bytes, read from the same open file."""
+        return TextFile(self._handle, min(size, self._size))
+
     def find(self, needle: bytes, start: int, end: int) -> int:
         """Where ``needle`` first is within ``[start, end)``, or -1 (as ``bytes.find``)."""
         at = self[start:end].find(needle) if start <= self._size else -1
@@ -500,9 +504,10 @@ def _write(path: Path, data: dict) -> bool:
     return _write_with(path, lambda out: pickle.dump(data, out, protocol=pickle.HIGHEST_PROTOCOL))
 
 
-def write_bytes_atomically(path: Path, data: bytes) -> bool:
-    """``data`` as the whole of the kept file at ``path``, written as every kept file is (atomically; False: not written)."""
-    return _write_with(path, lambda out: out.write(data))
+def write_bytes_atomically(path: Path, data: bytes | list[bytes]) -> bool:
+    """``data`` (or its parts, one after another) as the whole of the kept file at ``path``, written as every kept
+    file is (atomically; False: not written)."""
+    return _write_with(path, lambda out: out.writelines(data) if isinstance(data, list) else out.write(data))
 
 
 def _write_with(path: Path, write) -> bool:

@@ -19,6 +19,7 @@ import gc
 import os
 import re
 import stat
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -105,9 +106,11 @@ class LazyText:
         self._data, self._start, self._end, self._value = data, start, end, None
 
     def value(self) -> str:
-        if self._value is None:
-            self._value = self._data[self._start : self._end].decode("utf-8", "surrogatepass")
-        return self._value
+        value = self._value
+        if value is None:
+            value = self._value = self._data[self._start : self._end].decode("utf-8", "surrogatepass")
+            _decoded_text(self, len(value))
+        return value
 
     def contains(self, needle: str) -> bool:
         """Whether the text holds ``needle``; an ASCII one is looked for in the bytes, so a pass over every
@@ -126,6 +129,26 @@ class LazyText:
         return self.value() == other if isinstance(other, str) else NotImplemented
 
     __hash__ = None
+
+
+# The texts decoded last stay decoded, up to this many characters; past it the oldest are let go (read again when
+# asked): a pass that formats every injected memory's text (a prompt, another profile's) keeps none of them.
+KEPT_TEXT_CHARACTERS = 8 << 20
+_texts_lately: dict[int, tuple[LazyText, int]] = {}  # id(text) -> (text, its length), oldest first
+_texts_kept = 0
+_TEXTS = threading.Lock()
+
+
+def _decoded_text(text: LazyText, length: int) -> None:
+    global _texts_kept
+    with _TEXTS:
+        earlier = _texts_lately.pop(id(text), None)
+        _texts_kept += length - (earlier[1] if earlier is not None else 0)
+        _texts_lately[id(text)] = (text, length)
+        while _texts_kept > KEPT_TEXT_CHARACTERS and len(_texts_lately) > 1:
+            oldest, oldest_length = _texts_lately.pop(next(iter(_texts_lately)))
+            oldest._value = None
+            _texts_kept -= oldest_length
 
 
 class SpecView:
@@ -196,6 +219,37 @@ class SpecView:
 # The fields that say whether a memory is still in force (``store.fold.status_of``): the parse cache keeps
 # each file's values of them beside its encoded view, so listing every memory's status decodes no view.
 LIFECYCLE_FIELDS = ("status", "reason", "supersededBy")
+
+
+_SPEC_ATTRS = SpecView.__dict__["attrs"]  # the slot, reached past a subclass's property
+
+
+class SameFieldsView(SpecView):
+    """A loader's reading of a file whose fields are those of the spec's reading, or those with a few of its own
+    (rawko-sdk's, mostly: a date it reads as text): they are asked of that view when read, not held twice. A view
+    from the parse cache decodes them then and lets them go again (``columnar``), so another profile's view of
+    every file holds none of their fields."""
+
+    __slots__ = ()
+
+    @property
+    def attrs(self):
+        spec, order, own = _SPEC_ATTRS.__get__(self)
+        attrs = spec.attrs
+        return attrs if order is None else {key: own[key] if key in own else attrs[key] for key in order}
+
+    def __reduce_ex__(self, protocol):  # copied or pickled as the plain view it reads as
+        return SpecView, (self.attrs, self._body, self._frontmatter_text, self.frontmatter_line, self._source, self.body_length, self._body_at, self._frontmatter_at)
+
+
+def same_fields_view(spec: SpecView, own: tuple | None, source: LazyText, body_length: int, body_at: int, frontmatter_at: tuple[int, int]) -> SpecView:
+    """A view with ``spec``'s fields (``own``: the keys in order and the values that differ, else None), its
+    frontmatter (from line 2) and body where given in ``source``."""
+    view = object.__new__(SameFieldsView)
+    _SPEC_ATTRS.__set__(view, (spec, None, None) if own is None else (spec, *own))
+    view.frontmatter_line, view._body, view._source, view._body_at = 2, None, source, body_at
+    view._frontmatter_text, view._frontmatter_at, view.body_length = None, frontmatter_at, body_length
+    return view
 
 
 @dataclass(frozen=True)
