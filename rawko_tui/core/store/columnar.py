@@ -58,7 +58,7 @@ class LazySpecView(SpecView):
                 _FRONTMATTER_LINE.__set__(self, frontmatter_line)
                 self.__class__ = SpecView
                 _decoded_lately[id(self)] = (self, pending)
-                if len(_decoded_lately) > KEPT_DECODED:
+                while len(_decoded_lately) > KEPT_DECODED:
                     _encode_again(*_decoded_lately.pop(next(iter(_decoded_lately))))
         return self
 
