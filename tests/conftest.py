@@ -75,11 +75,40 @@ def pytest_runtest_teardown(item, nextitem):
     if _resident_mb() > _resident_after_release["mb"] + _RESIDENT_SLACK_MB:
         import gc
 
+        _forget_memos()
         gc.collect()
         libc = _glibc()
         if libc is not None:
             libc.malloc_trim(0)
         _resident_after_release["mb"] = _resident_mb()
+
+
+def _forget_memos() -> None:
+    """Empty rawko-tui's memos of earlier tests' inputs: its functools caches that take arguments (compiled
+    patterns, RE2 programs, plans, dates, stems; the loaders of fixed data, which take none, keep their one
+    entry), the regex answers and the consolidation evidence kept by text. A later test computes what it needs
+    again; the memos otherwise pin every pattern and text a worker has seen (test_v8_limits' patterns of 40,000
+    units, the realworld corpus's plans), and freed only together do their pages go back."""
+    import inspect
+
+    for name, module in list(sys.modules.items()):
+        if module is None or not name.startswith("rawko_tui."):
+            continue
+        for value in list(vars(module).values()):
+            wrapped = getattr(value, "__wrapped__", None)
+            if hasattr(value, "cache_clear") and getattr(value, "__module__", None) == name and wrapped is not None:
+                try:
+                    takes_arguments = bool(inspect.signature(wrapped).parameters)
+                except (TypeError, ValueError):
+                    takes_arguments = True
+                if takes_arguments:
+                    value.cache_clear()
+    regexp = sys.modules.get("rawko_tui.core.js.regexp")
+    if regexp is not None:
+        regexp.ANSWERS.clear()
+    queue = sys.modules.get("rawko_tui.core.curation.consolidation.queue")
+    if queue is not None:
+        queue._EVIDENCE.clear()
 
 
 PRLIMIT = shutil.which("prlimit")
