@@ -112,11 +112,11 @@ def _forget_memos() -> None:
 
 
 PRLIMIT = shutil.which("prlimit")
-_PRLIMIT_OPTIONS = {"address_space": "--as", "cpu": "--cpu"}
+_PRLIMIT_OPTIONS = {"address_space": "--as", "cpu": "--cpu", "file_size": "--fsize"}
 
 
 def with_limits(command: list[str], **limits: tuple[int, int]) -> tuple[list[str], Callable[[], None] | None]:
-    """``command`` under resource limits (``address_space``, ``cpu``: (soft, hard)), and the preexec_fn still needed to
+    """``command`` under resource limits (``address_space``, ``cpu``, ``file_size``: (soft, hard)), and the preexec_fn still needed to
     set them. prlimit sets them and becomes the command, so Python starts the child with vfork; a preexec_fn makes it
     fork the worker first (copying its page tables: 40 ms for a worker of 600 MB, and until the exec its memory counts
     twice in what the test processes hold). Without prlimit, the preexec_fn."""
@@ -124,7 +124,7 @@ def with_limits(command: list[str], **limits: tuple[int, int]) -> tuple[list[str
         return [PRLIMIT, *(f"{_PRLIMIT_OPTIONS[name]}={soft}:{hard}" for name, (soft, hard) in limits.items()), "--", *command], None
     import resource
 
-    kinds = {"address_space": resource.RLIMIT_AS, "cpu": resource.RLIMIT_CPU}
+    kinds = {"address_space": resource.RLIMIT_AS, "cpu": resource.RLIMIT_CPU, "file_size": resource.RLIMIT_FSIZE}
 
     def set_limits() -> None:
         for name, pair in limits.items():
