@@ -8,6 +8,7 @@ inside ``.rawko/memories/`` and the findings lint must report for it, as
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -275,6 +276,18 @@ def make_store(root: Path, cases: list[Case] = CASES) -> Path:
     for case in cases:
         case.make(memories, root)
     return root
+
+
+def without_read_override(command: list[str]) -> tuple[list[str], Callable[[], None] | None]:
+    """``command`` run without root's power to read any file, and the preexec_fn still needed for it: ``setpriv``
+    (util-linux) drops the two capabilities and becomes the command, so Python starts the child with vfork; a
+    preexec_fn makes it fork the whole worker first (see ``conftest.with_limits``). Without setpriv, the preexec_fn."""
+    if os.geteuid() != 0:
+        return command, None  # anyone else obeys file modes already
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return command, no_read_override
+    return [setpriv, "--bounding-set", "-dac_override,-dac_read_search", "--", *command], None
 
 
 def no_read_override() -> None:

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import memory, write_store
+from conftest import memory, with_limits, write_store
 from rawko_tui.core.curation.claude import ClaudeError, ask_claude
 from rawko_tui.core.lint.linter import lint_store
 from rawko_tui.core.store.loading import load_store
-from hostile import no_read_override
+from hostile import without_read_override
 from test_claude import GOOD
 from test_history import commit_all, git
 
@@ -33,14 +33,8 @@ BODY = "The session middleware in src/auth must run before the router; tokens ex
 def _run_with_file_size_limit(root: Path, limit: int, *args: str) -> subprocess.CompletedProcess:
     """The CLI in a process that may not grow any file past ``limit`` bytes: a full disk, as the writer sees it."""
 
-    def limit_file_size() -> None:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-
-    return subprocess.run(
-        [sys.executable, "-m", "rawko_tui", *args], cwd=root, capture_output=True, text=True, timeout=120, preexec_fn=limit_file_size
-    )
+    command, set_limits = with_limits([sys.executable, "-m", "rawko_tui", *args], file_size=(limit, limit))
+    return subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=120, preexec_fn=set_limits)
 
 
 @pytest.fixture
@@ -83,10 +77,8 @@ def test_a_full_disk_for_the_write_journal_refuses_before_touching_the_memory(re
     journal.mkdir()
     os.chmod(journal, 0o500)  # the journal cannot be written (as a full disk would refuse it)
     try:
-        result = subprocess.run(
-            [sys.executable, "-m", "rawko_tui", "append", "auth-session.md", "--body", "A correction."],
-            cwd=repo, capture_output=True, text=True, timeout=120, preexec_fn=no_read_override,
-        )
+        command, drop_override = without_read_override([sys.executable, "-m", "rawko_tui", "append", "auth-session.md", "--body", "A correction."])
+        result = subprocess.run(command, cwd=repo, capture_output=True, text=True, timeout=120, preexec_fn=drop_override)
     finally:
         os.chmod(journal, 0o755)
     assert result.returncode == 1 and "the write could not be recorded in .git/rawko-tui-journal" in result.stderr

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXED_NOW
-from hostile import CASES, GOOD, OUTSIDE_SECRET, PWNED, make_store, no_read_override
+from hostile import CASES, GOOD, OUTSIDE_SECRET, PWNED, make_store, without_read_override
 from rawko_tui.core.arbiters.decision import parse_now, resolve_options
 from rawko_tui.core.arbiters.ranking import run_preview
 from rawko_tui.core.lint.linter import lint_store
@@ -135,9 +135,10 @@ def test_an_unreadable_file_and_folder_are_reported_and_the_rest_loads(tmp_path)
     os.chmod(memories / "locked.md", 0)
     os.chmod(memories / "private", 0)
     try:
-        run = lambda *args: subprocess.run(  # noqa: E731
-            [sys.executable, "-m", "rawko_tui", *args], cwd=root, capture_output=True, text=True, timeout=120, preexec_fn=no_read_override
-        )
+        def run(*args: str) -> subprocess.CompletedProcess:
+            command, drop_override = without_read_override([sys.executable, "-m", "rawko_tui", *args])
+            return subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=120, preexec_fn=drop_override)
+
         lint = run("lint", "--json", "--now", FIXED_NOW)
         found = {(f["path"], f["code"]): f["message"] for f in json.loads(lint.stdout)["findings"]}
         assert "cannot be read: Permission denied" in found[(_rel("locked.md"), "parse")]
@@ -146,9 +147,8 @@ def test_an_unreadable_file_and_folder_are_reported_and_the_rest_loads(tmp_path)
         assert preview.returncode == 0 and "Traceback" not in preview.stderr
         assert {"good-auth.md", "good-login.md"} <= {Path(m["path"]).name for m in json.loads(preview.stdout)["injected"]}
         # the app, in a process that cannot read the file either
-        app = subprocess.run(
-            [sys.executable, "-c", _APP_REPORT, str(root)], cwd=root, capture_output=True, text=True, timeout=120, preexec_fn=no_read_override
-        )
+        command, drop_override = without_read_override([sys.executable, "-c", _APP_REPORT, str(root)])
+        app = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=120, preexec_fn=drop_override)
         assert app.returncode == 0, app.stderr[-2000:]
         report = json.loads(app.stdout.strip().splitlines()[-1])
         assert report["running"] and {"good-auth.md", "good-login.md"} <= set(report["injected"])

@@ -413,10 +413,11 @@ def test_a_body_file_may_be_a_pipe_but_never_an_endless_device(tmp_path):
     extract = _run(root, "extract", "--from", "/dev/zero", "--agent", "developer", "--task", "t")
     assert extract.returncode == 2 and "--from: cannot read /dev/zero: more than the 16,777,216-byte limit" in extract.stderr
     # a pipe (as `--body-file <(make-notes)` gives) is read to its end
-    piped = subprocess.run(
+    command, set_limits = with_limits(
         ["bash", "-c", f"{shlex.join([sys.executable, '-m', 'rawko_tui', *new])} --body-file <(printf 'Body from a pipe.\\n')"],
-        cwd=root, capture_output=True, text=True, timeout=90, preexec_fn=_capped,
-    )  # fmt: skip
+        address_space=(MEMORY_CAP, MEMORY_CAP),
+    )
+    piped = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=90, preexec_fn=set_limits)
     assert piped.returncode == 0 and "Body from a pipe." in piped.stdout, piped.stderr
 
 

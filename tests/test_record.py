@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXED_NOW, memory, write_store
+from conftest import FIXED_NOW, memory, with_limits, write_store
 from rawko_tui.cli import main
 from rawko_tui.core.lint.linter import lint_store
 from rawko_tui.core.store.loading import load_store
@@ -414,20 +414,17 @@ def test_journal_records_naming_anything_but_a_memory_of_the_store_are_ignored_a
     (repo / "outside.md").write_text("not a memory\n")
     commit_all(repo, "a stranger's journal")
 
-    def limit_memory() -> None:  # reading /dev/zero must fail fast, never exhaust the machine
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
-
     def run_all() -> dict:
         said = {}
         for command in (["lint", "--json"], ["verify", "--json"], ["torn", "other"]):
+            # reading /dev/zero must fail fast, never exhaust the machine
+            capped, set_limits = with_limits([sys.executable, "-m", "rawko_tui", command[0], *command[1:], str(repo)], address_space=(3 << 30, 3 << 30))
             proc = subprocess.run(
-                [sys.executable, "-m", "rawko_tui", command[0], *command[1:], str(repo)],
+                capped,
                 stdin=subprocess.PIPE,  # never closed: a read of /dev/stdin would wait for ever
                 capture_output=True,
                 timeout=120,
-                preexec_fn=limit_memory,
+                preexec_fn=set_limits,
             )
             assert proc.returncode in (0, 1) and b"Traceback" not in proc.stderr, proc.stderr
             assert b"torn-entry" not in proc.stdout

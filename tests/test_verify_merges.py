@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import memory, write_store
+from conftest import memory, with_limits, write_store
 from rawko_tui.cli import main
 from test_history import PRE_RECEIVE, commit_all, git
 
@@ -668,13 +668,10 @@ def test_a_huge_blob_in_history_is_reported_without_being_held_in_memory(repo):
     git(repo, "commit", "-q", "--no-verify", "-m", "big")
     git(repo, "reset", "-q", "--hard")
 
-    def capped() -> None:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # far below what holding the blob would take
-
     for command in (["verify", "--history-only", "--json"], ["lint", "--at", "HEAD", "--json"]):
-        result = subprocess.run([sys.executable, "-m", "rawko_tui", command[0], str(repo), *command[1:]], capture_output=True, text=True, timeout=300, preexec_fn=capped)
+        # 1 GB of address space: far below what holding the blob would take
+        capped, set_limits = with_limits([sys.executable, "-m", "rawko_tui", command[0], str(repo), *command[1:]], address_space=(1 << 30, 1 << 30))
+        result = subprocess.run(capped, capture_output=True, text=True, timeout=300, preexec_fn=set_limits)
         assert "Traceback" not in result.stderr and "MemoryError" not in result.stderr, result.stderr[-2000:]
         assert "over the 67,108,864-byte limit" in result.stdout, result.stdout[-2000:]
 
