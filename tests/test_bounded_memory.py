@@ -113,3 +113,27 @@ def test_a_kept_list_read_in_parts_is_the_list(tmp_path):
         assert kept[3] == "set" and list(kept)[3] == "set" and list(kept)[4] == items[4]
         with pytest.raises(IndexError):
             kept[len(items)]
+
+
+def test_a_borrowing_view_s_statuses_are_its_files_own(store_root, monkeypatch):
+    """A reading that borrows the spec reading's fields takes that reading's kept lifecycle where its own lifecycle
+    fields are the same: every status is the one a view read without the cache gives."""
+    from rawko_tui.core.store.fold import status_of, statuses_of
+
+    sdk = BUILT_IN["rawko-sdk"]
+    memories = store_root / ".rawko" / "memories"
+    head = "---\ntitle: {}\nwhenToUse: [auth]\ntags: [auth]\nimportance: high\ndiscoveredAt: 2026-01-20T10:00:00Z\ndiscoveredBy: developer\n"
+    (memories / "zz-retired.md").write_text(head.format("Retired") + "status: retired\nreason: wrong\n---\n\nOld.\n", encoding="utf-8")
+    (memories / "zz-superseded.md").write_text(head.format("Superseded") + "supersededBy: zz-retired.md\n---\n\nOld.\n", encoding="utf-8")
+    (memories / "zz-retired-later.md").write_text(head.format("Later") + "---\n\nBody.\n\n---\nstatus: retired\n---\n\nNo more.\n", encoding="utf-8")
+    load_store(store_root)  # the new files kept
+    with monkeypatch.context() as off:
+        off.setenv("RAWKO_TUI_CACHE", "off")
+        expected = [status_of(m) for m in loaders.load_view(load_store(store_root), sdk, False).loaded]
+    loaders.load_view(load_store(store_root), sdk, False)  # the readings kept
+    monkeypatch.setattr(columnar, "KEPT_DECODED", 3)
+    view = loaders.load_view(load_store(store_root), sdk, False)
+    borrowed = [m.spec for m in view.loaded if type(m.spec) is SameFieldsView]
+    assert borrowed and any(spec.kept_lifecycle() is not None for spec in borrowed)
+    assert statuses_of(view.loaded) == [status_of(m) for m in view.loaded] == expected
+    assert any(not status.active for status in expected)

@@ -982,6 +982,9 @@ def run_app(
 ) -> int:
     if now:
         parse_now(now)  # validated by the CLI already; fail early all the same
+    from ..core.store.loading import bound_decoded
+
+    bound_decoded()  # a session that lasts: what it holds decoded of the store stays bounded
     app = create_app(root, task=task, agent=agent, now=now, problem=problem, at=at, arbiter=arbiter)
     result = app.run()
     return result or 0

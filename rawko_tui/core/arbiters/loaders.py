@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from .decision import REASON_ERROR, REASON_NOT_READ, REASON_SKIPPED, REASON_STOPS, has_load_error, not_loaded_gate
 from ..js.values import UNDEFINED, js_trim, type_name, utf16_sort_key
+from ..store.columnar import decoded_views_bounded
 from ..store.reading import LazyText, MemoryFile, SpecView, Store, same_fields_view, shared_reading
 from .profiles import IMPORTANCE_LEVELS, Loader, Profile
 
@@ -198,7 +199,7 @@ def sdk_read(memory: MemoryFile, profile: Profile, kept=None) -> MemoryFile | st
     body_at, body_length = trimmed if profile.loader.trim_body else untrimmed
     single = _single_entry_as_read(memory, body_length) if kind != "read" else None
     text = memory._text
-    if isinstance(text, LazyText) and kind != "read":  # the spec reading's fields, asked of it (a view of every file holds none)
+    if isinstance(text, LazyText) and kind != "read" and decoded_views_bounded():  # the spec reading's fields, asked of it (the app's view of every file holds none)
         spec = same_fields_view(memory.spec, own, text, body_length, body_at, frontmatter_at)
     elif isinstance(text, LazyText):  # cut from the text when asked for, as the cache's own view is
         spec = SpecView(attrs, None, None, 2, source=text, body_length=body_length, body_at=body_at, frontmatter_at=frontmatter_at)

@@ -25,11 +25,18 @@ _BODY_LENGTH = SpecView.__dict__["body_length"]
 _FRONTMATTER_LINE = SpecView.__dict__["frontmatter_line"]
 _FRONTMATTER_TEXT = SpecView.__dict__["_frontmatter_text"]
 _DECODING = threading.Lock()  # the app reads a store from worker threads: one decoding per view
-# The views decoded last stay decoded; past this many the oldest is encoded again (its record is still in the
-# blob), so a pass over every file (the list's rows, lint, another profile's view) keeps none of their fields:
-# decoded, the fields of 100,000 memories held 120 MB for as long as the store was shown.
-KEPT_DECODED = 4096
+# In the app, the views decoded last stay decoded; past this many the oldest is encoded again (its record is still
+# in the blob), so a pass over every file (the list's rows, lint, another profile's view) keeps none of their
+# fields: decoded, the fields of 100,000 memories held 120 MB for as long as the store was shown. None (a one-shot
+# command, which reads each file once or twice and exits): every view stays decoded (``loading.bound_decoded``).
+KEPT_DECODED: int | None = None
 _decoded_lately: dict[int, tuple[LazySpecView, tuple]] = {}  # id(view) -> (view, its record), oldest first
+
+
+def decoded_views_bounded() -> bool:
+    """Whether decoded views are let go past a bound (the app): a reading that could hold a copy of a view's
+    fields then asks the view instead (``reading.SameFieldsView``)."""
+    return KEPT_DECODED is not None
 
 
 class LazySpecView(SpecView):
@@ -57,9 +64,10 @@ class LazySpecView(SpecView):
                 _FRONTMATTER_TEXT.__set__(self, frontmatter_text)
                 _FRONTMATTER_LINE.__set__(self, frontmatter_line)
                 self.__class__ = SpecView
-                _decoded_lately[id(self)] = (self, pending)
-                while len(_decoded_lately) > KEPT_DECODED:
-                    _encode_again(*_decoded_lately.pop(next(iter(_decoded_lately))))
+                if KEPT_DECODED is not None:
+                    _decoded_lately[id(self)] = (self, pending)
+                    while len(_decoded_lately) > KEPT_DECODED:
+                        _encode_again(*_decoded_lately.pop(next(iter(_decoded_lately))))
         return self
 
     attrs = property(lambda self: self._decoded().attrs)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..disk import cache
 from ..disk.safeio import linked_part
-from . import columnar
+from . import columnar, reading
 from .reading import (
     MEMORIES_DIR,
     RAWKO_DIR,
@@ -28,6 +28,14 @@ from .reading import (
     read_memory_file,
     walk_stats,
 )
+
+
+def bound_decoded(views: int = 4096, characters: int = 8 << 20) -> None:
+    """Keep at most the last ``views`` decoded cached views and ``characters`` of decoded texts decoded (the others go
+    back to their kept form, decoded again when read): what a long-lived process (the app) holds of a store stays
+    bounded whatever passes over every file it makes. A one-shot command keeps what it decodes."""
+    columnar.KEPT_DECODED = views
+    reading.KEPT_TEXT_CHARACTERS = characters
 
 
 def load_store(root: str | os.PathLike, previous: Store | None = None) -> Store:

@@ -131,9 +131,10 @@ class LazyText:
     __hash__ = None
 
 
-# The texts decoded last stay decoded, up to this many characters; past it the oldest are let go (read again when
-# asked): a pass that formats every injected memory's text (a prompt, another profile's) keeps none of them.
-KEPT_TEXT_CHARACTERS = 8 << 20
+# In the app, the texts decoded last stay decoded, up to this many characters; past it the oldest are let go (read
+# again when asked): a pass that formats every injected memory's text (a prompt, another profile's) keeps none of
+# them. None (a one-shot command): every text stays decoded (``loading.bound_decoded``).
+KEPT_TEXT_CHARACTERS: int | None = None
 _texts_lately: dict[int, tuple[LazyText, int]] = {}  # id(text) -> (text, its length), oldest first
 _texts_kept = 0
 _TEXTS = threading.Lock()
@@ -141,6 +142,8 @@ _TEXTS = threading.Lock()
 
 def _decoded_text(text: LazyText, length: int) -> None:
     global _texts_kept
+    if KEPT_TEXT_CHARACTERS is None:
+        return
     with _TEXTS:
         earlier = _texts_lately.pop(id(text), None)
         _texts_kept += length - (earlier[1] if earlier is not None else 0)
@@ -240,6 +243,17 @@ class SameFieldsView(SpecView):
 
     def __reduce_ex__(self, protocol):  # copied or pickled as the plain view it reads as
         return SpecView, (self.attrs, self._body, self._frontmatter_text, self.frontmatter_line, self._source, self.body_length, self._body_at, self._frontmatter_at)
+
+    def kept_lifecycle(self) -> dict | None:
+        """The spec reading's kept lifecycle values where this reading's are the same: the same file and entries,
+        and the same lifecycle fields (none of its own values is one, and it has the very ones the spec's has)."""
+        spec, order, own = _SPEC_ATTRS.__get__(self)
+        kept = spec.kept_lifecycle()
+        if kept is None or order is None:
+            return kept
+        if any(name in own for name in LIFECYCLE_FIELDS) or {name for name in LIFECYCLE_FIELDS if name in order} != kept.keys():
+            return None
+        return kept
 
 
 def same_fields_view(spec: SpecView, own: tuple | None, source: LazyText, body_length: int, body_at: int, frontmatter_at: tuple[int, int]) -> SpecView:
