@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from storegen import random_store  # noqa: E402
 
 from rawko_tui.core.arbiters.decision import parse_now  # noqa: E402
+from rawko_tui.core.store.loading import bound_decoded  # noqa: E402
 from rawko_tui.tui.app import create_app  # noqa: E402
 
 NOW = "2026-01-24T12:00:00Z"
@@ -64,6 +65,7 @@ async def measure(root: Path, gap_ms: float) -> dict:
         shown_rankings.setdefault(preview.task, time.perf_counter())
 
     PreviewPane.show = show
+    bound_decoded()  # as the app runs (``run_app``): what stays decoded of the store is bounded
     app = create_app(root, task="", agent="developer", now=NOW, poll_seconds=None)
     visible: list[float] = []
     shown: list[float] = []
