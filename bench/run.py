@@ -148,7 +148,9 @@ import sys, time, asyncio
 started = time.perf_counter()
 from pathlib import Path
 from rawko_tui.tui.app import create_app
+from rawko_tui.core.store.loading import bound_decoded
 async def main():
+    bound_decoded()  # as the app runs (run_app): what stays decoded of the store is bounded
     app = create_app(Path(sys.argv[1]), task=sys.argv[2], agent="developer", now="2026-01-24T12:00:00Z", poll_seconds=None)
     async with app.run_test(size=(160, 46)) as pilot:
         print(f"FRAME {time.perf_counter() - started:.3f}", flush=True)
