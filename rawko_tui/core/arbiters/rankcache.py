@@ -112,6 +112,18 @@ PARTED = {0: False, 1: False, 4: True}  # slots, fallbacks, buckets
 CHUNK = 1024  # items per pickled chunk
 
 
+def used(tables: dict | None, use) -> bool:
+    """Whether ``use(tables)`` took the kept tables: tables of another shape (damaged on disk, another version's)
+    raise in it, and are made again by the caller."""
+    if tables is None:
+        return False
+    try:
+        use(tables)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return False
+    return True
+
+
 def save(store, view, profile, tables: dict, apart: str | None = None) -> None:
     """Keep the tables; ``apart`` names one of them, bytes, written to a file of their own that the next start reads
     only where it is sliced (spec-0005's plans of every memory: most of its tables, and a ranking shows a few), and

@@ -368,13 +368,8 @@ class StoreIndex:
         self.loaded: list[MemoryFile] = list(view.loaded)
         first_error = next((m for m in self.loaded if has_load_error(m)), None)
         self.load_failure = ArbiterFailure("load", first_error.rel_path, _loader_error_text(first_error), profile.name) if first_error else None
-        tables = rankcache.load(store, view, profile)
-        if tables is not None:
-            try:
-                self._use(tables)
-                return
-            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
-                pass  # kept tables of another shape (damaged on disk): made again
+        if rankcache.used(rankcache.load(store, view, profile), self._use):
+            return
         tables = self._tables()
         save_new_plans()  # the next start reads these patterns without translating them again
         rankcache.save(store, view, profile, tables)

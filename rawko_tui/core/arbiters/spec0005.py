@@ -201,12 +201,8 @@ class Spec0005Index:
         # runs as the scoring arbiters' tables are, for the very same readings of the files
         keep = store is not None and profile is not None
         kept = rankcache.load(store, view, profile) if keep else None
-        if kept is not None and kept.get("kind") == "spec-0005":
-            try:
-                self._use(kept)
-                return
-            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
-                pass  # kept tables of another shape (damaged on disk): made again
+        if rankcache.used(kept if kept is not None and kept.get("kind") == "spec-0005" else None, self._use):
+            return
         tables = self._tables()
         from .patterns import save_new_plans
 
