@@ -470,7 +470,7 @@ class StoreIndex:
         return pickle.loads(self._kept_tags)
 
     @functools.cached_property
-    def _by_path(self) -> dict[str, MemoryFile]:
+    def _by_path(self) -> FilesByPath:
         """The files as this view holds them (a loader may read a file into an object of its own), by path and
         by name; made on the first lookup of one file (a ranking looks up none)."""
         return FilesByPath([m for m, _, _ in self.gated] + self.loaded)

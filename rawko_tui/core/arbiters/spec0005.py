@@ -250,7 +250,7 @@ class Spec0005Index:
             self._static_counts[reason] = self._static_counts.get(reason, 0) + 1
 
     @functools.cached_property
-    def _by_path(self) -> dict[str, MemoryFile]:
+    def _by_path(self) -> FilesByPath:
         """The files as this view holds them, by path and by name; made on the first lookup of one (a ranking looks up none)."""
         return FilesByPath([m for m, _, _ in self.view.gated] + self.view.loaded)
 
