@@ -297,7 +297,7 @@ class PatternIndex:
                 searched = lowered if ignore_case else text
                 if any(word in searched for word in words):
                     matched.append(test)
-            elif (lowered is None or needles_may_match(_needles(fallback), lowered)) and self._test_alone(test, text, budget, undecided):
+            elif (lowered is None or needles_may_match(_needles(fallback), lowered)) and self._test_alone(test, text, budget, undecided, fallback):
                 matched.append(test)
         return matched
 
@@ -315,8 +315,11 @@ class PatternIndex:
                 matched.extend(test for test in tests if self._test_alone(test, text, budget, undecided))
         return matched
 
-    def _test_alone(self, test: int, text: str, budget: RegexBudget, undecided: dict) -> bool:
-        fallback = self.fallbacks[test]
+    def _test_alone(self, test: int, text: str, budget: RegexBudget, undecided: dict, fallback=None) -> bool:
+        """Whether test ``test`` matches ``text`` on its own; ``fallback``: the test as the caller holds it already
+        (the kept tests are read in chunks: looking one up again may read its chunk again)."""
+        if fallback is None:
+            fallback = self.fallbacks[test]
         if isinstance(fallback, str):
             return fallback in text
         if type(fallback) is tuple:  # a kept regex: (needles, pickled, words)
