@@ -231,7 +231,11 @@ class Spec0005Index:
                     break
         titles = [facts.title for facts in facts_of]
         at, blob = _kept_plans(plans)
-        return {"kind": "spec-0005", "plans_at": at, "plans_blob": blob, "title": titles, "whole_crash": whole_crash, "item_crash": item_crash, "patterns": PatternIndex(facts_of).state()}
+        importance = [facts.importance_key for facts in facts_of]  # what the sort compares: no facts made to rank
+        return {
+            "kind": "spec-0005", "plans_at": at, "plans_blob": blob, "title": titles, "importance": importance, "whole_crash": whole_crash,
+            "item_crash": item_crash, "patterns": PatternIndex(facts_of).state(),
+        }  # fmt: skip
 
     def _use(self, tables: dict) -> None:
         view = self.view
@@ -239,7 +243,8 @@ class Spec0005Index:
         self.item_crash: dict[int, tuple[int, str]] = tables["item_crash"]
         self._plans_at, self._plans_blob = tables["plans_at"], tables["plans_blob"]  # the blob: bytes, or kept apart (read where sliced)
         self._titles: list[str] = tables["title"]  # each loaded memory's title, as its facts say it
-        if len(self._plans_at) != len(view.loaded) + 1 or self._plans_at[-1] != len(self._plans_blob) or len(self._titles) != len(view.loaded):
+        self._importance: list = tables["importance"]  # and its importance key
+        if len(self._plans_at) != len(view.loaded) + 1 or self._plans_at[-1] != len(self._plans_blob) or len({len(self._titles), len(self._importance), len(view.loaded)}) != 1:
             raise ValueError("the kept plans are not this view's")
         self._facts_made: dict[int, MemoryFacts | None] = {}  # made when a ranking shows the memory: a pass over all would decode every file's fields
         self.patterns = PatternIndex.from_state(tables["patterns"])
@@ -253,6 +258,11 @@ class Spec0005Index:
     def _by_path(self) -> FilesByPath:
         """The files as this view holds them, by path and by name; made on the first lookup of one (a ranking looks up none)."""
         return FilesByPath([m for m, _, _ in self.view.gated] + self.view.loaded)
+
+    def _by_importance(self, a: Candidate, b: Candidate) -> int:
+        """``_by_importance`` from the index's kept importance keys (a candidate's ``load_index`` is its position)."""
+        x, y = IMPORTANCE_ORDER.get(self._importance[b.load_index]), IMPORTANCE_ORDER.get(self._importance[a.load_index])
+        return 0 if x is None or y is None else x - y
 
     def facts(self, position: int) -> MemoryFacts | None:
         """The loaded file's facts at ``position`` (None: reading its whenToUse throws), from its kept plans."""
@@ -302,7 +312,7 @@ class Spec0005Index:
 
         matched = [decision(p) for p in sorted(first) if p not in crashed]
         unsure = [decision(p) for p in sorted(undecided) if undecided[p] and p not in first and p not in crashed]
-        ranked = _by_importance_only(matched)
+        ranked = sorted(matched, key=functools.cmp_to_key(self._by_importance))  # _by_importance_only, from the kept keys
 
         def build_candidates(preview: Preview) -> list[Candidate]:
             gated = [_not_loaded(memory, reason, why) for memory, reason, why in self.view.gated]
