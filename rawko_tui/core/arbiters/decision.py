@@ -219,22 +219,7 @@ class ListedDecision:
     def path(self) -> str:
         return self.file.rel_path
 
-    def to_dict(self) -> dict:
-        """What ``Candidate.to_dict`` gives for the same decision."""
-        return {
-            "path": self.file.rel_path,
-            "title": self.title,
-            "loaded": self.loaded,
-            "matched": False,
-            "meetsThreshold": self.meets_threshold,
-            "score": self.score,
-            "components": self.components,
-            "rank": None,
-            "injected": False,
-            "reason": self.reason,
-            "why": self.why,
-            "undecided": None,
-        }
+    to_dict = Candidate.to_dict  # the same dict, read from the same names (``_undecided`` None: no undecided patterns)
 
 
 @dataclass(frozen=True)
@@ -610,7 +595,6 @@ def listed_not_loaded(memory: MemoryFile, reason: str, why: str) -> ListedDecisi
 
 
 NO_MATCH_HEADLINE = "not injected: no whenToUse pattern matched"
-
 
 
 def finish_preview(

@@ -526,11 +526,11 @@ class StoreIndex:
             """``build_candidates`` with a ``ListedDecision`` for each file passed over and each memory that surely
             matched no pattern: the same answers, for a listing of the store."""
             listing: list = [listed_not_loaded(memory, reason, why) for memory, reason, why in self.gated]
-            positions, at_fault, dates, titles, shown_titles, orders = self._positions, self.at_fault, self.dates, self.titles, self.display_titles, self.orders
+            positions, dates, titles, shown_titles, orders = self._positions, self.dates, self.titles, self.display_titles, self.orders
             made: dict[tuple, tuple[dict, int]] = {}  # equal components, one dict and its score: a listing only reads them
             for memory in self.loaded:
-                position = positions.get(id(memory))
-                if position is None or position in first or position in undecided or id(memory) in at_fault or has_load_error(memory):
+                position = positions.get(id(memory))  # None: not scorable (it cannot be read, or its scoring throws)
+                if position is None or position in first or position in undecided:
                     candidate = decide(preview, memory)
                     candidate._preview = preview
                     listing.append(candidate)

@@ -87,9 +87,9 @@ def _importance_rank(candidate: Candidate) -> int | None:
     return IMPORTANCE_ORDER.get(candidate.facts.importance_key)
 
 
-def _by_importance(a: Candidate, b: Candidate) -> int:
+def _by_importance(a: Candidate, b: Candidate, rank=_importance_rank) -> int:
     """``importanceOrder[b] - importanceOrder[a]``; NaN (an unknown level) compares as equal."""
-    x, y = _importance_rank(b), _importance_rank(a)
+    x, y = rank(b), rank(a)
     return 0 if x is None or y is None else x - y
 
 
@@ -248,21 +248,24 @@ class Spec0005Index:
             raise ValueError("the kept plans are not this view's")
         self._facts_made: dict[int, MemoryFacts | None] = {}  # made when a ranking shows the memory: a pass over all would decode every file's fields
         self.patterns = PatternIndex.from_state(tables["patterns"])
-        self._position = {id(m): i for i, m in enumerate(view.loaded)}
         self._gate_of = {id(m): (reason, why) for m, reason, why in view.gated}
         self._static_counts: dict[str, int] = {}
         for _, reason, _ in view.gated:
             self._static_counts[reason] = self._static_counts.get(reason, 0) + 1
 
     @functools.cached_property
+    def _position(self) -> dict[int, int]:
+        """id(file) -> its place among the loaded files (a ranking needs none: a lookup of one decision does)."""
+        return {id(m): i for i, m in enumerate(self.view.loaded)}
+
+    @functools.cached_property
     def _by_path(self) -> FilesByPath:
         """The files as this view holds them, by path and by name; made on the first lookup of one (a ranking looks up none)."""
         return FilesByPath([m for m, _, _ in self.view.gated] + self.view.loaded)
 
-    def _by_importance(self, a: Candidate, b: Candidate) -> int:
-        """``_by_importance`` from the index's kept importance keys (a candidate's ``load_index`` is its position)."""
-        x, y = IMPORTANCE_ORDER.get(self._importance[b.load_index]), IMPORTANCE_ORDER.get(self._importance[a.load_index])
-        return 0 if x is None or y is None else x - y
+    def _importance_rank(self, candidate: Candidate) -> int | None:
+        """``_importance_rank`` from the index's kept importance keys (a candidate's ``load_index`` is its position)."""
+        return IMPORTANCE_ORDER.get(self._importance[candidate.load_index])
 
     def facts(self, position: int) -> MemoryFacts | None:
         """The loaded file's facts at ``position`` (None: reading its whenToUse throws), from its kept plans."""
@@ -312,7 +315,7 @@ class Spec0005Index:
 
         matched = [decision(p) for p in sorted(first) if p not in crashed]
         unsure = [decision(p) for p in sorted(undecided) if undecided[p] and p not in first and p not in crashed]
-        ranked = sorted(matched, key=functools.cmp_to_key(self._by_importance))  # _by_importance_only, from the kept keys
+        ranked = sorted(matched, key=functools.cmp_to_key(functools.partial(_by_importance, rank=self._importance_rank)))  # no facts made to compare
 
         def build_candidates(preview: Preview) -> list[Candidate]:
             gated = [_not_loaded(memory, reason, why) for memory, reason, why in self.view.gated]

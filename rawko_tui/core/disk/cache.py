@@ -129,49 +129,53 @@ class Derived:
             save_derived(self.root, self.kind, self.modules, self.kept)
 
 
-class KeptByBytes:
-    """A value made from a few small files' exact bytes (the agent definitions), kept for the next run: it is
-    used when every file's bytes are the same, and made again otherwise. No stat is trusted: the bytes are compared."""
+class _KeptByCode:
+    """A companion file of the store's cache, used only when the parser's code and the store's root are the ones that
+    wrote it."""
 
     def __init__(self, root: Path, kind: str):
         self.root, self.kind = root, kind
 
-    def _path(self) -> Path:
-        return companion_path(cache_path(self.root), self.kind)
+    def _record(self) -> dict | None:
+        data = _read(companion_path(cache_path(self.root), self.kind)) if enabled() else None
+        ours = isinstance(data, dict) and data.get("code") == code_key() and data.get("root") == str(self.root.resolve())
+        return data if ours else None
+
+    def _keep_record(self, **fields) -> None:
+        _write(companion_path(cache_path(self.root), self.kind), {"code": code_key(), "root": str(self.root.resolve()), **fields})
+
+
+class KeptByBytes(_KeptByCode):
+    """A value made from a few small files' exact bytes (the agent definitions), kept for the next run: it is
+    used when every file's bytes are the same, and made again otherwise. No stat is trusted: the bytes are compared."""
 
     def get(self, sources: list) -> object | None:
-        if not enabled() or any(not isinstance(data, bytes) for _, data in sources):
+        if any(not isinstance(data, bytes) for _, data in sources):
             return None
-        data = _read(self._path())
-        if not isinstance(data, dict) or data.get("code") != code_key() or data.get("root") != str(self.root.resolve()):
-            return None
-        return data["value"] if data.get("sources") == sources else None
+        data = self._record()
+        return data["value"] if data is not None and data.get("sources") == sources else None
 
     def keep(self, sources: list, value):
         if enabled() and all(isinstance(data, bytes) for _, data in sources):
-            _write(self._path(), {"code": code_key(), "root": str(self.root.resolve()), "sources": sources, "value": value})
+            self._keep_record(sources=sources, value=value)
         return value
 
 
-class KeptParses:
+class KeptParses(_KeptByCode):
     """What small files' exact bytes were read into (the saved tasks' YAML), each kept beside its bytes for the next
     run: a file whose bytes are the same is not parsed again, and a run that reads them all the same imports no
     YAML reader. No stat is trusted: the bytes are compared. ``keep`` writes what this run read, once."""
 
     def __init__(self, root: Path, kind: str):
-        self.root, self.kind = root, kind
+        super().__init__(root, kind)
         self.kept: dict | None = None
         self.read: dict[str, tuple[bytes, object]] = {}
-
-    def _path(self) -> Path:
-        return companion_path(cache_path(self.root), self.kind)
 
     def value(self, name: str, data: bytes, parse):
         """``parse(data)``, or what it gave for these very bytes before."""
         if self.kept is None:
-            kept = _read(self._path()) if enabled() else None
-            ours = isinstance(kept, dict) and kept.get("code") == code_key() and kept.get("root") == str(self.root.resolve())
-            self.kept = kept["files"] if ours and isinstance(kept.get("files"), dict) else {}
+            kept = self._record()
+            self.kept = kept["files"] if kept is not None and isinstance(kept.get("files"), dict) else {}
         entry = self.kept.get(name)
         value = entry[1] if isinstance(entry, tuple) and len(entry) == 2 and entry[0] == data else parse(data)
         self.read[name] = (data, value)
@@ -179,7 +183,7 @@ class KeptParses:
 
     def keep(self) -> None:
         if enabled() and self.kept is not None and self.read != self.kept:
-            _write(self._path(), {"code": code_key(), "root": str(self.root.resolve()), "files": self.read})
+            self._keep_record(files=self.read)
 
 
 _code_key: str | None = None
@@ -311,7 +315,7 @@ def save(root: Path, columns: dict, texts: list[bytes]) -> None:
     then the columns naming it."""
     path = cache_path(root)
     texts_name = f"{path.stem.replace('store-', 'texts-', 1)}-{time.time_ns():x}-{os.getpid()}.bin"
-    if not _write_with(path.with_name(texts_name), lambda out: out.writelines(texts)):
+    if not write_bytes_atomically(path.with_name(texts_name), texts):
         return
     _write(path, {"code": code_key(), "root": str(root.resolve()), "columns": columns, "texts": texts_name})
     for old in _text_files(path):  # a process that opened an older one keeps reading it until it closes
