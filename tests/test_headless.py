@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -133,3 +134,29 @@ def test_no_two_core_modules_import_each_other():
     for module in graph:
         visit(module, [module])
     assert cycles == KNOWN_CYCLES
+
+
+def test_parsing_a_command_leaves_the_terminal_width_unasked_and_help_asks_it():
+    """argparse asks shutil (and its three compression modules) for the terminal's width on every argument it
+    adds; the width is asked only when help is written, and help is written at the width it always was."""
+    code = (
+        "import os, sys\n"
+        "from rawko_tui.cli.parser import build_parser\n"
+        "from rawko_tui.cli.commands import COMMANDS\n"
+        "for command in sorted(set(COMMANDS) - {'hook'}):  # hook's actions are named in a usage line, at the width\n"
+        "    build_parser(command)\n"
+        "build_parser('lint').parse_known_args(['lint', '--json'])\n"
+        "print('shutil' in sys.modules)\n"
+        "print(build_parser('preview').format_help())\n"
+    )
+    from conftest import REPO_ROOT
+
+    def run(columns: str) -> list[str]:
+        env = {**os.environ, "COLUMNS": columns}
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO_ROOT, env=env)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.splitlines()
+
+    narrow, wide = run("40"), run("200")
+    assert narrow[0] == wide[0] == "False"
+    assert len(narrow) > len(wide)  # the help is wrapped at the terminal's width

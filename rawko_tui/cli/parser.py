@@ -99,6 +99,42 @@ class _OneCommand:
         return self._subparsers.add_parser(name, **kwargs) if name == self._command else _NOT_BUILT
 
 
+class _WidthWhenWritten:
+    """An argparse formatter that asks the terminal's width only when help is written. ``add_argument`` makes a
+    formatter to check each argument it adds, and argparse asks ``shutil`` for the width, whose import loads three
+    compression modules: 6 ms of every one-shot command's start, for help it does not write."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        super().__init__(prog, indent_increment, max_help_position, 80 if width is None else width)
+        self._width_asked = (indent_increment, max_help_position) if width is None else None
+
+    def format_help(self):
+        if self._width_asked is not None:  # what argparse's own __init__ works out from the width
+            import shutil
+
+            indent_increment, max_help_position = self._width_asked
+            self._width = shutil.get_terminal_size().columns - 2
+            self._max_help_position = min(max_help_position, max(self._width - 20, indent_increment * 2))
+            self._width_asked = None
+        return super().format_help()
+
+
+class _HelpFormatter(_WidthWhenWritten, argparse.HelpFormatter):
+    pass
+
+
+class _RawDescriptionHelpFormatter(_WidthWhenWritten, argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, with a formatter that asks the terminal's width only when help is written (its commands'
+    parsers too: ``add_subparsers`` makes them of the parent's class)."""
+
+    def __init__(self, *args, formatter_class=_HelpFormatter, **kwargs):
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)
+
+
 class _NotBuilt:
     """The parser of a command that is not running: whatever is added to it is dropped."""
 
@@ -111,12 +147,12 @@ _NOT_BUILT = _NotBuilt()
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """Every command's parser; with ``command``, the top parser holding that command's alone (what running it needs)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rawko-tui",
         usage="rawko-tui [PATH] [--task TEXT] [--agent NAME] [--now ISO] [--at REV] [--arbiter NAME]\n       rawko-tui COMMAND [PATH] [options]",
         description="Review, debug and preview the long-term memories rawko agents inject.",
         epilog=APP_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"rawko-tui {__version__}")
     # prog: "usage: rawko-tui append [-h] …", not the top usage
@@ -369,7 +405,7 @@ nearest folder at or above this one that holds .rawko/):
 
 
 def build_app_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rawko-tui", description="Open the rawko-tui app on a memory store.", epilog=APP_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(prog="rawko-tui", description="Open the rawko-tui app on a memory store.", epilog=APP_HELP, formatter_class=_RawDescriptionHelpFormatter)
     _add_store_path(parser)
     parser.add_argument("--task", help="open the injection preview with this task")
     parser.add_argument("--agent", help="the agent for the preview")

@@ -8,7 +8,6 @@ wordfreq; the cut-off below was chosen on the labelled alternatives in
 from __future__ import annotations
 
 import functools
-from importlib import resources
 
 # An alternative among this many most frequent English words matches tasks on any subject.
 # Chosen on the labelled set: the largest cut-off that flags no specific word (above it,
@@ -18,6 +17,8 @@ COMMON_WORD_RANK = 500
 
 @functools.cache
 def _ranks() -> dict[str, int]:
+    from importlib import resources  # where asked: its import (tempfile, typing, shutil) is most of a warm lint's start
+
     text = resources.files("rawko_tui.core").joinpath("data", "english_words.txt").read_text(encoding="utf-8")
     words = [line for line in text.splitlines() if line and not line.startswith("#")]
     return {word: rank for rank, word in enumerate(words, start=1)}
