@@ -51,6 +51,8 @@ def test_the_command_line_benchmark_times_every_profile_and_mode_beside_node():
     assert {row["command"] for row in result["commands"]} == {"explain", "compare", "lint", "check"}
     for row in result["commands"]:
         assert row["rawko"] > 0 and row["node"] > 0 and row["ratio"] > 0
+    # compare beside one profile's node, and beside node running every profile's code (compare's own work)
+    assert [row.get("against") for row in result["commands"] if row["command"] == "compare"] == [None, "every profile"]
     assert 0 < result["floor"]["interpreter"] and 0 < result["floor"]["walkAndStat"] and 0 < result["floor"]["readStore"]
 
 
