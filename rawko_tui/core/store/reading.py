@@ -871,6 +871,9 @@ def _scan_memories(memories_dir: Path, skipped: list[tuple[str, str]] | None = N
         if skipped is not None:
             skipped.append((path[memories_prefix:].replace(os.sep, "/"), reason))
 
+    add = found.append
+    regular = stat.S_ISREG
+    other_separator = os.sep != "/"
     while pending:
         directory = pending.pop()
         try:
@@ -878,6 +881,7 @@ def _scan_memories(memories_dir: Path, skipped: list[tuple[str, str]] | None = N
         except OSError as exc:
             skip(directory + "/", f"a folder that cannot be listed ({exc.strerror or exc}): the memories in it are not loaded")
             continue
+        # a start walks 10,000 files here: the loop does what a plain file needs and little else
         for entry in entries:
             try:
                 is_link = entry.is_symlink()
@@ -894,7 +898,7 @@ def _scan_memories(memories_dir: Path, skipped: list[tuple[str, str]] | None = N
                         stats.append((entry.path, other.st_size, other.st_mtime_ns))
                     continue
                 info = entry.stat(follow_symlinks=False)
-                if not is_link and not stat.S_ISREG(info.st_mode):
+                if not is_link and not regular(info.st_mode):
                     if stats is not None:
                         stats.append((entry.path, info.st_size, info.st_mtime_ns))
                     skip(entry.path, "not a regular file (a FIFO, socket or device): never opened")
@@ -902,8 +906,9 @@ def _scan_memories(memories_dir: Path, skipped: list[tuple[str, str]] | None = N
             except OSError:
                 continue
             # entry.path is the folder's path plus "/name": cut strings rather than Path.relative_to
-            name = entry.path[memories_prefix:].replace(os.sep, "/")
-            found.append((name, entry.path, is_link, (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)))
+            path = entry.path
+            name = path[memories_prefix:].replace(os.sep, "/") if other_separator else path[memories_prefix:]
+            add((name, path, is_link, (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)))
     return found
 
 
