@@ -102,7 +102,7 @@ class _OneCommand:
 class _WidthWhenWritten:
     """An argparse formatter that asks the terminal's width only when help is written. ``add_argument`` makes a
     formatter to check each argument it adds, and argparse asks ``shutil`` for the width, whose import loads three
-    compression modules: 6 ms of every one-shot command's start, for help it does not write."""
+    compression modules: milliseconds of every one-shot command's start, for help it does not write."""
 
     def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
         super().__init__(prog, indent_increment, max_help_position, 80 if width is None else width)
