@@ -330,7 +330,14 @@ def render_preview_text(preview: Preview, now_pinned: bool = False) -> str:
         lines.append(f"  {c.rank:>2}. {c.score:>3g}  {c.title}  [{c.path}]")
         lines.append(f"         {parts}")
     listing = preview.listing(scores=False)  # an unmatched memory's line shows no score
-    cut = sorted((c for c in listing if c.rank is not None and not c.injected), key=lambda c: c.rank)
+    cut, other = [], []  # one pass over the thousands: the ranked not injected, and every other but the undecided
+    for c in listing:
+        if c.rank is not None:
+            if not c.injected:
+                cut.append(c)
+        elif not c.match_undecided:
+            other.append(f"       {c.title or c.file.name}  [{c.file.rel_path}]  -- {c.why}")
+    cut.sort(key=lambda c: c.rank)
     if cut:
         lines += ["", f"Matched but not injected ({len(cut)}):"]
         for c in cut:
@@ -339,11 +346,9 @@ def render_preview_text(preview: Preview, now_pinned: bool = False) -> str:
         lines += ["", f"Undecided ({len(preview.undecided)}):"]
         for c in preview.undecided:
             lines.append(f"     ? {c.title or c.file.name}  [{c.path}]  -- {c.why}")
-    other = [c for c in listing if c.rank is None and not c.match_undecided]
     if other:
         lines += ["", f"Not injected ({len(other)}):"]
-        for c in other:
-            lines.append(f"       {c.title or c.file.name}  [{c.path}]  -- {c.why}")
+        lines += other
     if preview.errors:
         lines += ["", f"Files that failed to load ({len(preview.errors)}):"]
         lines += [f"  {e}" for e in preview.errors]
