@@ -1393,3 +1393,64 @@ async def test_appending_a_promotion_to_the_closest_memory_keeps_the_session_lin
         await until(pilot, lambda: str(table.get_row_at(row)[6]) == "jwt-over-sessions.md", "the item shows where it went")
     appended = load_store(root).file("jwt-over-sessions.md").entries[-1].frontmatter
     assert appended["source"] == promotion_source(session, decision) and appended["discoveredIn"] == session.id
+
+
+async def test_a_pane_text_of_the_same_height_is_redrawn_without_a_layout_and_one_of_another_height_with_one():
+    """``update_in_place``: a ranking shown while keys arrive updates its summary lines without laying the
+    screen out again (a full redraw under the next key), unless their height changes."""
+    from textual.app import App
+    from textual.containers import Vertical
+    from textual.screen import Screen
+    from textual.widgets import Static
+
+    from rawko_tui.tui.redraw import update_in_place
+
+    class OneText(App):
+        def compose(self):
+            with Vertical():
+                yield Static("first line", id="text")
+                yield Static("below", id="below")
+
+    layouts = []
+    original = Screen._refresh_layout
+
+    def counted(screen, *args, **kwargs):
+        layouts.append(1)
+        return original(screen, *args, **kwargs)
+
+    app = OneText()
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        text, below = app.query_one("#text", Static), app.query_one("#below", Static)
+        Screen._refresh_layout = counted
+        try:
+            update_in_place(text, "other line")
+            await pilot.pause()
+            assert not layouts and str(text.render()) == "other line" and below.region.y == 1
+            update_in_place(text, "three\nlines\nnow")
+            await pilot.pause()
+            assert layouts and text.size.height == 3 and below.region.y == 3
+        finally:
+            Screen._refresh_layout = original
+
+
+async def test_the_why_tree_is_rebuilt_only_when_what_it_explains_changes(store):
+    """A ranking shown again with the same explanation of the highlighted memory leaves the tree as it is
+    (a rebuild lays the screen out again under the next key); another explanation replaces it."""
+    from rawko_tui.tui.widgets.breakdown.breakdown import Breakdown
+
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_task(pilot, "fix the login page")
+        await settle(pilot)
+        tree, breakdown = app.query_one("#why-tree", Tree), app.query_one(Breakdown)
+        jwt = app.preview.candidate(".rawko/memories/jwt-authentication.md")
+        breakdown.show(app.preview, jwt)
+        shown = tree.root
+        breakdown.show(app.preview, app.preview.candidate(".rawko/memories/jwt-authentication.md"))
+        assert tree.root is shown and "injected at rank 1" in str(tree.root.label)
+        other = app.preview.candidate(".rawko/memories/email-notifications.md")
+        breakdown.show(app.preview, other)
+        await pilot.pause()
+        assert tree.root is not shown and "Email notifications" in str(tree.root.label) and "injected at rank 1" not in str(tree.root.label)

@@ -20,6 +20,7 @@ from ....core.arbiters.explain import (
     UNDECIDED_MARK,
     Explanation,
 )
+from ...redraw import update_in_place
 from ...safe import clean, literal
 
 _MARK_STYLE = {MATCHED_MARK: "green", FAILED_MARK: "red", NOT_TRIED_MARK: "dim", UNDECIDED_MARK: "bold yellow"}
@@ -62,6 +63,8 @@ class Breakdown(Vertical):
 
     BORDER_TITLE = "4 Why"
 
+    _shown: tuple[str, Explanation] | None = None  # the title and explanation the tree shows
+
     def compose(self) -> ComposeResult:
         with TabbedContent(id="breakdown-tabs"):
             with TabPane("Why", id="tab-why"):
@@ -75,21 +78,28 @@ class Breakdown(Vertical):
 
     def show(self, preview: Preview | None, candidate: Candidate | None) -> None:
         tree = self.query_one("#why-tree", Tree)
-        tree.clear()
         task_view = self.query_one("#why-task", Static)
         if preview is None or candidate is None:
+            tree.clear()
+            self._shown = None
             tree.root.set_label(Text("Highlight a memory to see why it was or was not injected.", "dim"))
-            task_view.update("")
+            update_in_place(task_view, "")
             return
         explanation = explain_candidate(preview, candidate)
-        title = Text()
-        title.append_text(literal(candidate.title or candidate.file.name, "bold", limit=300))
-        title.append("  ")
-        title.append_text(node_label(explanation))
-        tree.root.set_label(title)
-        self._add(tree.root, explanation.details)
-        tree.root.expand_all()
-        task_view.update(highlighted_task(preview, candidate) if candidate.loaded else Text(""))
+        shown = (candidate.title or candidate.file.name, explanation)
+        # a ranking shown while keys arrive often explains the highlighted memory as the last one did: the tree
+        # stays (rebuilding it lays the screen out again, a full redraw under the next key)
+        if shown != self._shown:
+            self._shown = shown
+            tree.clear()
+            title = Text()
+            title.append_text(literal(shown[0], "bold", limit=300))
+            title.append("  ")
+            title.append_text(node_label(explanation))
+            tree.root.set_label(title)
+            self._add(tree.root, explanation.details)
+            tree.root.expand_all()
+        update_in_place(task_view, highlighted_task(preview, candidate) if candidate.loaded else Text(""))
 
     def _add(self, parent, details: tuple[Explanation, ...]) -> None:
         for detail in details:

@@ -20,6 +20,7 @@ from ....core.text.tokens import estimate_tokens
 from ...keys import focus_now
 from ..rowtable import RowTable
 from ...messages import MemoryHighlighted
+from ...redraw import update_in_place
 from ...safe import cell, literal, one_line
 from ...selection import FollowsSelection
 
@@ -207,7 +208,7 @@ class PreviewPane(FollowsSelection, Vertical):
         if self.others:
             text.append("\nOthers: ", "dim")
             text.append_text(literal(self.others, limit=400))
-        self.query_one("#preview-arbiter", Static).update(text)
+        update_in_place(self.query_one("#preview-arbiter", Static), text)
 
     def action_toggle_unmatched(self) -> None:
         self.show_unmatched = not self.show_unmatched
@@ -230,13 +231,13 @@ class PreviewPane(FollowsSelection, Vertical):
         failure = self.query_one("#preview-failure", Static)
         if preview.view == "effective":
             failure.display = True
-            failure.update(Text("Effective view: the fold of every entry, retired and superseded memories left out. SPEC-0007's arbiter does not do this.", "bold yellow"))
+            update_in_place(failure, Text("Effective view: the fold of every entry, retired and superseded memories left out. SPEC-0007's arbiter does not do this.", "bold yellow"))
         elif preview.arbiter_failure is not None:
             failure.display = True
-            failure.update(literal("⚠ " + preview.failure_banner(), "bold red", limit=1000))
+            update_in_place(failure, literal("⚠ " + preview.failure_banner(), "bold red", limit=1000))
         elif not preview.certain:
             failure.display = True
-            failure.update(self._uncertain_banner(preview))
+            update_in_place(failure, self._uncertain_banner(preview))
         else:
             failure.display = False
         table = self.query_one("#results", DataTable)
@@ -282,7 +283,7 @@ class PreviewPane(FollowsSelection, Vertical):
         """The app is (or no longer is) deciding this ranking's undecided regexes in a worker process."""
         self.deciding = deciding
         if self.preview is not None and not self.preview.certain:
-            self.query_one("#preview-failure", Static).update(self._uncertain_banner(self.preview))
+            update_in_place(self.query_one("#preview-failure", Static), self._uncertain_banner(self.preview))
         self._update_summary()
 
     def _uncertain_banner(self, preview: Preview) -> Text:
@@ -362,4 +363,4 @@ class PreviewPane(FollowsSelection, Vertical):
         if self.now_problem:
             summary.append("\n")
             summary.append_text(literal(f"⚠ {self.now_problem}: the ranking above still uses the now before it.", "bold red", limit=300))
-        self.query_one("#preview-summary", Static).update(summary)
+        update_in_place(self.query_one("#preview-summary", Static), summary)
