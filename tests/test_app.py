@@ -1454,3 +1454,25 @@ async def test_the_why_tree_is_rebuilt_only_when_what_it_explains_changes(store)
         breakdown.show(app.preview, other)
         await pilot.pause()
         assert tree.root is not shown and "Email notifications" in str(tree.root.label) and "injected at rank 1" not in str(tree.root.label)
+
+
+async def test_the_prompt_tab_shows_the_newest_prompt_when_shown_and_while_shown(store):
+    """The prompt is written into its tab when the tab is shown (a new text for a hidden tab would lay the
+    screen out again under the next key), and at once while the tab is shown."""
+    from rawko_tui.core.text.safetext import clean
+
+    app = app_for(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_task(pilot, "fix the login page")
+        await settle(pilot)
+        area = app.query_one("#prompt-text", TextArea)
+        assert area.text != clean(app.preview.prompt)  # the Why tab is shown: the prompt waits
+        await pilot.press("escape")
+        await pilot.press("p")
+        await settle(pilot)
+        assert area.text == clean(app.preview.prompt) and "JWT authentication" in area.text
+        await pilot.press("ctrl+l")  # the task box again, the Prompt tab still shown
+        await type_task(pilot, "send an email to notify")
+        await settle(pilot)
+        assert area.text == clean(app.preview.prompt) and "Email notifications" in area.text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TabbedContent, TabPane, TextArea, Tree
@@ -63,7 +64,8 @@ class Breakdown(Vertical):
 
     BORDER_TITLE = "4 Why"
 
-    _shown: tuple[str, Explanation] | None = None  # the title and explanation the tree shows
+    _shown: tuple[str, str, Explanation] | None = None  # the memory, title and explanation the tree shows
+    _prompt: str | None = None  # the prompt its tab shows, written there once the tab is shown
 
     def compose(self) -> ComposeResult:
         with TabbedContent(id="breakdown-tabs"):
@@ -86,19 +88,20 @@ class Breakdown(Vertical):
             update_in_place(task_view, "")
             return
         explanation = explain_candidate(preview, candidate)
-        shown = (candidate.title or candidate.file.name, explanation)
+        shown = (candidate.path, candidate.title or candidate.file.name, explanation)
         # a ranking shown while keys arrive often explains the highlighted memory as the last one did: the tree
-        # stays (rebuilding it lays the screen out again, a full redraw under the next key)
+        # stays, or takes its new labels in place (a rebuild lays the screen out again: a full redraw under the next key)
         if shown != self._shown:
-            self._shown = shown
-            tree.clear()
             title = Text()
-            title.append_text(literal(shown[0], "bold", limit=300))
+            title.append_text(literal(shown[1], "bold", limit=300))
             title.append("  ")
             title.append_text(node_label(explanation))
-            tree.root.set_label(title)
-            self._add(tree.root, explanation.details)
-            tree.root.expand_all()
+            if self._shown is None or self._shown[0] != candidate.path or not _relabelled(tree, title, explanation):
+                tree.clear()
+                tree.root.set_label(title)
+                self._add(tree.root, explanation.details)
+                tree.root.expand_all()
+            self._shown = shown
         update_in_place(task_view, highlighted_task(preview, candidate) if candidate.loaded else Text(""))
 
     def _add(self, parent, details: tuple[Explanation, ...]) -> None:
@@ -110,13 +113,61 @@ class Breakdown(Vertical):
                 parent.add_leaf(node_label(detail), data=detail)
 
     def show_prompt(self, prompt: str) -> None:
+        """The injected prompt, in its tab: written there when the tab is shown (a new text lays the screen out
+        again, a full redraw under the next key, for a tab no one is looking at)."""
+        self._prompt = clean(prompt) if prompt else "(nothing is injected: the prompt gets no memory block)"
+        if self.query_one(TabbedContent).active == "tab-prompt":
+            self._write_prompt()
+
+    def _write_prompt(self) -> None:
         area = self.query_one("#prompt-text", TextArea)
-        shown = clean(prompt) if prompt else "(nothing is injected: the prompt gets no memory block)"
-        if area.text != shown:
-            area.text = shown
+        if self._prompt is not None and area.text != self._prompt:
+            area.text = self._prompt
+
+    @on(TabbedContent.TabActivated, "#breakdown-tabs")
+    def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "tab-prompt":
+            self._write_prompt()
 
     def show_tab(self, tab: str) -> None:
+        if tab == "tab-prompt":
+            self._write_prompt()  # before the tab is drawn
         self.query_one(TabbedContent).active = tab
+
+
+def _relabelled(tree: Tree, title: Text, explanation: Explanation) -> bool:
+    """Whether the tree shown took ``explanation``'s labels in place, as a rebuild would show them: it has the
+    same shape, every branch open, and its widest line is as wide (the tree's width stays). Else nothing is
+    changed. A rebuild lays the screen out again: a full redraw under the next key."""
+    relabel: list[tuple] = [(tree.root, title, tree.root.data, 0)]
+
+    def same_shape(node, details: tuple[Explanation, ...], depth: int) -> bool:
+        children = node.children
+        if len(children) != len(details):
+            return False
+        for child, detail in zip(children, details):
+            if child.allow_expand != bool(detail.details) or (detail.details and not child.is_expanded):
+                return False
+            relabel.append((child, node_label(detail), detail, depth))
+            if not same_shape(child, detail.details, depth + 1):
+                return False
+        return True
+
+    if not tree.root.is_expanded or not same_shape(tree.root, explanation.details, 1):
+        return False
+    # a line's width: its guides (guide_depth cells a level, the root's own line has none) and its label; the
+    # widths now must add up to the tree's width, else this is not how the tree measures them
+    now = [depth * tree.guide_depth + tree.get_label_width(node) for node, _, _, depth in relabel]
+    if not tree.show_root or max(now) != tree.virtual_size.width:
+        return False
+    after = [width - node.label.cell_len + tree.process_label(label).cell_len for width, (node, label, _, _) in zip(now, relabel)]
+    if max(after) != max(now):
+        return False
+    for node, label, detail, _ in relabel:
+        node.data = detail
+        if label != node.label:
+            node.set_label(label)
+    return True
 
 
 __all__ = ["Breakdown", "GATE", "PATTERN"]
