@@ -389,7 +389,8 @@ def test_a_kept_pattern_index_holds_what_the_fresh_one_holds(tmp_path):
     kept = rankindex.PatternIndex.from_state(pickle.loads(pickle.dumps(fresh.state())))
     assert kept.slots == fresh.slots and kept.buckets == fresh.buckets
     regexes = [test for test, f in enumerate(kept.fallbacks) if type(f) is tuple]
-    assert regexes and all(pickle.loads(kept.fallbacks[test][1]) == fresh.fallbacks[test] for test in regexes)
+    assert regexes and all(pickle.loads(kept.regexes[kept.fallbacks[test][1]]) == fresh.fallbacks[test] for test in regexes)
+    assert sorted(kept.fallbacks[test][1] for test in regexes) == list(range(len(kept.regexes)))  # each its own, kept apart
     shared = [f for f in kept.fallbacks if type(f) is tuple and f[2] is not None and f[2][1] == f[0]]
     assert all(f[2][1] is f[0] for f in shared)  # needles and words that are the same: one tuple
     rng = random.Random(4)

@@ -99,17 +99,19 @@ def load(store, view, profile) -> dict | None:
             for at, (start, ends, length, whole) in dict(parted).items():
                 if not (isinstance(ends, array) and (not ends or (ends[-1] <= size and start <= ends[0]))):
                     return None
-                state[at] = KeptList(blob, start, ends, length, whole)
+                state[at] = KeptList(blob, start, ends, length, whole, PARTED[at][1])
             tables["patterns"] = tuple(state)
     except (TypeError, ValueError, KeyError, IndexError, AttributeError):
         return None
     return tables
 
 
-# The pattern index's lists kept apart (their place in ``PatternIndex.state``), and whether each is read whole on
-# first use: the sets' patterns are (every query through the sets runs them all); the tests and slots are streamed.
-PARTED = {0: False, 1: False, 4: True}  # slots, fallbacks, buckets
 CHUNK = 1024  # items per pickled chunk
+# The pattern index's lists kept apart (their place in ``PatternIndex.state``), whether each is read whole on first
+# use, and how many items a chunk holds: the sets' patterns are read whole (every query through the sets runs them
+# all); the tests and slots are streamed; the pickled regexes are read a few at a time (a first query runs the
+# few whose needles the task holds, anywhere in the list).
+PARTED = {0: (False, CHUNK), 1: (False, CHUNK), 4: (True, CHUNK), 5: (False, 16)}  # slots, fallbacks, buckets, regexes
 
 
 def used(tables: dict | None, use) -> bool:
@@ -140,10 +142,10 @@ def save(store, view, profile, tables: dict, apart: str | None = None) -> None:
     parted = None
     if "patterns" in tables:
         state, parted = list(tables["patterns"]), {}
-        for at, whole in PARTED.items():
+        for at, (whole, per_chunk) in PARTED.items():
             items, start, ends = state[at], size, array("q")
-            for first in range(0, len(items), CHUNK):
-                chunk = pickle.dumps(items[first : first + CHUNK], protocol=pickle.HIGHEST_PROTOCOL)
+            for first in range(0, len(items), per_chunk):
+                chunk = pickle.dumps(items[first : first + per_chunk], protocol=pickle.HIGHEST_PROTOCOL)
                 parts.append(chunk)
                 size += len(chunk)
                 ends.append(size)
@@ -163,14 +165,14 @@ def save(store, view, profile, tables: dict, apart: str | None = None) -> None:
 class KeptList:
     """A list of the kept tables read from its chunks of the kept file where used, not held whole.
 
-    ``whole``: read entirely on first use and kept. Else each use reads its chunk (the last one read is kept:
-    a pass in order reads each once), and an item set (a kept regex made once tested) is kept on its own.
+    ``whole``: read entirely on first use and kept. Else each use reads its chunk of ``size`` items (the last one
+    read is kept: a pass in order reads each once), and an item set (a kept regex made once tested) is kept on its own.
     """
 
-    __slots__ = ("_blob", "_ends", "_items", "_last", "_length", "_set", "_start", "_whole")
+    __slots__ = ("_blob", "_ends", "_items", "_last", "_length", "_set", "_size", "_start", "_whole")
 
-    def __init__(self, blob, start: int, ends: array, length: int, whole: bool):
-        self._blob, self._start, self._ends, self._length, self._whole = blob, start, ends, length, whole
+    def __init__(self, blob, start: int, ends: array, length: int, whole: bool, size: int = CHUNK):
+        self._blob, self._start, self._ends, self._length, self._whole, self._size = blob, start, ends, length, whole, size
         self._items: list | None = None
         self._last: tuple[int, list] = (-1, [])
         self._set: dict[int, object] = {}
@@ -184,7 +186,7 @@ class KeptList:
     def _chunk(self, chunk: int) -> list:
         start = self._start if chunk == 0 else self._ends[chunk - 1]
         items = pickle.loads(self._blob[start : self._ends[chunk]])
-        expected = min(CHUNK, self._length - chunk * CHUNK)
+        expected = min(self._size, self._length - chunk * self._size)
         if not isinstance(items, list) or len(items) != expected:
             raise ValueError("a kept chunk of another length than kept")
         return items
@@ -202,11 +204,11 @@ class KeptList:
             raise IndexError(at)
         if at in self._set:
             return self._set[at]
-        chunk = at // CHUNK
+        chunk = at // self._size
         last = self._last
         if last[0] != chunk:
             last = self._last = (chunk, self._chunk(chunk))
-        return last[1][at - chunk * CHUNK]
+        return last[1][at - chunk * self._size]
 
     def __setitem__(self, at: int, value) -> None:
         items = self._held()
@@ -223,7 +225,7 @@ class KeptList:
         for chunk in range(len(self._ends)):
             items = self._chunk(chunk)
             if self._set:
-                base = chunk * CHUNK
+                base = chunk * self._size
                 items = [self._set.get(base + offset, item) for offset, item in enumerate(items)]
             yield from items
 

@@ -172,25 +172,28 @@ class PatternIndex:
         self.slots[test].append((position, plan_index))
         return test
 
-    _STATE = ("slots", "fallbacks", "backtracking", "always", "buckets")
+    _STATE = ("slots", "fallbacks", "backtracking", "always", "buckets", "regexes")
 
     def state(self) -> tuple:
         """What the index holds (plain values and translations: kept between runs by ``rankcache``).
 
-        Each regex tested one by one is kept as a plain tuple, its needles, its pickled self (a kept regex) and
-        its words: the first query skips most of them by their needles, and a start then rebuilds only those it
-        runs. A plain tuple, not a named one: unpickling thousands of named tuples costs a third of a start's
-        tables. Needles and words that are the same are one tuple, pickled once.
+        Each regex tested one by one is kept as a plain tuple, its needles, its place in ``regexes`` (its pickled
+        self) and its words: the first query decides most of them by their words or skips them by their needles,
+        and a start then reads and rebuilds only those it runs (``regexes`` apart: at 10,000 memories spec-0005's
+        pickled regexes are 5 MB of the tests' 6). A plain tuple, not a named one: unpickling thousands of named
+        tuples costs a third of a start's tables. Needles and words that are the same are one tuple, pickled once.
         """
-        fallbacks = []
+        fallbacks, regexes = [], []
         for fallback in self.fallbacks:
             if isinstance(fallback, JsRegex):
                 needles, words = fallback.needles, _words_of(fallback)
                 if words is not None and words[1] == needles:
                     words = (words[0], needles)  # the same tuple: pickled once, unpickled once
-                fallback = (needles, pickle.dumps(fallback, protocol=pickle.HIGHEST_PROTOCOL), words)
+                regexes.append(pickle.dumps(fallback, protocol=pickle.HIGHEST_PROTOCOL))
+                fallback = (needles, len(regexes) - 1, words)
             fallbacks.append(fallback)
-        return tuple(fallbacks if name == "fallbacks" else getattr(self, name) for name in self._STATE)
+        made = {"fallbacks": fallbacks, "regexes": regexes}
+        return tuple(made[name] if name in made else getattr(self, name) for name in self._STATE)
 
     @classmethod
     def from_state(cls, state: tuple) -> PatternIndex:
@@ -330,8 +333,8 @@ class PatternIndex:
             fallback = self.fallbacks[test]
         if isinstance(fallback, str):
             return fallback in text
-        if type(fallback) is tuple:  # a kept regex: (needles, pickled, words)
-            fallback = self.fallbacks[test] = pickle.loads(fallback[1])  # a thread that races here makes the same one
+        if type(fallback) is tuple:  # a kept regex: (needles, its place in regexes, words)
+            fallback = self.fallbacks[test] = pickle.loads(self.regexes[fallback[1]])  # a thread that races here makes the same one
         try:  # an RE2 translation RE2 cannot hold runs on the backtracking engine, within the budget
             return budget.search(fallback, text, last_round=True) is not None
         except JsRegexUndecided as exc:
@@ -340,7 +343,7 @@ class PatternIndex:
 
 
 def _needles(fallback) -> tuple[str, ...] | None:
-    """A regex's needles, kept (needles, pickled regex, rebuilt when first tested; words) or made."""
+    """A regex's needles, kept (needles, its place in the pickled regexes, rebuilt when first tested; words) or made."""
     return fallback[0] if type(fallback) is tuple else fallback.needles
 
 
