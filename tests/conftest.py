@@ -151,6 +151,19 @@ def gigabyte_at_a_time(tmp_path_factory):
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _textual_idle_checked_every_5_ms():
+    """Textual's Pilot waits for the app to be idle (after each key, each pause) by sleeping and comparing the process's
+    CPU time with the time slept: idle once under 5% of it went to work. It sleeps 20 ms at a time, so every key costs
+    40 ms of a worker doing nothing (half the app tests' time); checked every 5 ms, idle means the same."""
+    from textual import _wait
+
+    granularity, idle = _wait.SLEEP_GRANULARITY, _wait.SLEEP_IDLE
+    _wait.SLEEP_GRANULARITY, _wait.SLEEP_IDLE = 0.005, 0.005 * idle / granularity
+    yield
+    _wait.SLEEP_GRANULARITY, _wait.SLEEP_IDLE = granularity, idle
+
+
 @pytest.fixture(autouse=True)
 def _utc(monkeypatch):
     """JavaScript reads offset-less date-times in local time; pin the zone for both sides."""
