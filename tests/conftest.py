@@ -164,6 +164,14 @@ def _textual_idle_checked_every_5_ms():
     _wait.SLEEP_GRANULARITY, _wait.SLEEP_IDLE = granularity, idle
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _ruamel_imported_outside_an_app():
+    """ruamel.yaml's ``dump_comments`` keeps ``sys.stdout`` as a default argument: imported first while an app runs,
+    it keeps that app's print capture, and through it the app, its widgets and their rendered lines, for the rest
+    of the run. Imported before any test, it keeps the real stdout."""
+    import ruamel.yaml  # noqa: F401
+
+
 @pytest.fixture(autouse=True)
 def _utc(monkeypatch):
     """JavaScript reads offset-less date-times in local time; pin the zone for both sides."""
