@@ -135,8 +135,9 @@ def with_limits(command: list[str], **limits: tuple[int, int]) -> tuple[list[str
 
 @pytest.fixture
 def gigabyte_at_a_time(tmp_path_factory):
-    """For a test whose command holds close to a gigabyte (test_limits' stores of gigabytes): it waits until no such
-    test runs on another worker of this test run (-n 2), so two of them never add up."""
+    """For a test whose command holds close to a gigabyte (test_limits' stores of gigabytes), or that holds most of
+    one in its worker and node (the hostile catalogue's comparison): it waits until no such test runs on another
+    worker of this test run (-n 2), so two of them never add up."""
     if "PYTEST_XDIST_WORKER" not in os.environ:  # one process: one test at a time already
         yield
         return
@@ -150,19 +151,6 @@ def gigabyte_at_a_time(tmp_path_factory):
             yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _textual_idle_checked_every_5_ms():
-    """Textual's Pilot waits for the app to be idle (after each key, each pause) by sleeping and comparing the process's
-    CPU time with the time slept: idle once under 5% of it went to work. It sleeps 20 ms at a time, so every key costs
-    40 ms of a worker doing nothing (half the app tests' time); checked every 5 ms, idle means the same."""
-    from textual import _wait
-
-    granularity, idle = _wait.SLEEP_GRANULARITY, _wait.SLEEP_IDLE
-    _wait.SLEEP_GRANULARITY, _wait.SLEEP_IDLE = 0.005, 0.005 * idle / granularity
-    yield
-    _wait.SLEEP_GRANULARITY, _wait.SLEEP_IDLE = granularity, idle
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -65,7 +65,6 @@ TYPING_PAUSE_SECONDS = 0.15  # ... and once input has paused this long: a redraw
 MAX_UNSHOWN_SECONDS = 1.0  # ... or when the ranking shown is this old (fast typing still sees the preview follow)
 ROWS_WAIT_SECONDS = 10.0  # the list's rows wait for the first ranking at most this long
 SETTLE_LIMIT_SECONDS = 120.0  # ``settled`` gives up (and says what is still busy) after this long
-SETTLE_POLL_SECONDS = 0.005  # ... and looks this often (each look lets the event loop run what is queued)
 OTHERS_AFTER_SECONDS = 0.3  # the other arbiters rank the task once typing has paused this long
 QUERY_REGEX_SECONDS = 0.03  # what one ranking gives backtracking regexes in total: the rest is decided afterwards
 DECIDE_REGEX_SECONDS = 20.0  # ... in a worker process, killed by the next key or after this long
@@ -588,7 +587,7 @@ class RawkoApp(WriteActions, App[int]):
         """
         quiet, started = 0, time.monotonic()
         while quiet < 2:
-            await asyncio.sleep(SETTLE_POLL_SECONDS)
+            await asyncio.sleep(0.02)
             quiet = 0 if self._busy_with() else quiet + 1
             if time.monotonic() - started > SETTLE_LIMIT_SECONDS:
                 raise TimeoutError(f"not settled after {SETTLE_LIMIT_SECONDS:g} s: {', '.join(self._busy_with())}")
