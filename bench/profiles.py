@@ -59,7 +59,7 @@ def rank_per_keystroke(root: Path, tasks: list[str], name: str) -> dict:
     }
 
 
-def run(memories: int, typing: bool) -> dict:
+def run(memories: int, typing: bool, gap_ms: float = 60) -> dict:
     results = {}
     with tempfile.TemporaryDirectory() as folder:
         root, tasks = teamstore.build(Path(folder) / "store", memories, 10)
@@ -69,7 +69,7 @@ def run(memories: int, typing: bool) -> dict:
             config = root / ".rawko" / "rawko-tui.yaml"
             for name in BUILT_IN:
                 config.write_text(f"arbiter: {name}\n")
-                results[name]["typing"] = asyncio.run(measure(root, 60))
+                results[name]["typing"] = asyncio.run(measure(root, gap_ms))
     return {"memories": memories, "profiles": results}
 
 
@@ -94,9 +94,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--no-typing", action="store_true", help="only the ranking figures (no app)")
+    parser.add_argument("--gap-ms", type=float, default=60, help="pause between typed keys (60 ms: a fast typist)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    result = run(args.memories, not args.no_typing)
+    result = run(args.memories, not args.no_typing, args.gap_ms)
     print(json.dumps(result, indent=2) if args.json else report(result))
 
 

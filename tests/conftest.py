@@ -135,8 +135,9 @@ def with_limits(command: list[str], **limits: tuple[int, int]) -> tuple[list[str
 
 @pytest.fixture
 def gigabyte_at_a_time(tmp_path_factory):
-    """For a test whose command holds close to a gigabyte (test_limits' stores of gigabytes): it waits until no such
-    test runs on another worker of this test run (-n 2), so two of them never add up."""
+    """For a test whose command holds close to a gigabyte (test_limits' stores of gigabytes), or that holds most of
+    one in its worker and node (the hostile catalogue's comparison): it waits until no such test runs on another
+    worker of this test run (-n 2), so two of them never add up."""
     if "PYTEST_XDIST_WORKER" not in os.environ:  # one process: one test at a time already
         yield
         return
@@ -145,10 +146,19 @@ def gigabyte_at_a_time(tmp_path_factory):
     # the workers' temporary folders (popen-gw0, popen-gw1) share this run's own folder
     with open(tmp_path_factory.getbasetemp().parent / "gigabyte.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        _end_nodes()  # this worker's node (60 MB and more) is not needed beside the command
         try:
             yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _ruamel_imported_outside_an_app():
+    """ruamel.yaml's ``dump_comments`` keeps ``sys.stdout`` as a default argument: imported first while an app runs,
+    it keeps that app's print capture, and through it the app, its widgets and their rendered lines, for the rest
+    of the run. Imported before any test, it keeps the real stdout."""
+    import ruamel.yaml  # noqa: F401
 
 
 @pytest.fixture(autouse=True)
@@ -235,6 +245,22 @@ class Oracle:
             self._server = None
 
 
+_ORACLES: list[Oracle] = []  # this process's oracle (the session's), whose node a module ends
+
+
+def _end_nodes() -> None:
+    for served in _ORACLES:
+        served.close()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _node_ended_after_each_module():
+    """A module's oracle comparisons start the worker's node; the modules after it mostly never ask it again, and each
+    worker's idle node held 60 to 70 MB for the rest of the run. A module that compares starts it afresh (~0.1 s)."""
+    yield
+    _end_nodes()
+
+
 @pytest.fixture(scope="session")
 def oracle():
     node = shutil.which("node")
@@ -244,6 +270,7 @@ def oracle():
             pytest.fail("the JavaScript oracle needs node and `npm ci` in tests/oracle (CI installs both)")
         pytest.skip("node or tests/oracle/node_modules missing: run `npm ci --prefix tests/oracle`")
     served = Oracle(node)
+    _ORACLES.append(served)
     yield served
     served.close()
 

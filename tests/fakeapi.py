@@ -39,6 +39,8 @@ class FakeMessages(BaseHTTPRequestHandler):
         self.send_header("content-length", str(len(data)))
         if status == 429:
             self.send_header("retry-after", "0")
+        if status == 429 or status >= 500:  # the SDK retries these once: at once, not after its half-second backoff
+            self.send_header("retry-after-ms", "1")
         self.end_headers()
         self.wfile.write(data)
 

@@ -820,9 +820,11 @@ async def test_home_end_q_and_the_focus_after_a_dialog(tmp_path, monkeypatch):
         assert table.cursor_row == 0
         # the commits are one key away (h), and two Tabs from the list: nothing to choose stops Tab on the way
         await pilot.press("h")
+        await settle(pilot)  # the memory's commits are read in the background
         assert app.focused is app.query_one("#memory-commits")
         table.focus()
         await pilot.press("tab", "tab")
+        await settle(pilot)
         assert app.focused is app.query_one("#memory-commits")
         table.focus()
         # q leaves consolidation, sessions and checks (as it closes help and diffs): it never quits from there

@@ -86,11 +86,13 @@ def test_a_full_disk_for_the_write_journal_refuses_before_touching_the_memory(re
 
 
 class SlowMessages(BaseHTTPRequestHandler):
-    """An API that accepts the request and never answers in time."""
+    """An API that accepts the request and never answers in time: it answers nothing until the test is done."""
+
+    done = threading.Event()
 
     def do_POST(self):  # noqa: N802
         self.rfile.read(int(self.headers.get("content-length", 0)))
-        time.sleep(3)
+        SlowMessages.done.wait(10)
 
     def log_message(self, *args):
         pass
@@ -98,6 +100,7 @@ class SlowMessages(BaseHTTPRequestHandler):
 
 def test_a_claude_call_that_never_answers_times_out_with_a_plain_message():
     server = HTTPServer(("127.0.0.1", 0), SlowMessages)
+    SlowMessages.done.clear()
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         start = time.monotonic()
@@ -106,6 +109,7 @@ def test_a_claude_call_that_never_answers_times_out_with_a_plain_message():
         assert time.monotonic() - start < 10  # one retry at most, never a hang
         assert "sk-test-timeout-key" not in str(caught.value)
     finally:
+        SlowMessages.done.set()  # the request being handled ends, so the server can stop
         server.shutdown()
 
 

@@ -76,7 +76,10 @@ def test_a_shallow_clone_verifies_what_it_has_and_says_what_it_lacks(repo, tmp_p
 
 
 @pytest.mark.parametrize("state", ["detached HEAD", "rebase in progress", "locked index", "merge in progress"])
-def test_a_busy_repository_is_read_only_with_a_clear_reason(repo, capsys, state):
+def test_a_busy_repository_is_read_only_with_a_clear_reason(repo, capsys, monkeypatch, state):
+    from rawko_tui.core.record import writer
+
+    monkeypatch.setattr(writer, "INDEX_LOCK_WAIT_SECONDS", 0.2)  # the lock stays: how long a write waits for it changes nothing here
     before = {p.name: p.read_bytes() for p in (repo / ".rawko" / "memories").iterdir()}
     head = git(repo, "rev-parse", "HEAD")
     expected = _make_state(repo, state)

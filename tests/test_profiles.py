@@ -130,6 +130,7 @@ def test_stores_written_as_rawko_sdk_writes_reproduce_exactly(tmp_path, oracle, 
         compare(oracle, tmp_path, name, queries, order)
 
 
+@pytest.mark.usefixtures("gigabyte_at_a_time")  # its worker and node hold 0.6 GB: never beside a command of gigabytes
 def test_hostile_catalogue_reproduces_exactly(tmp_path, oracle):
     from hostile import CASES, make_store
 
