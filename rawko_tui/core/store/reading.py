@@ -131,6 +131,24 @@ class LazyText:
     __hash__ = None
 
 
+class HeldText:
+    """A text read now, held as it is: what a fresh view cuts its body from where asked (as a cached file's view
+    does from its ``LazyText``), so a file's body is not held twice (``preview --at`` of a store of 256 MB held
+    every memory's text and, apart, its body)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str):
+        self._value = value
+
+    def value(self) -> str:
+        return self._value
+
+
+def _body_view(attrs: object, text: str, body_at: int, frontmatter: str, first_line: int) -> SpecView:
+    return SpecView(attrs=attrs, body=None, frontmatter_text=frontmatter, frontmatter_line=first_line, source=HeldText(text), body_length=len(text) - body_at, body_at=body_at)
+
+
 # In the app, the texts decoded last stay decoded, up to this many characters; past it the oldest are let go (read
 # again when asked): a pass that formats every injected memory's text (a prompt, another profile's) keeps none of
 # them. None (a one-shot command): every text stays decoded (``loading.bound_decoded``).
@@ -591,7 +609,7 @@ def spec_extract(text: str) -> SpecView:
         said = "frontmatter not read" if is_refusal(exc.message) else "frontmatter is not valid YAML"  # a limit: valid, but not read
         message = tab_message(line, exc.column + 1) if exc.tab else exc.message  # the file's line, not the frontmatter's
         raise _ExtractError(f"{said}: {message}", line) from None
-    return SpecView(attrs=attrs, body=text[match.end() :], frontmatter_text=frontmatter, frontmatter_line=first_line)
+    return _body_view(attrs, text, match.end(), frontmatter, first_line)
 
 
 def shared_reading(memory: "MemoryFile") -> SpecView | None:
@@ -609,7 +627,7 @@ def shared_reading(memory: "MemoryFile") -> SpecView | None:
         attrs = load_yaml_shared(frontmatter)
     except YamlError:
         return None
-    return SpecView(attrs=attrs, body=text[match.end() :], frontmatter_text=frontmatter, frontmatter_line=first_line)
+    return _body_view(attrs, text, match.end(), frontmatter, first_line)
 
 
 class _ExtractError(ValueError):
