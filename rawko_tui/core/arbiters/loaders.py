@@ -92,7 +92,7 @@ def _build_view(store: Store, profile: Profile, recursive: bool) -> LoadedView:
     elif loader.splitter == "sdk-regex" or loader.gate != "none" or loader.on_error == "skip":
         from ..disk.cache import Derived
 
-        kept = Derived(store.root, "sdk", SDK_MODULES) if store.view == "spec" else None  # each file's reading from earlier runs
+        kept = Derived(store.root, "sdk", SDK_MODULES, plain=True) if store.view == "spec" else None  # each file's reading from earlier runs
         for memory in candidates:
             read = sdk_read(memory, profile, kept) if kept is not None else _folded_read(memory, profile)
             if isinstance(read, str):
