@@ -55,7 +55,7 @@ class FindingColumns:
             messages += finding.message.encode("utf-8", "surrogatepass")  # a lone surrogate comes back as it was
             self._message_ends.append(len(messages))
             count += 1
-        self._messages = bytes(messages)
+        self._messages = messages  # not copied into bytes: that copy was the height of the app's lint
         self._count = count
 
     def _number(self, text: str) -> int:
