@@ -281,12 +281,17 @@ def test_the_longest_line_is_found_piece_by_piece_as_one_split_finds_it(monkeypa
             assert linter._longest_line(text) == (max(lengths), lengths.index(max(lengths)) + 1), (piece, text)
 
 
-def test_findings_kept_as_columns_read_back_as_they_were(tmp_path):
+@pytest.mark.parametrize("chunk", [4096, 3])
+def test_findings_kept_as_columns_read_back_as_they_were(tmp_path, monkeypatch, chunk):
     """The app keeps a store's findings as columns: every finding, each file's and each code's, reads back equal and
-    in order (a message with a lone surrogate, a line of 0, none, or past what the column holds included)."""
+    in order (a message with a lone surrogate, a line of 0, none, or past what the column holds included; the
+    messages in one piece of text or in many)."""
     from storegen import random_store
 
+    from rawko_tui.core.lint import findingcolumns
     from rawko_tui.core.lint.findingcolumns import FindingColumns, findings_on
+
+    monkeypatch.setattr(findingcolumns, "_CHUNK", chunk)
     from rawko_tui.core.lint.findings import Finding
 
     found = lint_store(load_store(random_store(tmp_path / "store", seed=5, now_ms=NOW, size=300)))

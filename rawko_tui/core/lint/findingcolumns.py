@@ -3,7 +3,7 @@
 At 100,000 memories lint finds about 177,000 things: as objects (a ``Finding``
 and a message string each) they held about 50 MB, scattered among everything
 else, for as long as the store was shown. Here they are a few flat buffers
-(the messages one UTF-8 text, the rest small numbers), and a ``Finding`` is
+(the messages UTF-8 text in a few pieces, the rest small numbers), and a ``Finding`` is
 made only for what is asked for: the memory shown, the rows on screen.
 """
 
@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from .findings import Finding
 
 _NO_LINE = -1  # a finding with no line (``None``)
+_CHUNK = 4096  # findings whose messages are one piece of text (one text of all of them grew by copies: 25 MB twice)
 _LINE_LIMIT = 1 << 62  # a line beyond what the column holds is kept aside, as it is
 
 
@@ -32,9 +33,10 @@ class FindingColumns:
         self._codes = array("H")
         self._lines = array("q")
         self._odd_lines: dict[int, object] = {}  # finding -> its line, where the column cannot hold it
-        self._message_ends = array("q")
-        messages = bytearray()
-        count = 0
+        self._message_ends = array("q")  # where each message ends in its chunk's text
+        self._messages: list[bytes] = []
+        chunk: list[bytes] = []
+        length = count = 0
         for finding in findings:
             path = finding.path
             if not self._paths or path != self._paths[-1]:
@@ -52,10 +54,16 @@ class FindingColumns:
             else:
                 self._lines.append(_NO_LINE)
                 self._odd_lines[count] = line
-            messages += finding.message.encode("utf-8", "surrogatepass")  # a lone surrogate comes back as it was
-            self._message_ends.append(len(messages))
+            message = finding.message.encode("utf-8", "surrogatepass")  # a lone surrogate comes back as it was
+            chunk.append(message)
+            length += len(message)
+            self._message_ends.append(length)
             count += 1
-        self._messages = messages  # not copied into bytes: that copy was the height of the app's lint
+            if count % _CHUNK == 0:
+                self._messages.append(b"".join(chunk))
+                chunk, length = [], 0
+        if chunk:
+            self._messages.append(b"".join(chunk))
         self._count = count
 
     def _number(self, text: str) -> int:
@@ -98,8 +106,8 @@ class FindingColumns:
         return self._paths[bisect_right(self._path_starts, index) - 1]
 
     def _finding(self, index: int, path: str) -> Finding:
-        start = self._message_ends[index - 1] if index else 0
-        message = self._messages[start : self._message_ends[index]].decode("utf-8", "surrogatepass")
+        start = self._message_ends[index - 1] if index % _CHUNK else 0
+        message = self._messages[index // _CHUNK][start : self._message_ends[index]].decode("utf-8", "surrogatepass")
         line = self._lines[index]
         line = self._odd_lines.get(index) if line == _NO_LINE else line
         return Finding(path, self._text_of[self._severities[index]], self._text_of[self._codes[index]], message, line)
