@@ -521,6 +521,12 @@ def read_marshalled(path: Path) -> object:
     return _read_with(path, lambda handle: marshal.loads(handle.read()))  # marshal.load reads a file object piece by piece
 
 
+def read_kept(path: Path, load) -> object:
+    """A kept file, when this user wrote it, read by ``load(handle)`` (a file of parts reads one at a time); None
+    when it cannot be read."""
+    return _read_with(path, load)
+
+
 def _read_with(path: Path, load) -> object:
     try:
         with open(path, "rb") as handle:
