@@ -69,6 +69,8 @@ def test_another_profile_s_view_borrows_the_spec_reading_s_fields_and_reads_as_i
     borrowed = [m.spec for m in view.loaded if type(m.spec) is SameFieldsView]
     assert borrowed
     assert fields(view.loaded) == expected
+    orders = [order for _, order, _ in (reading._SPEC_ATTRS.__get__(spec) for spec in borrowed) if order is not None]
+    assert orders and len({id(order) for order in orders}) == len(set(orders))  # the view holds each order of keys once
     for spec in borrowed[:5]:
         for copied in (copy.copy(spec),):
             assert type(copied) is SpecView and copied == spec and copied.body == spec.body

@@ -289,6 +289,31 @@ def test_rawko_sdk_readings_are_kept_between_runs_and_equal_a_fresh_reading(tmp_
         assert list(sdk["dated.md"]) == list(spec["dated.md"])
 
 
+def test_plain_derived_values_are_kept_per_file_as_bytes_and_read_back_the_same(tmp_path, settled):
+    """rawko-sdk's readings are kept each file apart (``Derived(plain=True)``): read back equal and of the same
+    types; a value marshal cannot keep, or kept bytes that are damaged, are made again."""
+    root = write_store(tmp_path, {f"m{i}.md": memory(title=f"Memory {i}") for i in range(4)})
+    files = load_store(root).files
+    values = {"m0.md": ("patch", (("title", "n"), {"n": [1, 1.0, True, -0.0, 10**30, None, "é\udcff"]}), (4, 9)), "m1.md": ("same", None), "m2.md": object()}
+    made = []
+
+    def make(memory):
+        made.append(memory.name)
+        return values.get(memory.name, ("skip", "why"))
+
+    kept = cache.Derived(root, "test", ("disk/cache.py",), plain=True)
+    first = [kept.get(memory, make) for memory in files]
+    kept.save()
+    stored = cache.load_derived(root, "test", ("disk/cache.py",))
+    assert set(stored) == {"m0.md", "m1.md", "m3.md"} and all(type(data) is bytes for data in stored.values())
+    stored["m3.md"] = stored["m3.md"][:5]  # cut
+    cache.save_derived(root, "test", ("disk/cache.py",), stored)
+    made.clear()
+    again = [cache.Derived(root, "test", ("disk/cache.py",), plain=True).get(memory, make) for memory in files]
+    assert made == ["m2.md", "m3.md"]
+    assert repr(again) == repr(first) and [type(x) for x in again[0][1][1]["n"]] == [type(x) for x in values["m0.md"][1][1]["n"]]
+
+
 def test_a_warm_load_leaves_the_texts_in_the_cache_until_they_are_asked_for(tmp_path, monkeypatch, settled):
     """The texts are one mapped file beside the records: a ranking decodes only what it shows, and gets the same text."""
     import pickle

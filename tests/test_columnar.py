@@ -432,3 +432,29 @@ def test_a_kept_file_made_in_one_positional_call_has_each_value_in_its_own_field
         size=11, mtime_ns=22, signature=(11, 22, 33, 44, 55), read_ns=66, _text=text, spec=spec, error=error, bom=True, bad_utf8=bad, _single=False,
     )  # fmt: skip
     assert {f.name: getattr(made, f.name) for f in dataclasses.fields(MemoryFile)} == {f.name: getattr(expected, f.name) for f in dataclasses.fields(MemoryFile)}
+
+
+@pytest.mark.parametrize("part", [4096, 2])
+def test_kept_findings_put_each_date_to_come_where_a_fresh_lint_does(tmp_path, monkeypatch, settled, part):
+    """The findings on a discoveredAt that may be in the future are kept apart from the rest (a run with no time
+    reads none of them): at every time, each lands where a cold lint puts it, among its file's other findings
+    (the record read in one part or in many)."""
+    from rawko_tui.core.lint import keptstore
+    from rawko_tui.core.lint.linter import lint_store
+
+    monkeypatch.setattr(keptstore, "PART", part)
+
+    files = {f"{name}.md": memory(title=f"Title {name}", at=at, body="few words") for name, at in
+             [("a", "2031-05-01T00:00:00Z"), ("b", "2020-01-01"), ("c", "2033-01-01T00:00:00Z"), ("d", "2031-05-01"), ("e", "not a date")]}  # fmt: skip
+    root = write_store(tmp_path / "store", files)
+    times = [None, parse_now("2030-01-01T00:00:00Z"), parse_now("2032-01-01T00:00:00Z"), parse_now("2034-01-01T00:00:00Z")]
+    with monkeypatch.context() as off:
+        off.setenv("RAWKO_TUI_CACHE", "off")
+        cold = {now: lint_store(load_store(root), now) for now in times}
+    lint_store(load_store(root), times[1])  # kept
+    served = []
+    real = keptstore.KeptStoreFindings.findings
+    monkeypatch.setattr(keptstore.KeptStoreFindings, "findings", lambda self, now_ms: served.append(r := real(self, now_ms)) or r)
+    assert {now: lint_store(load_store(root), now) for now in times} == cold
+    assert len(served) == len(times) and None not in served
+    assert [f for f in cold[times[1]] if "future" in f.message] and not [f for f in cold[None] if "future" in f.message]

@@ -279,3 +279,31 @@ def test_the_longest_line_is_found_piece_by_piece_as_one_split_finds_it(monkeypa
             text = "".join(rng.choice(["\n", "a", "bb", "\n\n", "x" * rng.randint(0, 30)]) for _ in range(rng.randint(0, 40)))
             lengths = [len(line) for line in text.split("\n")]
             assert linter._longest_line(text) == (max(lengths), lengths.index(max(lengths)) + 1), (piece, text)
+
+
+@pytest.mark.parametrize("chunk", [4096, 3])
+def test_findings_kept_as_columns_read_back_as_they_were(tmp_path, monkeypatch, chunk):
+    """The app keeps a store's findings as columns: every finding, each file's and each code's, reads back equal and
+    in order (a message with a lone surrogate, a line of 0, none, or past what the column holds included; the
+    messages in one piece of text or in many)."""
+    from storegen import random_store
+
+    from rawko_tui.core.lint import findingcolumns
+    from rawko_tui.core.lint.findingcolumns import FindingColumns, findings_on
+
+    monkeypatch.setattr(findingcolumns, "_CHUNK", chunk)
+    from rawko_tui.core.lint.findings import Finding
+
+    found = lint_store(load_store(random_store(tmp_path / "store", seed=5, now_ms=NOW, size=300)))
+    odd = [Finding("a/\udcff.md", "error", "odd", "a lone \ud800 surrogate", 0), Finding("a/\udcff.md", "warning", "odd", "é ✓ 𝄞", 1 << 70)]
+    every = sorted([*found, *odd, Finding("a/\udcff.md", "info", "odd", "", None)], key=lambda f: f.path)
+    columns = FindingColumns(every)
+    assert len(columns) == len(every) and list(columns) == every
+    for path in {f.path for f in every} | {"not-there.md", ""}:
+        assert columns.of_path(path) == findings_on(every, path) == [f for f in every if f.path == path]
+    for code in {f.code for f in every} | {"no-such-code"}:
+        assert columns.paths_with_code(code) == {f.path for f in every if f.code == code}
+    assert columns.with_codes({"odd", "file-name"}) == [f for f in every if f.code in ("odd", "file-name")]
+    assert not FindingColumns() and list(FindingColumns()) == [] and FindingColumns().of_path("x.md") == []
+    with pytest.raises(ValueError, match="path order"):
+        FindingColumns([odd[0], Finding("a.md", "info", "x", "m"), odd[1]])

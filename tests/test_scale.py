@@ -554,3 +554,52 @@ def test_a_lookup_by_path_looks_through_once_and_maps_from_the_second():
         asked = rng.sample(keys, 3)
         assert [lookup.get(key) for key in asked] == [expected.get(key) for key in asked]
         assert lookup.mapped is not None
+
+
+def test_compact_places_answer_as_the_dicts_do():
+    """A large store's lookups (``places``: sorted arrays, from ``COMPACT_FROM`` files) answer as the dicts a small
+    store's make: each file's place by its object (a file listed twice: its last place), each file by path or name
+    (later files over earlier ones)."""
+    from types import SimpleNamespace
+
+    from rawko_tui.core.arbiters.decision import files_by_path
+    from rawko_tui.core.arbiters.places import FilesByKey, PlacesById
+
+    rng = random.Random(4)
+    names = ["a.md", "sub/a.md", ".rawko/memories/a.md", ".rawko/memories/sub/a.md", "b.md", "é.md", "\udcff.md"]
+    keys = names + [f".rawko/memories/{name}" for name in names] + ["c.md", ""]
+    for _ in range(300):
+        files = [SimpleNamespace(name=name, rel_path=f".rawko/memories/{name}") for name in rng.sample(names, rng.randint(0, len(names)))]
+        files += rng.sample(files, min(len(files), rng.randint(0, 3)))  # a file twice: as two views hold it
+        rng.shuffle(files)
+        by_id = {id(item): place for place, item in enumerate(files)}
+        compact = PlacesById(files)
+        for item in [*files, SimpleNamespace()]:
+            assert compact.get(id(item)) == by_id.get(id(item))
+            if id(item) not in by_id:
+                with pytest.raises(KeyError):
+                    compact[id(item)]
+        expected, lookup = files_by_path(files), FilesByKey(files)
+        assert all(lookup.get(key) is expected.get(key) for key in keys)
+
+
+def test_a_large_stores_compact_lookups_make_the_same_comparison(tmp_path, monkeypatch):
+    """Every profile's decisions and the comparison of them are the same whether the lookups are dicts or the
+    arrays a large store gets (``COMPACT_FROM`` lowered to every store)."""
+    from rawko_tui.core.arbiters import places
+    from rawko_tui.core.arbiters import decision as decision_module
+    from rawko_tui.core.arbiters.compare import compare_profiles
+    from rawko_tui.core.arbiters.profiles import defined_profiles
+
+    def made(root):
+        store = load_store(root)
+        profiles = list(defined_profiles(store.config)[0].values())
+        comparison = compare_profiles(store, "fix the login token", "developer", profiles, NOW)
+        return comparison.to_dict(), {name: decisions(preview) for name, preview in comparison.previews.items()}
+
+    for root in (hostile_store(tmp_path / "hostile"), random_store(tmp_path / "generated", seed=6, now_ms=NOW, size=300)):
+        expected = made(root)
+        with monkeypatch.context() as compact:
+            compact.setattr(places, "COMPACT_FROM", 0)
+            compact.setattr(decision_module, "COMPACT_FROM", 0)
+            assert made(root) == expected

@@ -30,6 +30,7 @@ from ..core.arbiters.ranking import decide_unsure, prepare_index, release_patter
 from ..core.curation.checks import default_task_name, load_checks, saved_task_write
 from ..core.store.fold import effective_store
 from ..core.record.writer import PlannedWrite, WriteError
+from ..core.lint.findingcolumns import FindingColumns
 from ..core.lint.linter import SETTINGS_CODES, Finding, lint_store
 from ..core.disk.gitrepo import GitError
 from ..core.record.history import FileHistory, commit_diff, file_history, locate_repository, repository_state_in, uncommitted_rewrites
@@ -126,8 +127,7 @@ class RawkoApp(WriteActions, App[int]):
         self.api_key = api_key
         self.api_base_url = api_base_url
         self.store: Store | None = None
-        self.findings: list[Finding] = []
-        self._lint_known: dict = {}  # rel_path -> (file object, findings): lint_store's memory between loads
+        self.findings = FindingColumns()  # the store's lint findings, kept as columns (at 100,000 memories, 177,000)
         self._lint_after_ranking: Store | None = None  # a loaded store whose lint waits for its first ranking
         self._unshown_ranking: tuple[Preview, float, str] | None = None  # a ranking waiting to be shown
         self._ranking_shown_at = 0.0
@@ -298,7 +298,7 @@ class RawkoApp(WriteActions, App[int]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="lint", description="lint the store")
     def lint(self, store: Store) -> None:
-        """Lint every file (a file unchanged since the last lint keeps its findings).
+        """Lint every file (a file read as the last lint read it keeps its findings: the command line's kept ones).
 
         It waits for the ranking thread's first query of the store (when typing has paused, that includes the
         comparison with the other profiles): the comparison after lint grew on top of lint's findings and what
@@ -311,23 +311,23 @@ class RawkoApp(WriteActions, App[int]):
         if worker.is_cancelled:
             return  # a newer load lints its own store
         with self._one_store_pass:
-            findings = lint_store(store, known=self._lint_known)
+            findings = FindingColumns(lint_store(store))
             give_back_freed_memory()  # the profiles' views lint built: the comparison grows from here
         self._rewritten = uncommitted_rewrites(self.root) if self._repository and not self.at else set()
         rows = build_rows(store, findings, self._now_ms(store=store), self._rewritten)
         if not worker.is_cancelled:
             deliver(self.main, self._linted, store, findings, rows)
 
-    def _linted(self, store: Store, findings: list[Finding], rows: list) -> None:
+    def _linted(self, store: Store, findings: FindingColumns, rows: list) -> None:
         if store is not self.store:
             return  # a newer load is on its way
         self.findings = findings
         self.main.query_one(MemoryList).set_rows(rows, len(store.skipped))
-        self.main.query_one(PreviewPane).set_flagged({f.path for f in findings if f.code == "prompt-injection"})
+        self.main.query_one(PreviewPane).set_flagged(findings.paths_with_code("prompt-injection"))
         self._show_selected()
         # agent definitions and rawko-tui.yaml have no pane: their findings are said once
         # a person's setting in the store's file is said first: it tells where the setting belongs
-        settings = sorted((f for f in findings if f.code in SETTINGS_CODES), key=lambda f: f.code != "person-setting")
+        settings = sorted(findings.with_codes(SETTINGS_CODES), key=lambda f: f.code != "person-setting")
         if settings and settings != self._settings_said:
             self._settings_said = settings
             first = settings[0]

@@ -66,6 +66,7 @@ from ..js.regexp import DEFAULT_REGEX_BUDGET_SECONDS, JsRegexUndecided
 from ..js.dates import parse_iso_date
 from ..js.values import UNDEFINED, JsDate, js_to_integer_or_infinity, js_to_number, js_to_string  # noqa: F401 - js_to_number: lint's import
 from .patterns import PatternResult, Undecided, build_search_text, near_miss
+from .places import COMPACT_FROM, FilesByKey
 from ..store.reading import MemoryFile, Store
 
 # Reasons a candidate is not injected (stable strings for --json consumers)
@@ -509,7 +510,7 @@ def not_loaded_gate(memory: MemoryFile, recursive: bool) -> tuple[str, str] | No
 class FilesByPath:
     """Each file by its path in the store or by its name, later files over earlier ones on an equal key
     (``files_by_path``). The first lookup looks through the files from the last (``explain`` asks for one); from
-    the second on they are mapped, once."""
+    the second on they are mapped, once (a large store's compactly: ``places``)."""
 
     __slots__ = ("files", "asked", "mapped")
 
@@ -521,7 +522,7 @@ class FilesByPath:
             if not self.asked:
                 self.asked = True
                 return next((memory for memory in reversed(self.files) if memory.rel_path == key or memory.name == key), None)
-            self.mapped = files_by_path(self.files)
+            self.mapped = files_by_path(self.files) if len(self.files) < COMPACT_FROM else FilesByKey(self.files)
         return self.mapped.get(key)
 
 

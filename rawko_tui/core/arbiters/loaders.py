@@ -92,9 +92,10 @@ def _build_view(store: Store, profile: Profile, recursive: bool) -> LoadedView:
     elif loader.splitter == "sdk-regex" or loader.gate != "none" or loader.on_error == "skip":
         from ..disk.cache import Derived
 
-        kept = Derived(store.root, "sdk", SDK_MODULES) if store.view == "spec" else None  # each file's reading from earlier runs
+        kept = Derived(store.root, "sdk", SDK_MODULES, plain=True) if store.view == "spec" else None  # each file's reading from earlier runs
+        shared = {} if decoded_views_bounded() else None  # the app's view, held as long as the comparison
         for memory in candidates:
-            read = sdk_read(memory, profile, kept) if kept is not None else _folded_read(memory, profile)
+            read = sdk_read(memory, profile, kept, shared) if kept is not None else _folded_read(memory, profile)
             if isinstance(read, str):
                 gated.append((memory, REASON_SKIPPED, read))
             elif isinstance(read, tuple):  # npm yaml reads it, rawko-tui refuses to
@@ -171,11 +172,13 @@ def _ordered(store: Store, order: str) -> tuple[list[MemoryFile], str]:
 SDK_MODULES = ("arbiters/loaders.py", "js/yaml2.py", "js/jsyaml.py", "js/values.py", "store/reading.py", "disk/cache.py")
 
 
-def sdk_read(memory: MemoryFile, profile: Profile, kept=None) -> MemoryFile | str | tuple[str, str]:
+def sdk_read(memory: MemoryFile, profile: Profile, kept=None, shared: dict | None = None) -> MemoryFile | str | tuple[str, str]:
     """The file as rawko-sdk's loader reads it, or why it skips the file (its console warning, in words), or
     (reason, why) for a file it reads that rawko-tui refuses to (an alias bomb npm yaml's guard lets through).
 
     ``kept`` (a ``cache.Derived``) holds each file's reading from earlier runs: the YAML is not parsed again.
+    ``shared``: the keys' orders and the text values of the files read so far, each kept once (a view of 65,000
+    files with a date of their own held as many copies of a few orders and dates, 10 MB).
     """
     name = profile.name
     if memory._text is None:
@@ -191,6 +194,10 @@ def sdk_read(memory: MemoryFile, profile: Profile, kept=None) -> MemoryFile | st
         attrs = memory.spec.attrs  # one object for both readings
     elif kind == "patch":  # the spec reading's values where they are the same (a timestamp is a Date to one, text to the other)
         order, patch = attrs
+        if shared is not None:
+            order = shared.setdefault(order, order) if all(type(key) is str for key in order) else order  # 1 and True are equal keys
+            patch = {key: shared.setdefault(value, value) if type(value) is str else value for key, value in patch.items()}
+            own = (order, patch)
         spec_attrs = memory.spec.attrs
         attrs = {key: patch[key] if key in patch else spec_attrs[key] for key in order}
     problem = gate_problem(attrs, profile)

@@ -75,6 +75,7 @@ from .scoring import (
 from ..js.regexp import DEFAULT_REGEX_BUDGET_SECONDS, TIMEOUT, JsRegex, JsRegexUndecided, RegexBudget, carrier_text, literal_alternation, needles_may_match, re2_options
 from ..js.values import is_prototype_key, js_split_whitespace, js_to_string, utf16_length
 from .patterns import ALTERNATIVES, BAD_REGEX, PatternPlan, build_search_text, save_new_plans
+from .places import places_by_id
 from ..store.reading import MemoryFile, Store, no_cyclic_gc
 
 # Tests are spread over a fixed number of sets by a hash of their text, so a
@@ -469,7 +470,7 @@ class StoreIndex:
     @functools.cached_property
     def _positions(self) -> dict[int, int]:
         """id(memory) -> its place among the scorable memories (a ranking needs none: a decision does)."""
-        return {id(memory): position for position, memory in enumerate(self.scorable)}
+        return places_by_id(self.scorable)
 
     @functools.cached_property
     def _recency_lines(self) -> tuple[list[float], bool]:

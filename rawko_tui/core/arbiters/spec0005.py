@@ -41,6 +41,7 @@ from .explain import Explanation
 from ..js.regexp import JsRegexUndecided, RegexBudget
 from ..js.values import UNDEFINED, js_to_string
 from .patterns import build_search_text, plan_spec0005_pattern
+from .places import places_by_id
 from .rankindex import PatternIndex
 from ..store.reading import MemoryFile, Store, no_cyclic_gc
 from .loaders import LoadedView
@@ -256,7 +257,7 @@ class Spec0005Index:
     @functools.cached_property
     def _position(self) -> dict[int, int]:
         """id(file) -> its place among the loaded files (a ranking needs none: a lookup of one decision does)."""
-        return {id(m): i for i, m in enumerate(self.view.loaded)}
+        return places_by_id(self.view.loaded)
 
     @functools.cached_property
     def _by_path(self) -> FilesByPath:

@@ -6,8 +6,9 @@ function of the files' bytes, the store's settings and agents and the order
 the folder lists the files: a run whose files were all read as the last run
 read them (the parse cache's trust rule, ``cache.readings_digest``), with the
 same settings, agents, listing order and ``--arbiter``, under the same code,
-takes them from here. Kept as plain tuples (``marshal``): loading 17,000
-findings this way takes a few milliseconds, as objects a pickle takes tens.
+takes them from here. Kept as plain tuples (``marshal``), in parts read one
+at a time: loading 17,000 findings this way takes a few milliseconds, as
+objects a pickle takes tens.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from ..disk import cache
 from ..store.reading import Store
 from .findings import FileFindings, Finding
 
-_FORMAT = 1
+_FORMAT = 3
+PART = 4096  # findings per marshalled part of the record
 
 
 def _plain(finding: Finding) -> tuple:
@@ -38,37 +40,70 @@ class KeptStoreFindings:
         """(each file's findings at ``now_ms``, in store order; the store-wide ones; each profile's), or None."""
         if self.key is None:
             return None
-        record = cache.read_marshalled(self._path())
+        return cache.read_kept(self._path(), lambda handle: self._read(handle, now_ms))
+
+    def _read(self, handle, now_ms: float | None) -> tuple[list[Finding], list[Finding], list[Finding]] | None:
+        """The record's parts, one at a time (read whole, the file and what it holds were at once 35 MB more than
+        either at 100,000 memories)."""
         try:
-            if not isinstance(record, dict) or record.get("key") != self.key:
+            head = marshal.load(handle)
+            if not isinstance(head, dict) or head.get("key") != self.key:
                 return None
-            own: list[Finding] = []
-            for findings, future in record["owns"]:
-                made = [Finding(*plain) for plain in findings]
-                if future is not None and now_ms is not None and future[1] > now_ms:  # lint._at: a date still to come
-                    made.insert(future[0], Finding(*future[2]))
-                own.extend(made)
-            return own, [Finding(*plain) for plain in record["together"]], [Finding(*plain) for plain in record["profile"]]
-        except (KeyError, TypeError, ValueError, IndexError):
+            together = _findings_in(marshal.load(handle))
+            by_profile = _findings_in(marshal.load(handle))
+            own = [finding for _ in range(head["parts"]) for finding in _findings_in(marshal.load(handle))]
+            if now_ms is not None:  # each file's discoveredAt finding, where it goes among the files' findings
+                futures = marshal.load(handle)
+                coming = [(at, Finding(*plain)) for at, date_ms, plain in marshal.loads(futures) if date_ms > now_ms] if futures else []
+                if coming:  # lint._at: a date still to come
+                    own = _with_futures(own, coming)
+            return own, together, by_profile
+        except (KeyError, TypeError, ValueError, IndexError, EOFError):
             return None  # a record of another shape counts as none (it is written again)
 
     def keep(self, owns: list[FileFindings], together: list[Finding], by_profile: list[Finding]) -> None:
         if self.key is None:
             return
-        record = {
-            "key": self.key,
-            "owns": [([_plain(f) for f in own.findings], None if own.future is None else (own.future[0], own.future[1], _plain(own.future[2]))) for own in owns],
-            "together": [_plain(f) for f in together],
-            "profile": [_plain(f) for f in by_profile],
-        }
+        own = [_plain(f) for file_findings in owns for f in file_findings.findings]
         try:
-            data = marshal.dumps(record, 4)
+            parts = [marshal.dumps([_plain(f) for f in together], 4), marshal.dumps([_plain(f) for f in by_profile], 4)]
+            parts += [marshal.dumps(own[first : first + PART], 4) for first in range(0, len(own), PART)]
+            head = {"key": self.key, "parts": len(parts) - 2}
+            data = [marshal.dumps(head, 4), *(marshal.dumps(part, 4) for part in parts), marshal.dumps(_futures(owns), 4)]
         except ValueError:  # a value marshal cannot keep: nothing is kept, the next run lints again
             return
         cache.write_bytes_atomically(self._path(), data)
 
     def _path(self):
         return cache.companion_path(cache.cache_path(self.root), "lintstore")
+
+
+def _futures(owns: list[FileFindings]) -> bytes:
+    """Each file's finding on a discoveredAt that may be in the future, as (where it goes among every file's findings,
+    the date, the finding), marshalled apart: a run with no time (the app's) reads none of them (100,000 at
+    100,000 memories)."""
+    futures, start = [], 0
+    for own in owns:
+        if own.future is not None:
+            futures.append((start + own.future[0], own.future[1], _plain(own.future[2])))
+        start += len(own.findings)
+    return marshal.dumps(futures, 4) if futures else b""
+
+
+def _findings_in(part: bytes) -> list[Finding]:
+    return [Finding(*plain) for plain in marshal.loads(part)]
+
+
+def _with_futures(own: list[Finding], coming: list[tuple[int, Finding]]) -> list[Finding]:
+    """``own`` with each (place, finding) of ``coming`` (in order of place) put before the finding at that place."""
+    made: list[Finding] = []
+    start = 0
+    for at, finding in coming:
+        made.extend(own[start:at])
+        made.append(finding)
+        start = at
+    made.extend(own[start:])
+    return made
 
 
 def _key(store: Store, arbiter: str | None) -> str | None:

@@ -45,34 +45,29 @@ _LOCAL_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)
 
 
 def lint_store(
-    store: Store, now_ms: float | None = None, known: dict | None = None, arbiter: str | None = None, person: PersonSettings | None = None
+    store: Store, now_ms: float | None = None, arbiter: str | None = None, person: PersonSettings | None = None
 ) -> list[Finding]:
     """Every finding in the store, and what each arbiter profile does with it.
 
     ``arbiter`` names the one profile to report on besides spec-0007's own
     rules (``--arbiter``); by default every profile is, the store's as warnings.
     ``person``: the person's own settings, whose problems are findings on their file too.
-
-    ``known`` (rel_path -> (MemoryFile, its findings)) carries one file's
-    findings to the next run while the very same file object is in the store
-    (a reload keeps unchanged files' objects); it is updated in place.
     """
     from ..record.writer import journal_report
     from .keptstore import KeptStoreFindings
 
     findings: list[Finding] = []
     # what depends on the memory files alone (each file's findings, the store-wide ones, each profile's), kept whole
-    # for the very same readings of every file; the app carries its own per file (``known``)
-    whole = KeptStoreFindings(store, arbiter) if known is None else None
-    kept = whole.findings(now_ms) if whole is not None else None
+    # for the very same readings of every file
+    whole = KeptStoreFindings(store, arbiter)
+    kept = whole.findings(now_ms)
     if kept is not None:
         own_findings, together, by_profile = kept
     else:
-        owns = _file_findings(store, known)
+        owns = _file_findings(store)
         together = store_level_findings(store.files)
         by_profile = _profile_findings(store, arbiter)
-        if whole is not None:
-            whole.keep(owns, together, by_profile)
+        whole.keep(owns, together, by_profile)
         own_findings = [finding for own in owns for finding in _at(own, now_ms)]
     findings.extend(own_findings)
     findings.extend(together)
@@ -100,22 +95,13 @@ def lint_store(
     return findings
 
 
-def _file_findings(store: Store, known: dict | None) -> list[FileFindings]:
-    """Each file's findings whatever the time, in the store's order: the app's from its last run (``known``), else those
-    kept for the very same bytes (``Derived``), else made now."""
+def _file_findings(store: Store) -> list[FileFindings]:
+    """Each file's findings whatever the time, in the store's order: those kept for the very same bytes (``Derived``),
+    else made now."""
     from ..disk.cache import Derived
 
-    owns = []
     kept = Derived(store.root, "lint", LINT_MODULES)  # each file's findings from earlier runs, for the very same bytes
-    for memory in store.files:
-        earlier = known.get(memory.rel_path) if known is not None else None
-        if earlier is not None and earlier[0] is memory:
-            own = earlier[1]
-        else:
-            own = kept.get(memory, _lint_file_at_any_time)
-            if known is not None:
-                known[memory.rel_path] = (memory, own)
-        owns.append(own)
+    owns = [kept.get(memory, _lint_file_at_any_time) for memory in store.files]
     kept.save()
     return owns
 

@@ -17,6 +17,7 @@ from textual.worker import get_current_worker
 from ....core.arbiters.decision import IMPORTANCE_ORDER, Preview
 from ....core.store.fold import status_of
 from ....core.js.values import js_new_date, js_to_string
+from ....core.lint.findingcolumns import FindingColumns
 from ....core.lint.linter import Finding
 from ....core.store.memoryfilter import FilterIndex
 from ....core.store.reading import MemoryFile, Store
@@ -45,7 +46,7 @@ class Row:
     memory: MemoryFile
     importance: str
     title: str
-    findings: list[Finding]
+    store_findings: FindingColumns  # the whole store's: a row's own are read where its badges are made
     rewritten: bool = False  # the working copy rewrites committed bytes
     now_ms: float = math.nan
     position: int = 0  # in the store's file order
@@ -69,6 +70,10 @@ class Row:
         return f"{self.title} {self.tags} {patterns} {self.memory.name}".lower()
 
     @property
+    def findings(self) -> list[Finding]:
+        return self.store_findings.of_path(self.memory.rel_path)
+
+    @property
     def badges(self) -> Text:
         """Made for the rows on screen only (counting entries splits the file)."""
         return _badges(self.memory, self.findings, self.rewritten)
@@ -85,17 +90,14 @@ def _age(hours: float) -> str:
     return f"{days:.0f}d" if days < 365 else f"{days / 365:.1f}y"
 
 
-def build_rows(store: Store, findings: list[Finding], now_ms: float, rewritten: set[str] = frozenset()) -> list[Row]:
+def build_rows(store: Store, findings: FindingColumns, now_ms: float, rewritten: set[str] = frozenset()) -> list[Row]:
     """One row per memory file, in title order (the list's first sort: sorted here, off the UI thread); equal titles in file order."""
-    by_path: dict[str, list[Finding]] = {}
-    for finding in findings:
-        by_path.setdefault(finding.path, []).append(finding)
     rows = []
     for position, memory in enumerate(store.files):
         attrs = memory.attrs
         title = attrs.get("title") if isinstance(attrs.get("title"), str) else memory.name
         importance = js_to_string(attrs["importance"]) if "importance" in attrs else ""
-        rows.append(Row(memory, importance, title, by_path.get(memory.rel_path, []), memory.rel_path in rewritten, now_ms, position))
+        rows.append(Row(memory, importance, title, findings, memory.rel_path in rewritten, now_ms, position))
     rows.sort(key=lambda r: r.title.casefold())
     return rows
 

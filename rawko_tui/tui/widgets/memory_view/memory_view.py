@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Markdown, Static
 from ....core.curation.entries import entry_stamp, related_of
 from ....core.record.history import FileHistory
 from ....core.js.values import display_value
+from ....core.lint.findingcolumns import findings_on
 from ....core.lint.linter import Finding
 from ....core.text.markdownhidden import hidden_parts
 from ....core.text.safetext import inline
@@ -108,9 +109,10 @@ class MemoryView(VerticalScroll):
         head.append_text(literal(title, "bold", limit=500))
         head.append("\n")
         head.append_text(literal(memory.rel_path, "dim"))
-        for finding in findings:
+        mine = findings_on(findings, memory.rel_path)
+        for finding in mine:
             # said at the top, not only among the findings: this text reaches agents' prompts
-            if finding.path == memory.rel_path and finding.code == "prompt-injection":
+            if finding.code == "prompt-injection":
                 head.append("\n⚠ possible prompt injection" + (f", line {finding.line}" if finding.line else "") + ": ", "bold white on red")
                 head.append_text(literal(finding.message, "bold red", limit=300))
         header.update(head)
@@ -118,7 +120,7 @@ class MemoryView(VerticalScroll):
         self._show_fields(memory)
         self._show_related(memory)
         self._show_timeline(memory, self.history)  # drawn again (new findings): the record it had stays
-        self._show_findings(memory, findings)
+        self._show_findings(mine)
         self._show_hidden(memory)
         self._show_body(memory)
         self.scroll_home(animate=False)
@@ -225,9 +227,9 @@ class MemoryView(VerticalScroll):
                 lines.append("\n")
         self._set(self.query_one("#memory-timeline", Static), lines)
 
-    def _show_findings(self, memory: MemoryFile, findings: list[Finding]) -> None:
+    def _show_findings(self, mine: list[Finding]) -> None:
+        """The memory's own findings (``mine``)."""
         text = Text()
-        mine = [f for f in findings if f.path == memory.rel_path]
         if mine:
             text.append("Lint\n", "bold")
             for finding in mine:
