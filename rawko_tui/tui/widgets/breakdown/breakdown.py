@@ -6,6 +6,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.geometry import Size
 from textual.widgets import Static, TabbedContent, TabPane, TextArea, Tree
 
 from ....core.arbiters.decision import Candidate, Preview, explain_candidate
@@ -137,8 +138,8 @@ class Breakdown(Vertical):
 
 def _relabelled(tree: Tree, title: Text, explanation: Explanation) -> bool:
     """Whether the tree shown took ``explanation``'s labels in place, as a rebuild would show them: it has the
-    same shape, every branch open, and its widest line is as wide (the tree's width stays). Else nothing is
-    changed. A rebuild lays the screen out again: a full redraw under the next key."""
+    same shape and every branch open (its width becomes its widest new line's, as a rebuild measures it). Else
+    nothing is changed. A rebuild lays the screen out again: a full redraw under the next key."""
     relabel: list[tuple] = [(tree.root, title, tree.root.data, 0)]
 
     def same_shape(node, details: tuple[Explanation, ...], depth: int) -> bool:
@@ -161,12 +162,12 @@ def _relabelled(tree: Tree, title: Text, explanation: Explanation) -> bool:
     if not tree.show_root or max(now) != tree.virtual_size.width:
         return False
     after = [width - node.label.cell_len + tree.process_label(label).cell_len for width, (node, label, _, _) in zip(now, relabel)]
-    if max(after) != max(now):
-        return False
     for node, label, detail, _ in relabel:
         node.data = detail
         if label != node.label:
             node.set_label(label)
+    if max(after) != max(now):  # what the tree's own measure would give: its scrollbars follow it
+        tree.virtual_size = Size(max(after), tree.virtual_size.height)
     return True
 
 
