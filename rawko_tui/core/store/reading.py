@@ -175,10 +175,12 @@ def _decoded_text(text: LazyText, length: int) -> None:
 class SpecView:
     """Deno ``extract``: the first frontmatter block parsed as YAML, the rest as body.
 
-    For a file from the cache (or a loader's reading of it) the body and the
-    frontmatter text are cut from the file's text when asked for, not held
-    twice: ``body_at`` is where the body starts (None: it is the text's last
-    ``body_length`` characters), ``frontmatter_at`` the frontmatter's span.
+    The body is cut from the file's text when asked for, not held twice (the
+    text a ``LazyText`` for a file from the cache, a ``HeldText`` for one read
+    now); for a file from the cache (or a loader's reading of it) so is the
+    frontmatter text: ``body_at`` is where the body starts (None: it is the
+    text's last ``body_length`` characters), ``frontmatter_at`` the
+    frontmatter's span.
     """
 
     __slots__ = ("_body", "_body_at", "_frontmatter_at", "_frontmatter_text", "_source", "attrs", "body_length", "frontmatter_line")
