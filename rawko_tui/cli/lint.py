@@ -9,23 +9,42 @@ from .output import EXIT_FINDINGS, EXIT_OK, _dumps, _write
 
 
 def cmd_lint(args) -> int:
-    from ..core.lint.linter import ERROR, lint_store
     from ..core.store.settings import load_person_settings
 
     store = _load(args)
     if args.arbiter:
         resolve_profile(store.config, args.arbiter)  # an unknown --arbiter is a usage error, not a finding
+    now_ms = _now(args, store)
     # the person's own settings file too: what the app would ignore there is said here, on that file
-    findings = lint_store(store, _now(args, store), arbiter=args.arbiter, person=load_person_settings())
+    person = load_person_settings()
+    kept = None
+    if not args.json:  # the report kept for these very readings, when it is
+        from ..core.lint.keptreport import KeptReport
+
+        kept = KeptReport(store, args.arbiter)
+        report = kept.report(now_ms, person)
+        if report is not None:
+            text, count, errors, warnings = report
+            return _said(store, text, count, errors, warnings)
+    from ..core.lint.linter import ERROR, lint_store
+
+    findings = lint_store(store, now_ms, arbiter=args.arbiter, person=person)
     errors = sum(1 for f in findings if f.severity == ERROR)
     if args.json:
         _write(_dumps({"files": len(store.files), "errors": errors, "findings": [f.to_dict() for f in findings]}))
-    else:
-        # a finding is one line, whatever the name or text it quotes (plain ones, most often all, are checked at once)
-        text = inline_lines([f.as_line() for f in findings])
-        if text is None:
-            text = "\n".join(inline(str(f)) for f in findings)
-        warnings = sum(1 for f in findings if f.severity == "warning")
-        summary = f"{plural(len(store.files), 'file')}: {plural(errors, 'error')}, {plural(warnings, 'warning')}, {len(findings) - errors - warnings} info"
-        _write((text + "\n\n" if text else "") + summary + "\n", shown=True)  # every line shown by inline already
+        return EXIT_FINDINGS if errors else EXIT_OK
+    if kept.missing:
+        kept.keep()  # for the next run on these very readings
+    # a finding is one line, whatever the name or text it quotes (plain ones, most often all, are checked at once)
+    text = inline_lines([f.as_line() for f in findings])
+    if text is None:
+        text = "\n".join(inline(str(f)) for f in findings)
+    warnings = sum(1 for f in findings if f.severity == "warning")
+    return _said(store, text, len(findings), errors, warnings)
+
+
+def _said(store, text: str, count: int, errors: int, warnings: int) -> int:
+    """The findings' lines and the summary written; the exit code."""
+    summary = f"{plural(len(store.files), 'file')}: {plural(errors, 'error')}, {plural(warnings, 'warning')}, {count - errors - warnings} info"
+    _write((text + "\n\n" if text else "") + summary + "\n", shown=True)  # every line shown by inline already
     return EXIT_FINDINGS if errors else EXIT_OK

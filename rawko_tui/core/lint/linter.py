@@ -53,7 +53,6 @@ def lint_store(
     rules (``--arbiter``); by default every profile is, the store's as warnings.
     ``person``: the person's own settings, whose problems are findings on their file too.
     """
-    from ..record.writer import journal_report
     from .keptstore import KeptStoreFindings
 
     findings: list[Finding] = []
@@ -69,8 +68,31 @@ def lint_store(
         by_profile = _profile_findings(store, arbiter)
         whole.keep(owns, together, by_profile)
         own_findings = [finding for own in owns for finding in _at(own, now_ms)]
+    # in this order: a finding's place among those of equal path, severity and line (the sort below keeps it);
+    # ``keptreport`` puts the kept ones' lines and the rest in the same places
     findings.extend(own_findings)
     findings.extend(together)
+    findings.extend(moment_findings(store))
+    findings.extend(by_profile)
+    findings.extend(person_findings(person))
+    from ..arbiters.patterns import save_new_plans
+
+    save_new_plans()  # the patterns lint translated are not translated again by the next run
+    findings.sort(key=sort_key)
+    return findings
+
+
+def sort_key(finding: Finding) -> tuple:
+    """Lint's order: by path, then severity (errors first), then line."""
+    return (finding.path, SEVERITY_ORDER[finding.severity], finding.line or 0)
+
+
+def moment_findings(store: Store) -> list[Finding]:
+    """The findings made afresh on every run, which the memory files alone do not decide: interrupted writes and the
+    journal records ignored, the files the load skipped, the agents and settings, the store's other files."""
+    from ..record.writer import journal_report
+
+    findings: list[Finding] = []
     interrupted, ignored = journal_report(store.root)
     for name, what in interrupted:
         findings.append(Finding(f".rawko/memories/{name}", ERROR, "torn-entry", what + " (the writer was stopped before it finished)"))
@@ -85,14 +107,12 @@ def lint_store(
         for where, why in ignored:
             if not any(where == folder or where.startswith(folder + "/") for folder in linked):  # said as store-link already
                 findings.append(Finding(where, WARNING, "journal-ignored", why))
-    findings.extend(by_profile)
-    if person is not None:
-        findings.extend(settings_file_findings(person_settings_problems(person)))
-    from ..arbiters.patterns import save_new_plans
-
-    save_new_plans()  # the patterns lint translated are not translated again by the next run
-    findings.sort(key=lambda f: (f.path, SEVERITY_ORDER[f.severity], f.line or 0))
     return findings
+
+
+def person_findings(person: PersonSettings | None) -> list[Finding]:
+    """What the app would ignore in the person's own settings file, said on that file."""
+    return [] if person is None else settings_file_findings(person_settings_problems(person))
 
 
 def _file_findings(store: Store) -> list[FileFindings]:
