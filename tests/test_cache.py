@@ -391,3 +391,53 @@ def test_values_kept_per_file_survive_a_run_on_a_revision(tmp_path, settled):
         file.read_ns = 0  # as load_store_at makes them: no reading of the working tree
     lint.lint_store(at_revision)
     assert cache.load_derived(root, "lint", lint.LINT_MODULES).keys() == kept.keys()
+
+
+def test_lints_kept_report_writes_what_a_fresh_lint_writes_with_the_findings_made_afresh_in_their_places(tmp_path, monkeypatch, settled, capsys):
+    """The second run on the very same readings writes the kept report (no finding made, none sorted), with a date
+    still to come, the journal's, the settings', the store's other files' and the person's findings each in its
+    place; a store with a line that is not printable as it is is shown line by line, as ever."""
+    from rawko_tui.cli import main
+    from rawko_tui.core.lint import linter
+
+    root = random_store(tmp_path / "store", seed=8, now_ms=parse_now(FIXED_NOW), size=120)
+    memories = root / ".rawko" / "memories"
+    (memories / "future.md").write_text(memory(title="Future", at="2026-06-01T00:00:00Z"))
+    (memories / "été.md").write_text(memory(title="Été à Paris", when='"paris"'))
+    # findings of one path, severity and line, whose order is the order lint_store lists them in: a file's own
+    # "no discoveredBy" before the store-wide duplicate-title; a flow mapping's fields have no line of their own, so
+    # its date still to come goes before its "no discoveredBy" as each file's own findings are listed
+    for name in ("same-a.md", "same-b.md"):
+        (memories / name).write_text(memory(title="Same title", by=None))
+    (memories / "flow.md").write_text('---\n{title: Flow, whenToUse: "auth", importance: high, discoveredAt: "2026-06-01T00:00:00Z"}\n---\n\nBody.\n')
+    (root / ".rawko" / "checks.yaml").write_text("tasks: [\n")  # a saved-tasks finding, made afresh on each run
+    (root / ".rawko" / "agents").mkdir()
+    (root / ".rawko" / "agents" / "developer.md").write_text("---\nmemory: 3\n---\n")  # an agent-config finding
+    person = tmp_path / "person.yaml"
+    person.write_text("theme: [\n")
+    monkeypatch.setenv("RAWKO_TUI_CONFIG", str(person))
+
+    def lint(*argv, cache="on"):
+        with monkeypatch.context() as patch:
+            patch.setenv("RAWKO_TUI_CACHE", cache)
+            code = main(["lint", str(root), *argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    times = [(), ("--now", FIXED_NOW), ("--now", "2026-07-01T00:00:00Z"), ("--arbiter", "spec-0005", "--now", FIXED_NOW)]
+    expected = {argv: lint(*argv, cache="off") for argv in times}
+    def future_of_future_md(out):
+        return [line for line in out.splitlines() if line.startswith(".rawko/memories/future.md") and "in the future" in line]
+
+    assert future_of_future_md(expected[times[1]][1]) and not future_of_future_md(expected[times[2]][1])
+    assert all(said in expected[()][1] for said in ("[saved-tasks]", "[agent-config]", f"{person}:", "été.md"))
+    for argv in times:  # one report is kept per store: another --arbiter's makes its own
+        assert lint(*argv) == expected[argv]  # the findings made and kept (unless kept already), the report made from them
+        with monkeypatch.context() as patch:
+            patch.setattr(linter, "lint_store", lambda *a, **k: pytest.fail("linted again"))
+            assert lint(*argv) == expected[argv]
+    # a file name with a tab: every line is shown by inline, from the findings
+    (memories / "tab\there.md").write_text(memory(title="Tab"))
+    shown = lint(cache="off")
+    assert "tab␉here.md" in shown[1]
+    assert lint() == shown and lint() == shown
