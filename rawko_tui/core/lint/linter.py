@@ -90,10 +90,15 @@ def sort_key(finding: Finding) -> tuple:
 def moment_findings(store: Store) -> list[Finding]:
     """The findings made afresh on every run, which the memory files alone do not decide: interrupted writes and the
     journal records ignored, the files the load skipped, the agents and settings, the store's other files."""
-    from ..record.writer import journal_report
+    from ..record.journals import no_journal
 
     findings: list[Finding] = []
-    interrupted, ignored = journal_report(store.root)
+    if no_journal(store.root):  # most stores: the writer is not imported to find no record
+        interrupted, ignored = [], []
+    else:
+        from ..record.writer import journal_report
+
+        interrupted, ignored = journal_report(store.root)
     for name, what in interrupted:
         findings.append(Finding(f".rawko/memories/{name}", ERROR, "torn-entry", what + " (the writer was stopped before it finished)"))
     for name, reason in store.skipped:
