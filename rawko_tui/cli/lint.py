@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..core.arbiters.profiles import resolve_profile
 from ..core.text.safetext import inline, inline_lines, plural
 from .loading import _load, _now
-from .output import EXIT_FINDINGS, EXIT_OK, _dumps, _write
+from .output import EXIT_FINDINGS, EXIT_OK, _dumps, _write, _write_utf8
 
 
 def cmd_lint(args) -> int:
@@ -24,8 +24,9 @@ def cmd_lint(args) -> int:
         kept = KeptReport(store, args.arbiter)
         report = kept.report(now_ms, person)
         if report is not None:
-            text, count, errors, warnings = report
-            return _said(store, text, count, errors, warnings)
+            data, count, errors, warnings = report
+            _write_utf8(data)  # its lines shown by inline already
+            return _said(store, "\n\n" if data else "", count, errors, warnings)
     from ..core.lint.linter import ERROR, lint_store
 
     findings = lint_store(store, now_ms, arbiter=args.arbiter, person=person)
@@ -40,11 +41,12 @@ def cmd_lint(args) -> int:
     if text is None:
         text = "\n".join(inline(str(f)) for f in findings)
     warnings = sum(1 for f in findings if f.severity == "warning")
-    return _said(store, text, len(findings), errors, warnings)
+    _write(text, shown=True)  # every line shown by inline already
+    return _said(store, "\n\n" if text else "", len(findings), errors, warnings)
 
 
-def _said(store, text: str, count: int, errors: int, warnings: int) -> int:
-    """The findings' lines and the summary written; the exit code."""
+def _said(store, before: str, count: int, errors: int, warnings: int) -> int:
+    """The summary written after the findings' lines (``before``: the blank line between them); the exit code."""
     summary = f"{plural(len(store.files), 'file')}: {plural(errors, 'error')}, {plural(warnings, 'warning')}, {count - errors - warnings} info"
-    _write((text + "\n\n" if text else "") + summary + "\n", shown=True)  # every line shown by inline already
+    _write(before + summary + "\n", shown=True)
     return EXIT_FINDINGS if errors else EXIT_OK

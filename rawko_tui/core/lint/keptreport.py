@@ -38,9 +38,9 @@ class KeptReport:
         self.findings = KeptStoreFindings(store, arbiter)
         self.missing = False  # set by ``report``: no report is kept for these readings (``keep`` then makes it)
 
-    def report(self, now_ms: float | None, person) -> tuple[str, int, int, int] | None:
-        """(the findings' lines, joined; how many findings; errors; warnings), or None: nothing kept (``missing``),
-        or a line not shown as it is."""
+    def report(self, now_ms: float | None, person) -> tuple[bytes, int, int, int] | None:
+        """(the findings' lines, joined, as UTF-8; how many findings; errors; warnings), or None: nothing kept
+        (``missing``), or a line not shown as it is."""
         if self.findings.key is None:
             return None
         found = cache.read_kept(self._path(), lambda handle: self._read(handle, now_ms, person))
@@ -57,12 +57,14 @@ class KeptReport:
                 return None
             if not head["plain"]:
                 return False  # kept, and shown line by line: lint_store's findings are
-            text = marshal.load(handle)
+            text = handle.read(head["size"])  # as bytes, written as they are: megabytes made into text and back cost more
+            if len(text) != head["size"]:
+                return None
             dates = marshal.load(handle)  # of each file's discoveredAt, apart: a run with no time reads no more of them
-            futures = marshal.load(handle)
             extra = []
-            if now_ms is not None and any(date_ms > now_ms for date_ms in dates):
-                for date_ms, key, plain in marshal.loads(futures):
+            coming = now_ms is not None and any(date_ms > now_ms for date_ms in dates)
+            if coming:
+                for date_ms, key, plain in marshal.loads(handle.read(head["futures"])):
                     if date_ms > now_ms:
                         finding = Finding(*plain)
                         line = _line(finding)
@@ -80,6 +82,8 @@ class KeptReport:
                 extra.sort()
                 errors += sum(1 for _, _, severity in extra if severity == ERROR)
                 warnings += sum(1 for _, _, severity in extra if severity == WARNING)
+                if not coming:
+                    handle.seek(head["futures"], 1)  # the places are kept after the dates' findings
                 text = _placed(text, marshal.load(handle), extra)
             return text, count, errors, warnings
         except (KeyError, TypeError, ValueError, IndexError, EOFError):
@@ -101,8 +105,15 @@ class KeptReport:
         lines = [_line(Finding(*plain)) for _, plain in placed]
         coming = [(date_ms, _key(p[0], p[1], p[4], OWN, 2 * at), p) for at, date_ms, p in futures]
         plain = None not in lines
+        try:
+            text = "\n".join(lines).encode("utf-8") if plain else b""
+            futures_data = marshal.dumps(coming, 4)
+        except ValueError:  # a lone surrogate (inline shows none), a value marshal cannot keep: nothing is kept
+            return
         head = {
             "key": self.findings.key,
+            "size": len(text),
+            "futures": len(futures_data),
             "format": _FORMAT,
             "plain": plain,
             "count": len(placed),
@@ -113,9 +124,9 @@ class KeptReport:
             data = [marshal.dumps(head, 4)]
             if plain:
                 data += [
-                    marshal.dumps("\n".join(lines), 4),
+                    text,
                     marshal.dumps([date_ms for date_ms, _, _ in coming], 4),
-                    marshal.dumps(marshal.dumps(coming, 4), 4),
+                    futures_data,
                     marshal.dumps([key for key, _ in placed], 4),
                 ]
         except ValueError:
@@ -140,15 +151,15 @@ def _line(finding: Finding) -> str | None:
     return inline(line)
 
 
-def _placed(text: str, keys: list[tuple], extra: list[tuple]) -> str:
+def _placed(text: bytes, keys: list[tuple], extra: list[tuple]) -> bytes:
     """The kept lines (``text``, their places ``keys``) with each extra (place, line, severity) put in its place."""
-    lines = text.split("\n") if keys else []
-    out: list[str] = []
+    lines = text.split(b"\n") if keys else []
+    out: list[bytes] = []
     start = 0
     for key, line, _ in extra:
         at = bisect_left(keys, key, start)
         out.extend(lines[start:at])
-        out.append(line)
+        out.append(line.encode("utf-8"))
         start = at
     out.extend(lines[start:])
-    return "\n".join(out)
+    return b"\n".join(out)
