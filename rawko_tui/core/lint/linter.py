@@ -418,14 +418,14 @@ _STORE_FOLDERS = (
     (".rawko/checks", WARNING, "no saved task in it is read or checked"),
 )
 _DISMISSALS_LOST = "the dismissals it records are not read: those candidates come back in the queue"
+_DECISION_LOGS = ("rawko-tui-decisions.yaml", "rawko-tui-dismissed.yaml")  # curation.entries: DECISIONS_FILE, LEGACY_DISMISSED_FILE
 # The other files of .rawko/ rawko-tui reads (memories, agents and rawko-tui.yaml have findings of their own):
 # (folder, file pattern, size limit, what refusing one means)
 _STORE_FILES = (
     (".rawko", "checks.yaml", SETTINGS_LIMIT, "its saved tasks are not read or checked"),
     (".rawko/checks", "*.yaml", SETTINGS_LIMIT, "its saved tasks are not read or checked"),
     (".rawko/sessions", "*/agent-memory.yaml", SESSION_LIMIT, "the session is not read"),
-    (".rawko", "rawko-tui-decisions.yaml", SETTINGS_LIMIT, _DISMISSALS_LOST),
-    (".rawko", "rawko-tui-dismissed.yaml", SETTINGS_LIMIT, _DISMISSALS_LOST),
+    *((".rawko", name, SETTINGS_LIMIT, _DISMISSALS_LOST) for name in _DECISION_LOGS),
     (".rawko/.write-journal", "*", SETTINGS_LIMIT, "a write it records as begun is not checked for having finished"),
 )
 
@@ -435,20 +435,24 @@ def saved_file_findings(root, said: set[str]) -> list[Finding]:
     `check` and `sessions` would report, so that lint names every file of the store it cannot use. ``said``: paths
     already reported (a link, a device), not said twice."""
     from ..curation.checks import load_checks
-    from ..curation.sessions import load_sessions
 
     found = []
     for error in load_checks(root)[1]:
         if error.path not in said:
             found.append(Finding(error.path, ERROR, "saved-tasks", f"{error.reason}: its saved tasks are not checked", error.line))
-    for session in load_sessions(root):
-        if session.error is not None and session.error.path not in said:
-            found.append(Finding(session.error.path, WARNING, "session", f"{session.error.reason}: the session is not read", session.error.line))
-    from ..curation.entries import decision_log_problems
+    # the sessions and the decision logs are read (their modules imported) only where there are any: most stores have none
+    if os.path.lexists(os.path.join(root, ".rawko", "sessions")) or linked_part(root, ".rawko/sessions") is not None:
+        from ..curation.sessions import load_sessions
 
-    for path, reason, line in decision_log_problems(root):
-        if path not in said:
-            found.append(Finding(path, WARNING, "refused", f"{reason}; {_DISMISSALS_LOST}", line))
+        for session in load_sessions(root):
+            if session.error is not None and session.error.path not in said:
+                found.append(Finding(session.error.path, WARNING, "session", f"{session.error.reason}: the session is not read", session.error.line))
+    if any(os.path.lexists(os.path.join(root, ".rawko", name)) for name in _DECISION_LOGS):
+        from ..curation.entries import decision_log_problems
+
+        for path, reason, line in decision_log_problems(root):
+            if path not in said:
+                found.append(Finding(path, WARNING, "refused", f"{reason}; {_DISMISSALS_LOST}", line))
     return found
 
 
