@@ -441,3 +441,31 @@ def test_lints_kept_report_writes_what_a_fresh_lint_writes_with_the_findings_mad
     shown = lint(cache="off")
     assert "tab␉here.md" in shown[1]
     assert lint() == shown and lint() == shown
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "latin-1"])
+def test_lints_kept_report_is_written_as_a_fresh_lint_is_whatever_standard_outputs_encoding(tmp_path, encoding):
+    """The kept report's bytes go to a UTF-8 standard output as they are; to another, as text, as a fresh lint's do."""
+    import subprocess
+    import sys
+
+    root = random_store(tmp_path / "store", seed=9, now_ms=parse_now(FIXED_NOW), size=40)
+    (root / ".rawko" / "memories" / "café.md").write_text(memory(title="Café crème", when='"cafe"'))
+    code = (
+        "import sys\n"
+        "from rawko_tui.core.disk import cache\n"
+        "cache.RACY_NS = 0  # the files were written a moment ago: trusted all the same\n"
+        "from rawko_tui.cli import main\n"
+        f"code = main(['lint', {str(root)!r}, '--now', {FIXED_NOW!r}])\n"
+        "sys.stdout.flush()\n"
+        "sys.stderr.write(str(code))\n"
+    )
+
+    def lint(cache_setting: str):
+        env = {**os.environ, "PYTHONIOENCODING": encoding, "RAWKO_TUI_CACHE": cache_setting}
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, env=env, timeout=60)
+
+    fresh = lint("off")
+    assert fresh.stderr == b"1" and "café.md".encode(encoding) in fresh.stdout
+    runs = [lint("on") for _ in range(3)]  # the findings kept, then the report, then the report written
+    assert [(run.stdout, run.stderr) for run in runs] == [(fresh.stdout, fresh.stderr)] * 3

@@ -57,7 +57,7 @@ def _write_utf8(data: bytes) -> None:
     are where standard output is UTF-8: no copy of them is made as text, nor encoded again."""
     stream = sys.stdout
     buffer = getattr(stream, "buffer", None)
-    if buffer is None or stream.encoding.replace("_", "-").lower() not in ("utf-8", "utf8"):
+    if buffer is None or str(getattr(stream, "encoding", "")).replace("_", "-").lower() not in ("utf-8", "utf8"):
         _write(data.decode("utf-8"), shown=True)
         return
     try:
