@@ -103,14 +103,17 @@ class _ListedJson:
         self.components: list[dict] = []  # each dict whose id is in a key, kept alive so its id stays its own
 
     def __call__(self, row: ListedDecision, status: str) -> RawJson:
-        path, title, score = row.file.rel_path, row.title, row.score
-        key = (row.loaded, row.meets_threshold, type(score), score, id(row.components), row.reason, row.why, status)  # the type too: 1 == 1.0 == True
+        path, title, score, components = row.file.rel_path, row.title, row.score, row.components
+        # components by identity (a listing shares equal ones); an empty one by its type (each file passed over has its own {})
+        shared = id(components) if components else type(components)
+        key = (row.loaded, row.meets_threshold, type(score), score, shared, row.reason, row.why, status)  # the type too: 1 == 1.0 == True
         rest = self.rests.get(key)
         if rest is None:
-            self.components.append(row.components)
+            if components:
+                self.components.append(components)
             encode = self.encode
             rest = self.rests[key] = self._REST % (
-                encode(row.loaded), encode(row.meets_threshold), encode(score) if self.scored else "null", encode(row.components),
+                encode(row.loaded), encode(row.meets_threshold), encode(score) if self.scored else "null", encode(components),
                 encode(row.reason), encode(row.why), encode(status),
             )  # fmt: skip
         return RawJson(
