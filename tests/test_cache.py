@@ -393,6 +393,44 @@ def test_values_kept_per_file_survive_a_run_on_a_revision(tmp_path, settled):
     assert cache.load_derived(root, "lint", lint.LINT_MODULES).keys() == kept.keys()
 
 
+def test_a_store_s_readings_are_named_alike_by_the_load_that_kept_them_and_by_the_next(tmp_path, monkeypatch, settled):
+    """``Store.kept_readings`` stands for every file's reading while the files are exactly those the parse cache keeps:
+    the load that writes the cache and every later one that finds it name them alike (so tables kept by one are used
+    by the next), a changed file names them anew, and a store with a file the cache does not keep has none."""
+    from rawko_tui.core import store as store_package
+    from rawko_tui.core.arbiters import rankcache
+    from rawko_tui.core.arbiters.loaders import load_view
+    from rawko_tui.core.arbiters.profiles import BUILT_IN
+
+    root = write_store(tmp_path, {f"m{i}.md": memory(title=f"Memory {i}") for i in range(6)})
+    profile = BUILT_IN["spec-0007"]
+
+    def key(store):
+        return rankcache._key(store, load_view(store, profile, False), profile)
+
+    cold, warm = load_store(root), load_store(root)
+    assert cold.kept_readings is not None and warm.kept_readings == cold.kept_readings
+    assert key(warm) == key(cold) and key(warm) is not None
+    assert cache.readings_digest(warm.files, warm.kept_readings) != cache.readings_digest(warm.files[1:], warm.kept_readings)
+    (root / ".rawko" / "memories" / "m3.md").write_text(memory(title="Memory 3, again"))
+    changed, after = load_store(root), load_store(root)
+    assert changed.kept_readings not in (None, cold.kept_readings) and after.kept_readings == changed.kept_readings
+    assert key(after) == key(changed) != key(cold)
+    assert load_store(root, previous=after).kept_readings == after.kept_readings  # a reload that changed nothing
+    (root / ".rawko" / "memories" / "m3.md").unlink()
+    removed = load_store(root)
+    assert removed.kept_readings not in (None, after.kept_readings) and load_store(root).kept_readings == removed.kept_readings
+    limited = write_store(tmp_path / "limited", {f"m{i}.md": memory(title=f"Memory {i}") for i in range(3)})
+    past_limit = store_package.loading._past_store_limit
+    first_size = (limited / ".rawko" / "memories" / "m0.md").stat().st_size
+    monkeypatch.setattr(store_package.loading, "_past_store_limit", lambda scanned: past_limit(scanned, limit=first_size))  # one is read
+    limited_store = load_store(limited)
+    assert [bool(f.read_ns) for f in limited_store.files] == [True, False, False]
+    assert limited_store.kept_readings is None and load_store(limited).kept_readings is None
+    monkeypatch.setenv("RAWKO_TUI_CACHE", "off")
+    assert load_store(root).kept_readings is None
+
+
 def test_lints_kept_report_writes_what_a_fresh_lint_writes_with_the_findings_made_afresh_in_their_places(tmp_path, monkeypatch, settled, capsys):
     """The second run on the very same readings writes the kept report (no finding made, none sorted), with a date
     still to come, the journal's, the settings', the store's other files' and the person's findings each in its

@@ -396,8 +396,7 @@ def test_a_kept_lint_says_a_date_to_come_at_each_run_s_own_time(tmp_path, settle
 def test_a_profile_s_reading_of_a_kept_file_holds_one_entry_exactly_when_its_text_says_so(tmp_path, settled, seed):
     """rawko-sdk reads a file's body trimmed: whether it holds one entry is taken from the parse cache's answer where
     that answer tells it, and is what working it out from the text gives, for every file of a hostile store."""
-    import dataclasses
-
+    from rawko_tui.core import records
     from rawko_tui.core.arbiters.loaders import load_view
     from rawko_tui.core.arbiters.profiles import BUILT_IN
     from rawko_tui.core.store.fold import status_of
@@ -413,16 +412,15 @@ def test_a_profile_s_reading_of_a_kept_file_holds_one_entry_exactly_when_its_tex
     view = load_view(warm, BUILT_IN["rawko-sdk"], False)
     assert len(view.loaded) > 30 and {'spaced.md', 'dashes.md'} <= {read.name for read in view.loaded}
     for read in view.loaded:
-        fresh = dataclasses.replace(read, _single=None)
+        fresh = records.replace(read, _single=None)
         assert read.single_entry() == fresh.single_entry(), read.name
-        assert status_of(read) == status_of(dataclasses.replace(read, _single=None)), read.name
+        assert status_of(read) == status_of(records.replace(read, _single=None)), read.name
 
 
 def test_a_kept_file_made_in_one_positional_call_has_each_value_in_its_own_field():
     """``kept_memory_file`` passes the constructor its values by position (a load makes one per file): each lands in
     the field it names, whatever order the class's fields are declared in."""
-    import dataclasses
-
+    from rawko_tui.core import records
     from rawko_tui.core.store.reading import MemoryFile, kept_memory_file
 
     text, spec, error, bad = object(), object(), object(), (3, 1)
@@ -431,7 +429,7 @@ def test_a_kept_file_made_in_one_positional_call_has_each_value_in_its_own_field
         location="/s/.rawko/memories/sub/x.md", rel_path=".rawko/memories/sub/x.md", name="sub/x.md", top_level=False, symlink=True,
         size=11, mtime_ns=22, signature=(11, 22, 33, 44, 55), read_ns=66, _text=text, spec=spec, error=error, bom=True, bad_utf8=bad, _single=False,
     )  # fmt: skip
-    assert {f.name: getattr(made, f.name) for f in dataclasses.fields(MemoryFile)} == {f.name: getattr(expected, f.name) for f in dataclasses.fields(MemoryFile)}
+    assert {f.name: getattr(made, f.name) for f in records.fields(MemoryFile)} == {f.name: getattr(expected, f.name) for f in records.fields(MemoryFile)}
 
 
 @pytest.mark.parametrize("part", [4096, 2])

@@ -13,7 +13,6 @@ against the reference loop.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import random
 from pathlib import Path
@@ -21,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXED_NOW, memory, write_store
+from rawko_tui.core import records
 from rawko_tui.core.arbiters.decision import COMPONENT_KEYS, REASON_SKIPPED, ArbiterOptions, parse_now
 from rawko_tui.core.arbiters.loaders import load_view
 from rawko_tui.core.arbiters.profiles import BUILT_IN
@@ -39,7 +39,7 @@ PROFILES = tuple(SCRIPTS)
 
 def profile_with_order(name: str, order: str):
     profile = BUILT_IN[name]
-    return dataclasses.replace(profile, loader=dataclasses.replace(profile.loader, order=order))
+    return records.replace(profile, loader=records.replace(profile.loader, order=order))
 
 
 def compare(oracle, root: Path, name: str, queries: list[tuple[str, str, dict]], order: str = "name", now_ms: float = NOW_MS, at_a_time: int | None = None) -> int:

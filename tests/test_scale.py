@@ -226,15 +226,14 @@ def test_one_memorys_decision_is_found_without_building_every_decision(tmp_path)
 @pytest.mark.parametrize("seed", range(4))
 def test_the_one_line_decision_is_the_trees_root_without_building_the_tree(tmp_path, seed, profile):
     """`why` (what a listing of every memory shows) says exactly what the explanation tree's root says, under every profile."""
-    import dataclasses
-
+    from rawko_tui.core import records
     from rawko_tui.core.arbiters.profiles import BUILT_IN
 
     store = load_store(random_store(tmp_path / "store", seed=seed, now_ms=NOW, size=120) if seed else hostile_store(tmp_path))
     rng = random.Random(seed)
     for view in (store, effective_store(store)):
         for _ in range(10):
-            options = dataclasses.replace(rng.choice(OPTIONS), profile=BUILT_IN[profile])
+            options = records.replace(rng.choice(OPTIONS), profile=BUILT_IN[profile])
             preview = run_preview(view, random_task(rng), rng.choice(AGENTS), options, rng.choice(nows_for(store)))
             lines = [c.why for c in preview.candidates]
             assert all(c._explanation is None for c in preview.candidates if c.loaded and c.facts is not None)  # no tree was built
@@ -246,7 +245,7 @@ def test_the_one_line_decision_is_the_trees_root_without_building_the_tree(tmp_p
 def test_a_listing_says_what_every_decision_says(tmp_path, seed, profile):
     """``Preview.listing`` (what a text or JSON listing of every memory reads) answers as ``candidates`` does, row by
     row, and ``--json`` writes a listed row as it writes the candidate's dict, under every profile."""
-    import dataclasses
+    from rawko_tui.core import records
     import json
 
     from rawko_tui.cli.output import _json_default
@@ -261,7 +260,7 @@ def test_a_listing_says_what_every_decision_says(tmp_path, seed, profile):
     listed = 0
     for view in (store, effective_store(store)):
         for _ in range(10):
-            options = dataclasses.replace(rng.choice(OPTIONS), profile=BUILT_IN[profile])
+            options = records.replace(rng.choice(OPTIONS), profile=BUILT_IN[profile])
             preview = run_preview(view, random_task(rng), rng.choice(AGENTS), options, rng.choice(nows_for(store)))
             unscored = preview.listing(scores=False)
             listing = preview.listing()  # made before the candidates: once they are, the listing is them
@@ -401,8 +400,7 @@ def test_a_kept_pattern_index_holds_what_the_fresh_one_holds(tmp_path):
 @pytest.mark.parametrize("profile", ["spec-0007", "spec-0005"])
 def test_kept_tables_of_another_shape_are_made_again(tmp_path, monkeypatch, profile):
     """Kept tables that do not add up (damaged on disk, or another version's) are made again, never used."""
-    import dataclasses
-
+    from rawko_tui.core import records
     from rawko_tui.core.arbiters import rankcache
     from rawko_tui.core.arbiters.profiles import BUILT_IN
 
@@ -426,7 +424,7 @@ def test_kept_tables_of_another_shape_are_made_again(tmp_path, monkeypatch, prof
     monkeypatch.setattr(rankcache, "load", damaged)
     for task in TASKS:
         store = load_store(root)
-        assert decisions(run_preview(store, task, "developer", options, NOW)) == decisions(run_preview_reference(store, task, "developer", dataclasses.replace(options), NOW)), task
+        assert decisions(run_preview(store, task, "developer", options, NOW)) == decisions(run_preview_reference(store, task, "developer", records.replace(options), NOW)), task
     assert served  # the damaged tables were offered
 
 

@@ -97,8 +97,9 @@ class JsonText(str):
     __slots__ = ()
 
 
-class RawJson(str):
-    """An item of a top-level list that is JSON text already, exactly as ``_dumps`` would write its value."""
+class RawJsonItems(list):
+    """A top-level list whose items are JSON text already, each exactly as ``_dumps`` would write it (a listing's
+    10,000 rows are joined as they are, not wrapped one by one)."""
 
     __slots__ = ()
 
@@ -115,7 +116,7 @@ def _dumps(data: object) -> str:
         for key, value in data.items():
             parts += ["  ", compact(key), ": "]
             if isinstance(value, list) and value:
-                parts += ["[\n    ", ",\n    ".join([item if type(item) is RawJson else compact(item) for item in value]), "\n  ]"]
+                parts += ["[\n    ", ",\n    ".join(value if type(value) is RawJsonItems else [compact(item) for item in value]), "\n  ]"]
             else:
                 parts.append(compact(value))
             parts.append(",\n")

@@ -22,7 +22,7 @@ from ..core.arbiters.formatters import prompt_shares
 from ..core.store.reading import budget_for, pinned_now
 from ..core.text.safetext import plural
 from .loading import _did_you_mean, _load, _named, _now, _store_root
-from .output import EXIT_FINDINGS, EXIT_OK, EXIT_UNDECIDED, RawJson, UsageError, _dumps, _error, _json_default, _report, _write
+from .output import EXIT_FINDINGS, EXIT_OK, EXIT_UNDECIDED, RawJsonItems, UsageError, _dumps, _error, _json_default, _report, _write
 
 
 def _preview(args, rev: str | None = None):
@@ -47,7 +47,7 @@ def _preview(args, rev: str | None = None):
 
 def preview_to_dict(preview: Preview, rows_as_json: bool = False) -> dict:
     """The preview as ``--json`` writes it. ``rows_as_json``: the candidates a listing holds by the thousand are
-    ``RawJson`` text already (for ``_dumps``'s top level only: a nested one would be written as a string)."""
+    JSON text already, a ``RawJsonItems`` (for ``_dumps``'s top level only: a nested one would be written as strings)."""
     from datetime import datetime, timezone
 
     scored = preview.profile.scored  # spec-0005 scores nothing: its scores are null, not 0
@@ -67,10 +67,11 @@ def preview_to_dict(preview: Preview, rows_as_json: bool = False) -> dict:
         "injected": [
             {"rank": c.rank, "path": c.path, "title": c.title, "score": c.score if scored else None, "components": c.components} for c in preview.injected
         ],
-        "candidates": [
-            row_json(c, status) if row_json is not None and type(c) is ListedDecision else {**c.to_dict(), "status": status, **({} if scored else {"score": None})}
-            for c, status in zip(listing, statuses)
-        ],
+        "candidates": RawJsonItems(
+            [row_json(c, status) if type(c) is ListedDecision else row_json.encode(_candidate_dict(c, status, scored)) for c, status in zip(listing, statuses)]
+        )
+        if row_json is not None
+        else [_candidate_dict(c, status, scored) for c, status in zip(listing, statuses)],
         "prompt": preview.prompt,
         "errors": [e.to_dict() for e in preview.errors],
         "arbiterFailure": preview.arbiter_failure.to_dict() if preview.arbiter_failure else None,
@@ -84,6 +85,10 @@ def preview_to_dict(preview: Preview, rows_as_json: bool = False) -> dict:
         "regexBudgetSeconds": preview.regex_budget,
         "undecided": [_undecided_dict(c, preview) for c in preview.undecided],
     }
+
+
+def _candidate_dict(candidate, status: str, scored: bool) -> dict:
+    return {**candidate.to_dict(), "status": status, **({} if scored else {"score": None})}
 
 
 class _ListedJson:
@@ -102,20 +107,22 @@ class _ListedJson:
         self.rests: dict[tuple, str] = {}
         self.components: list[dict] = []  # each dict whose id is in a key, kept alive so its id stays its own
 
-    def __call__(self, row: ListedDecision, status: str) -> RawJson:
-        path, title, score = row.file.rel_path, row.title, row.score
-        key = (row.loaded, row.meets_threshold, type(score), score, id(row.components), row.reason, row.why, status)  # the type too: 1 == 1.0 == True
+    def __call__(self, row: ListedDecision, status: str) -> str:
+        path, title, score, components = row.file.rel_path, row.title, row.score, row.components
+        # components by identity (a listing shares equal ones); an empty one by its type (each file passed over has its own {})
+        shared = id(components) if components else type(components)
+        key = (row.loaded, row.meets_threshold, type(score), score, shared, row.reason, row.why, status)  # the type too: 1 == 1.0 == True
         rest = self.rests.get(key)
         if rest is None:
-            self.components.append(row.components)
+            if components:
+                self.components.append(components)
             encode = self.encode
             rest = self.rests[key] = self._REST % (
-                encode(row.loaded), encode(row.meets_threshold), encode(score) if self.scored else "null", encode(row.components),
+                encode(row.loaded), encode(row.meets_threshold), encode(score) if self.scored else "null", encode(components),
                 encode(row.reason), encode(row.why), encode(status),
             )  # fmt: skip
-        return RawJson(
-            '{"path": %s, "title": %s, %s'
-            % (encode_json_text(path) if type(path) is str else self.encode(path), encode_json_text(title) if type(title) is str else self.encode(title), rest)
+        return '{"path": %s, "title": %s, %s' % (
+            encode_json_text(path) if type(path) is str else self.encode(path), encode_json_text(title) if type(title) is str else self.encode(title), rest
         )
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 
+from ..core import records
 from ..core.curation.entries import read_body
 from .output import EXIT_FINDINGS, EXIT_OK, UsageError, _report, _write
 
@@ -42,7 +42,7 @@ def _include_uncommitted(args, writes):
     """--include-uncommitted: bytes another writer appended since the last commit go into this commit too (they were shown)."""
     if not getattr(args, "include_uncommitted", False):
         return writes
-    return [dataclasses.replace(w, include_foreign=True) if w.foreign else w for w in writes]
+    return [records.replace(w, include_foreign=True) if w.foreign else w for w in writes]
 
 
 def _show_and_check(args, root, writes, ask_on_warnings: bool = False) -> bool:

@@ -10,7 +10,6 @@ handler.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import gc
 import os
 import threading
@@ -25,6 +24,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Input, Markdown, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from ..core import records
 from ..core.arbiters.decision import SPEC_AGENTS, Preview, iso_from_ms, parse_now, resolve_options
 from ..core.arbiters.ranking import decide_unsure, prepare_index, release_pattern_index, run_preview
 from ..core.curation.checks import default_task_name, load_checks, saved_task_write
@@ -471,7 +471,7 @@ class RawkoApp(WriteActions, App[int]):
                     deliver(self.main, self._arbiter_refused, str(refused))
                     continue
                 options = resolve_options(store, query.agent, query.max_memories, query.min_importance, query.recursive, profile)
-                options = dataclasses.replace(options, regex_budget=QUERY_REGEX_SECONDS)  # typing never waits on a regex
+                options = records.replace(options, regex_budget=QUERY_REGEX_SECONDS)  # typing never waits on a regex
                 options.sources["arbiter"] = source
                 preview = self._rank(store, query, options)
                 if not worker.is_cancelled and self._pending is None:

@@ -8,9 +8,9 @@ part, said in the words of the profile that decides differently.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 
+from .. import records
+from ..records import record
 from .decision import Candidate, Preview, resolve_options
 from ..js.regexp import DEFAULT_REGEX_BUDGET_SECONDS
 from ..store.reading import Store
@@ -21,7 +21,7 @@ from .scoring import COMPONENT_KEYS
 COMPONENT_WORDS = {"importance": "importance", "recency": "recency", "keyword": "keywords", "agentTags": "agent tags", "sameAgent": "same agent"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Decision:
     """One profile's decision on one memory."""
 
@@ -41,7 +41,7 @@ class Decision:
         return "not injected: " + self.why.removeprefix("not injected: ")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Difference:
     path: str
     title: str | None
@@ -52,7 +52,7 @@ class Difference:
         return {"path": self.path, "title": self.title, "decisions": [d.to_dict() for d in self.decisions], "rule": self.rule}
 
 
-@dataclass
+@record
 class Comparison:
     task: str
     agent: str
@@ -81,7 +81,7 @@ def compare_profiles(
     """Rank the task under each profile (each with its own settings, ``regex_budget`` for backtracking regexes) and find where they part."""
     previews = {}
     for profile in profiles:
-        options = dataclasses.replace(resolve_options(store, agent, recursive=recursive, profile=profile), regex_budget=regex_budget)
+        options = records.replace(resolve_options(store, agent, recursive=recursive, profile=profile), regex_budget=regex_budget)
         previews[profile.name] = run_preview_deciding(store, task, agent, options, now_ms)
     return compare_previews(task, agent, previews)
 

@@ -30,8 +30,8 @@ import itertools
 import math
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
+from ..records import field, record
 from .formatters import PREVIEW_CHARS, PROMPT_HEADER, WHOLE_PROMPT_HEADER, content_preview, format_memories_for_prompt, prompt_header
 from .profiles import DEFAULT as DEFAULT_PROFILE
 from .profiles import Profile, ProfileError, resolve_profile
@@ -86,7 +86,7 @@ REASON_NOT_READ = "not-read"  # spec-0005: a file after the one that ended the l
 REASON_UNDECIDED = "match-undecided"  # a whenToUse regex rawko-tui could not decide: ranked as unmatched, said as undecided
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ArbiterOptions:
     """Options as ``findRelevantMemories`` receives them (raw values: config may hold anything)."""
 
@@ -98,7 +98,7 @@ class ArbiterOptions:
     regex_budget: float = DEFAULT_REGEX_BUDGET_SECONDS  # seconds for backtracking regexes in one ranking, in total
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Candidate:
     file: MemoryFile
     loaded: bool
@@ -223,7 +223,7 @@ class ListedDecision:
     to_dict = Candidate.to_dict  # the same dict, read from the same names (``_undecided`` None: no undecided patterns)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ArbiterFailure:
     """Where an arbiter running its code verbatim would throw, and what it would say."""
 
@@ -271,7 +271,7 @@ _TOLERANT_READING = {
 }
 
 
-@dataclass
+@record
 class Preview:
     """One ranking: what is injected, in what order, and (on demand) every memory's decision.
 
@@ -785,7 +785,7 @@ def _short(pattern: str, limit: int = 80) -> str:
     return repr(pattern) if len(pattern) <= limit else f"{pattern[: limit - 20]!r}… ({len(pattern):,} characters)"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Fate:
     """What becomes of an undecided memory if its pattern matches, and whether that changes what is injected."""
 
@@ -821,7 +821,7 @@ def fate_if_matched(candidate: Candidate, preview: Preview) -> Fate:
     return Fate(f"not injected either way: it would rank {rank}, past the top-{cut} limit (score {candidate.score:g})", False)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Outcome:
     """One injection the undecided matches allow: the memories injected (by file name), or a throw that injects nothing."""
 

@@ -12,8 +12,8 @@ pattern after the one that matched): neither passed nor failed, marked ``–``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
+from ..records import field, record
 from ..text.safetext import inline
 
 COMPONENT = "component"
@@ -25,7 +25,7 @@ SCORE = "score"
 MATCHED_MARK, FAILED_MARK, NOT_TRIED_MARK, UNDECIDED_MARK = "✓", "✗", "–", "?"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Explanation:
     value: float
     description: str

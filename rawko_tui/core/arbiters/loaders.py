@@ -15,12 +15,12 @@ loader, like the rank index.
 
 from __future__ import annotations
 
-import dataclasses
 import operator
 import re
 import sys
-from dataclasses import dataclass
 
+from .. import records
+from ..records import record
 from .decision import REASON_ERROR, REASON_NOT_READ, REASON_SKIPPED, REASON_STOPS, has_load_error, not_loaded_gate
 from ..js.values import UNDEFINED, js_trim, type_name, utf16_sort_key
 from ..store.columnar import decoded_views_bounded
@@ -31,7 +31,7 @@ from .profiles import IMPORTANCE_LEVELS, Loader, Profile
 SDK_FRONTMATTER = re.compile(r"---\n([\s\S]*?)\n---\n?([\s\S]*)\Z")
 
 
-@dataclass
+@record
 class LoadedView:
     loader: Loader
     gated: list[tuple[MemoryFile, str, str]]  # files the arbiter never scores: (file, reason, why)
@@ -215,7 +215,7 @@ def sdk_read(memory: MemoryFile, profile: Profile, kept=None, shared: dict | Non
     return _read_again(memory, spec=spec, error=None, _facts=None, _entries=None, _suspects=None, _single=single)
 
 
-_MEMORY_FIELDS = tuple(field.name for field in dataclasses.fields(MemoryFile))
+_MEMORY_FIELDS = tuple(field.name for field in records.fields(MemoryFile))
 _ALL_FIELDS = operator.attrgetter(*_MEMORY_FIELDS)
 
 
@@ -234,7 +234,7 @@ def _single_entry_as_read(memory: MemoryFile, body_length: int) -> bool | None:
 
 
 def _read_again(memory: MemoryFile, **changes) -> MemoryFile:
-    """``dataclasses.replace(memory, **changes)`` in a third of its time: a file as a loader reads it (one per file of a view)."""
+    """``records.replace(memory, **changes)`` in a third of its time: a file as a loader reads it (one per file of a view)."""
     clone = MemoryFile(*_ALL_FIELDS(memory))
     for name, value in changes.items():
         setattr(clone, name, value)

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
 
+from ..records import field, record
 from ..disk import cache
 from ..js.regexp import (
     TRANSLATIONS,
@@ -49,7 +49,7 @@ BAD_REGEX = "invalid-regex"  # SPEC-0005's matcher skips a pattern that is not a
 _REGEX_SYNTAX = set(".*+?()[]{}\\^$")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Undecided:
     """A whenToUse regex rawko-tui could not decide for one text, and why (``jsregex.JsRegexUndecided``)."""
 
@@ -72,7 +72,7 @@ class Undecided:
         return {"pattern": self.pattern, "regex": self.source, "kind": self.kind, "reason": self.reason, "seconds": self.seconds, "decidable": self.decidable}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PatternResult:
     """How one whenToUse pattern was read and whether it matched."""
 
@@ -109,7 +109,7 @@ def build_search_text(task: str, agent_name: str) -> str:
     return f"{task} {agent_name}".lower()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PatternPlan:
     """How SPEC-0007 reads one pattern, decided once: only ``run`` depends on the task.
 

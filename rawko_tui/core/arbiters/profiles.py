@@ -20,9 +20,9 @@ overrides in ``.rawko/rawko-tui.yaml``::
 """
 
 from __future__ import annotations
+from .. import records
+from ..records import record
 
-import dataclasses
-from dataclasses import dataclass
 
 IMPORTANCE_LEVELS = ("low", "medium", "high", "critical")
 
@@ -41,7 +41,7 @@ SDK_TAGS = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Loader:
     """How the files become memories."""
 
@@ -53,7 +53,7 @@ class Loader:
     order: str = "name"  # "name": sorted names | "directory": the order the folder lists them (readdir)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Scorer:
     """scoreMemoryRelevance's rules where the arbiters differ."""
 
@@ -65,7 +65,7 @@ class Scorer:
         return dict(self.agent_tags).get(agent, ())
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Profile:
     name: str
     summary: str
@@ -175,37 +175,37 @@ def _override(profile: Profile, key: str, value: object, where: str) -> Profile:
             raise fail("a whole number of memories (0 or more)")
         if profile.selector != "top-n":
             raise ProfileError(f"{where}.maxMemories: {profile.base or profile.name} injects every match (no cap to change)")
-        return dataclasses.replace(profile, max_memories=value)
+        return records.replace(profile, max_memories=value)
     if key == "minImportance":
         if value not in IMPORTANCE_LEVELS:
             raise fail("one of " + ", ".join(IMPORTANCE_LEVELS))
-        return dataclasses.replace(profile, min_importance=value)
+        return records.replace(profile, min_importance=value)
     if key in ("keywordMinLength", "lowerCaseTags", "agentTags") and profile.scorer is None:
         raise ProfileError(f"{where}.{key}: {profile.base or profile.name} does not score memories")
     if key == "keywordMinLength":
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise fail("a whole number of characters (0 counts every word)")
-        return dataclasses.replace(profile, scorer=dataclasses.replace(profile.scorer, keyword_min_length=value))
+        return records.replace(profile, scorer=records.replace(profile.scorer, keyword_min_length=value))
     if key == "lowerCaseTags":
         if not isinstance(value, bool):
             raise fail("true or false")
-        return dataclasses.replace(profile, scorer=dataclasses.replace(profile.scorer, lower_case_tags=value))
+        return records.replace(profile, scorer=records.replace(profile.scorer, lower_case_tags=value))
     if key == "agentTags":
         if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, list) and all(isinstance(t, str) for t in v) for k, v in value.items()):
             raise fail("a mapping of agent names to lists of tags")
-        return dataclasses.replace(profile, scorer=dataclasses.replace(profile.scorer, agent_tags=tuple((k, tuple(v)) for k, v in value.items())))
+        return records.replace(profile, scorer=records.replace(profile.scorer, agent_tags=tuple((k, tuple(v)) for k, v in value.items())))
     if key == "order":
         if value not in ("name", "directory"):
             raise fail("'name' or 'directory'")
-        return dataclasses.replace(profile, loader=dataclasses.replace(profile.loader, order=value))
+        return records.replace(profile, loader=records.replace(profile.loader, order=value))
     if key == "agentSettings":
         if not isinstance(value, bool):
             raise fail("true or false")
-        return dataclasses.replace(profile, agent_settings=value)
+        return records.replace(profile, agent_settings=value)
     if key == "summary":
         if not isinstance(value, str):
             raise fail("text")
-        return dataclasses.replace(profile, summary=value)
+        return records.replace(profile, summary=value)
     raise ProfileError(f"{where}: unknown setting {key!r} (a profile may set: {', '.join(OVERRIDES)})")
 
 
@@ -233,7 +233,7 @@ def defined_profiles(config: dict) -> tuple[dict[str, Profile], list[str]]:
         if base not in BUILT_IN:
             problems.append(f"{where}.base: one of {', '.join(BUILT_IN)}, not {base!r}")
             continue
-        profile = dataclasses.replace(BUILT_IN[base], name=name, base=base, summary=f"{base} with changes from rawko-tui.yaml")
+        profile = records.replace(BUILT_IN[base], name=name, base=base, summary=f"{base} with changes from rawko-tui.yaml")
         try:
             for key, value in settings.items():
                 if key != "base":

@@ -38,7 +38,7 @@ def _key(store, view, profile) -> list | None:
     of them: a start reads 64 characters, not 10,000 kept tuples, to learn whether the tables are its own)."""
     if store.view != "spec":
         return None
-    readings = cache.readings_digest(view.loaded)
+    readings = cache.readings_digest(view.loaded, store.kept_readings)
     return None if readings is None else [repr((profile.name, profile.loader, profile.scorer, profile.matcher)), readings]
 
 

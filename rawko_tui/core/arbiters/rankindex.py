@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import bisect
 import contextvars
-import dataclasses
 import functools
 import math
 import pickle
 import zlib
-from dataclasses import dataclass
 
+from .. import records
+from ..records import record
 from .decision import (
     NO_MATCH_HEADLINE,
     REASON_CRASH,
@@ -86,7 +86,7 @@ _NEVER = 1 << 30  # a plan index larger than any real one
 _UNSCORED = (None, None)  # a listed row's components and score, where the listing does not show them
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _CompiledBucket:
     """One RE2 set over some tests, plus an always-matching sentinel that reveals a failed search."""
 
@@ -742,19 +742,19 @@ class StoreIndex:
         maybe: ArbiterFailure | None = None  # the first throw that depends on an undecided pattern
         for stage, memory, detail in self._throws_for_prototype_agents if is_prototype_key(agent) else self._throws:
             if stage == "score":
-                return dataclasses.replace(ArbiterFailure("score", memory.rel_path, detail, name), earlier=maybe)
+                return records.replace(ArbiterFailure("score", memory.rel_path, detail, name), earlier=maybe)
             if stage == "tags":
-                return dataclasses.replace(ArbiterFailure("score", memory.rel_path, _verbatim_score_failure(memory.spec.attrs, agent, self.scorer)[0], name), earlier=maybe)
+                return records.replace(ArbiterFailure("score", memory.rel_path, _verbatim_score_failure(memory.spec.attrs, agent, self.scorer)[0], name), earlier=maybe)
             position, non_string = detail
             if first.get(position, _NEVER) >= non_string:  # reached before (or at) the pattern that matches
                 item = when_items(memory.attrs)[non_string]
                 failure = ArbiterFailure("match", memory.rel_path, _verbatim_type_error(item), name)
                 before = [i for i in undecided.get(position, {}) if i < non_string]
                 if not before:
-                    return dataclasses.replace(failure, earlier=maybe)
+                    return records.replace(failure, earlier=maybe)
                 if maybe is None:
                     plans = memory_facts(memory).plans
-                    maybe = dataclasses.replace(failure, unless=" or ".join(f"whenToUse {_short(plans[i][1].pattern)}" for i in before))
+                    maybe = records.replace(failure, unless=" or ".join(f"whenToUse {_short(plans[i][1].pattern)}" for i in before))
         return maybe
 
     def _decision(self, memory, ranked_at, first, words, now_ms, min_order, static, undecided) -> Candidate:

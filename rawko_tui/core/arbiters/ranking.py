@@ -8,9 +8,9 @@ straightforward loop over every memory that the fast path is tested against.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import time
 
+from .. import records
 from .decision import (
     ArbiterFailure,
     ArbiterOptions,
@@ -100,7 +100,7 @@ def run_preview_deciding(store: Store, task: str, agent: str, options: ArbiterOp
     preview = run_preview(store, task, agent, options, now_ms)
     left = options.regex_budget - preview.regex_spent
     if left >= _WORTH_A_WORKER_SECONDS and decide_unsure(preview, left, decider):
-        preview = run_preview(store, task, agent, dataclasses.replace(options, regex_budget=0.0), now_ms)
+        preview = run_preview(store, task, agent, records.replace(options, regex_budget=0.0), now_ms)
         preview.regex_budget = options.regex_budget
     return preview
 
@@ -203,9 +203,9 @@ def run_preview_reference(store: Store, task: str, agent: str, options: ArbiterO
             if not isinstance(item, str):
                 thrown = ArbiterFailure("match", memory.rel_path, _verbatim_type_error(item), profile.name)
                 if not unsure:
-                    failure = failure or dataclasses.replace(thrown, earlier=maybe)
+                    failure = failure or records.replace(thrown, earlier=maybe)
                 elif failure is None and maybe is None:
-                    maybe = dataclasses.replace(thrown, unless=" or ".join(f"whenToUse {_short(facts.plans[i][1].pattern)}" for i in unsure))
+                    maybe = records.replace(thrown, unless=" or ".join(f"whenToUse {_short(facts.plans[i][1].pattern)}" for i in unsure))
             if plan is None:
                 continue
             try:

@@ -11,10 +11,10 @@ only renders what comes back.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 from pathlib import Path
 
+from .. import records
+from ..records import record
 from ..js.regexp import DEFAULT_REGEX_BUDGET_SECONDS
 from ..store.fold import effective_store
 from ..store.loading import load_store
@@ -30,7 +30,7 @@ class UnusableArbiter(ValueError):
     """The store's ``arbiter:`` names no usable profile and no other was asked for: never another arbiter in its place."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PreviewRequest:
     root: Path
     task: str
@@ -62,7 +62,7 @@ def chosen_profile(config: dict, name: str | None = None, order: str | None = No
         refuse_unusable_arbiter(config)
     profile, source = resolve_profile(config, name)
     if order is not None and order != profile.loader.order:
-        profile = dataclasses.replace(profile, loader=dataclasses.replace(profile.loader, order=order))
+        profile = records.replace(profile, loader=records.replace(profile.loader, order=order))
     return profile, source
 
 
@@ -80,7 +80,7 @@ def run_request(request: PreviewRequest) -> tuple[Store, Preview]:
     store = requested_store(request.root, request.rev, request.view)
     profile, source = chosen_profile(store.config, request.arbiter, request.order)
     options = resolve_options(store, request.agent, request.max_memories, request.min_importance, request.recursive, profile)
-    options = dataclasses.replace(options, regex_budget=request.regex_budget)
+    options = records.replace(options, regex_budget=request.regex_budget)
     options.sources["arbiter"] = source
     now_ms = request.now_ms if request.now_ms is not None else pinned_now(store.config)
     return store, run_preview_deciding(store, request.task, request.agent, options, now_ms)

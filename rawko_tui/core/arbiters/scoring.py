@@ -11,8 +11,8 @@ computed once per file; ``_verbatim_*`` say where the code would throw.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
+from ..records import record
 from .explain import COMPONENT, INFO, Explanation
 from ..js.values import UNDEFINED, JsDate, is_prototype_key, js_new_date, js_split_whitespace, js_to_string, js_truthy, utf16_length
 from .patterns import plan_pattern
@@ -26,7 +26,7 @@ AGENT_TAGS = {agent: list(tags) for agent, tags in SPEC_TAGS.items()}
 SPEC_AGENTS = tuple(AGENT_TAGS)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class MemoryFacts:
     """Everything about a memory that does not depend on the task (computed once per file)."""
 

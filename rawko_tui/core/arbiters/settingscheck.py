@@ -6,14 +6,14 @@ are lint's (``lint.settingsproblems``), so that a preview never imports lint.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from ..records import record
 from ..store.settings import STORE_FILE
 
 ERROR, WARNING = "error", "warning"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SettingsProblem:
     """A setting that cannot be used, said the same way by lint (a finding on ``file``), the commands and the app.
 

@@ -22,13 +22,13 @@ A task whose injection depends on a regex rawko-tui could not decide is
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import records
+from ..records import field, record
 from ..arbiters.decision import (
     ArbiterFailure,
     ArbiterOptions,
@@ -52,7 +52,7 @@ CHECKS_DIR = "checks"
 MAX_SAVED_TASKS = 1_000
 
 
-@dataclass
+@record
 class SavedTask:
     task: str
     agent: str
@@ -70,7 +70,7 @@ class SavedTask:
         return self.name or f"{self.task[:60]!r} ({self.agent})"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Injection:
     """What the real arbiter does for one task: the memories it injects, in order, or that it throws and injects nothing.
 
@@ -125,7 +125,7 @@ def failure_words(failure: ArbiterFailure) -> str:
 PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
 
 
-@dataclass
+@record
 class CheckResult:
     saved: SavedTask
     preview: Preview
@@ -274,7 +274,7 @@ def preview_for(
 
         view_store = effective if effective is not None else effective_store(store)
     options = resolve_options(store, saved.agent, profile=profile_for(store, saved, profile))
-    options = dataclasses.replace(options, regex_budget=regex_budget)
+    options = records.replace(options, regex_budget=regex_budget)
     return run_preview_deciding(view_store, saved.task, saved.agent, options, _now_ms(saved))
 
 
@@ -387,7 +387,7 @@ def add_saved_task(root: Path, task: str, agent: str, now: str, injected: list[s
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TaskImpact:
     saved: SavedTask
     before_injection: Injection
@@ -449,7 +449,7 @@ def impact(before: Store, after: Store, tasks: list[SavedTask], profile: Profile
 # --------------------------------------------------------------------------
 
 
-@dataclass
+@record
 class Matrix:
     agents: list[str]
     tasks: list[tuple[str, str]]
@@ -511,7 +511,7 @@ def matrix(store: Store, tasks: list[tuple[str, str]], now_ms: float, profile: P
     per_task = []
     outcomes = []
     for task, agent in tasks:
-        options = dataclasses.replace(resolve_options(store, agent, profile=profile), regex_budget=regex_budget)
+        options = records.replace(resolve_options(store, agent, profile=profile), regex_budget=regex_budget)
         outcome = Injection.of(run_preview_deciding(store, task, agent, options, now_ms))
         per_task.append((task, agent, list(outcome.names)))
         outcomes.append(outcome)

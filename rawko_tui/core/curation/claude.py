@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 
+from ..records import field, record
 from ..text.tokens import DEFAULT_MODEL
 
 # SPEC-0005's EXTRACTION_PROMPT, verbatim.
@@ -72,7 +72,7 @@ class ClaudeError(Exception):
     """A draft could not be had; the message says why, and never contains the key."""
 
 
-@dataclass
+@record
 class Extraction:
     should_create: bool
     title: str = ""

@@ -11,10 +11,10 @@ The fold itself (a memory's status, the store as the fold sees it) is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .. import records
 from ..js.values import JsDate, js_to_string
 from ..disk.safeio import MEMORY_LIMIT, read_in_store
 from ..store.fold import RETIRED, effective_body, effective_store, in_force
@@ -386,7 +386,7 @@ def store_with(store: Store, changes: dict[str, bytes]) -> Store:
     return Store(root=store.root, files=files, agents=store.agents, config=store.config, skipped=store.skipped)
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class Impact:
     task: str
     agent: str

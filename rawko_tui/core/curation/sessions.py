@@ -9,9 +9,9 @@ file, prefilled for a person to edit before it is written.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..records import field, record
 from ..disk.safeio import SESSION_LIMIT, SESSIONS_TOTAL, ReadBudget, linked_part, read_in_store
 from ..store.reading import LoadError
 
@@ -32,7 +32,7 @@ TAGS_BY_TYPE = {
 _STOP = set("the and for with from into that this when what have been will should only also than then them they were there".split())
 
 
-@dataclass
+@record
 class SessionItem:
     kind: str  # discovery | attempt | decision
     id: str
@@ -47,7 +47,7 @@ class SessionItem:
         return {"kind": self.kind, "id": self.id, "timestamp": self.timestamp, "summary": self.summary, "importance": self.importance, "type": self.type, "result": self.result}
 
 
-@dataclass
+@record
 class Session:
     id: str
     path: str

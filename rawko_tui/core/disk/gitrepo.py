@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
+from .. import records
 from .safeio import MEMORY_LIMIT, read_regular
 
 MEMORIES = ".rawko/memories"
@@ -186,7 +186,7 @@ def last_commit_ms(root: Path, rel_paths: list[str]) -> dict[str, float]:
     return found
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class RepositoryState:
     """What the store's repository is in the middle of; anything here makes rawko-tui read-only."""
 
@@ -445,7 +445,7 @@ _CONVERSION_ATTRIBUTES = ("text", "eol", "crlf", "ident", "filter", "working-tre
 _NON_PRINTABLE = bytes(c for c in range(32) if c not in (8, 9, 10, 12, 13, 27)) + b"\x7f"
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class CleanConversion:
     """What ``git add`` does to one path's working copy before storing it (the clean direction).
 
@@ -549,7 +549,7 @@ def _filter_drivers(top: Path) -> set[str]:
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class Rewrite:
     """Where ``new`` stops keeping ``old`` as a prefix, in a person's terms: the line, what is gone, what stands there now."""
 

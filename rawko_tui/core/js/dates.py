@@ -33,7 +33,7 @@ import math
 import os
 import re
 import time
-from dataclasses import dataclass
+from ..records import record
 
 # Token kinds
 _NUMBER, _SYMBOL, _SPACE, _END, _UNKNOWN, _INVALID, _WORD = range(7)
@@ -378,7 +378,7 @@ def _parse_iso(scanner: _Scanner, day: _Day, clock: _Time, zone: _Zone) -> _Toke
     return _Token(_END)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DateFields:
     """What V8's parser read from a string, before the fields are turned into a time."""
 

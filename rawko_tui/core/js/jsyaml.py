@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import math
 import re
-from dataclasses import dataclass
 
 import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
@@ -28,6 +27,7 @@ from yaml.events import AliasEvent
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from yaml.resolver import BaseResolver
 
+from ..records import record
 from .dates import rollover_note, utc_ms
 from .values import UNDEFINED, JsDate, js_to_string
 
@@ -59,7 +59,7 @@ MAX_DEPTH = 100
 _TAG = "tag:yaml.org,2002:"
 
 
-@dataclass(eq=False)  # not frozen: Python sets __traceback__ on an exception as it travels
+@record(eq=False)  # not frozen: Python sets __traceback__ on an exception as it travels
 class YamlError(Exception):
     """A YAML document that js-yaml would refuse; ``line`` is 0-based within the document."""
 

@@ -47,8 +47,8 @@ import functools
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from ..records import record
 from ..disk import cache
 
 # The time one ranking gives backtracking regexes, in total, unless told otherwise (the CLI's
@@ -1313,7 +1313,7 @@ def literal_alternation(regex: JsRegex) -> tuple[str, ...] | None:
     return tuple(word.lower() for word in words) if regex.ignore_case else tuple(words)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class JsRegex:
     """A compiled JavaScript pattern. ``engine`` is ``"re2"`` (linear time) or ``"backtracking"``.
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 import re
 import time
-from dataclasses import dataclass
 
+from ..records import record
 from .dates import parse_date, time_clip
 from .regexp import JS_WHITESPACE
 
@@ -39,7 +39,7 @@ class _Undefined:
 UNDEFINED = _Undefined()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class JsDate:
     """A JavaScript Date: milliseconds since the epoch, or NaN for an invalid date."""
 

@@ -43,9 +43,9 @@ import json
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
 from importlib import resources
 
+from ..records import record
 from ..text.markdownhidden import hidden_parts
 from ..text.safetext import without_invisible
 
@@ -53,7 +53,7 @@ from ..text.safetext import without_invisible
 # The moves
 # --------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Near:
     """Its parts one after another within ``gap`` characters of one clause (no sentence ends between them: "e.g."
     and ".env" are not ends, line breaks are: an instruction split over lines or list items is still one); in either
@@ -535,7 +535,7 @@ _JA = {
 _LANGUAGES = (_FR, _ES, _DE, _PT, _RU, _ZH, _JA)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Move:
     name: str
     what: str  # the finding's words
@@ -588,7 +588,7 @@ _MARKERS = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Scanner:
     scan: object  # one RE2 set of the word lists English moves are made of and every disguise marker: one pass for a clean file
     scan_all: object  # the same and the other languages' word lists, for a text beyond ASCII (French, German … have accents)
@@ -718,7 +718,7 @@ _HYPHEN_BREAK = re.compile(r"([A-Za-z])-\n([A-Za-z]+)")
 _SPACED_LETTERS = re.compile(r"\b(?:[A-Za-z][ .·_-]){3,}[A-Za-z]\b")
 
 
-@dataclass
+@record
 class View:
     text: str
     how: str  # "" for the text as written, else how it was read ("base64 decoded", …)
@@ -1082,7 +1082,7 @@ CONTEXTS = ("quoted", "negated", "described", "reported")
 PASSAGE = 1200
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Hit:
     move: str
     context: str  # "" (addresses the agent), "quoted", "negated" or "reported"
@@ -1093,7 +1093,7 @@ class Hit:
     hidden: bool  # inside a part a Markdown view does not show
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Verdict:
     """One passage's reading: its score, the threshold, and what it rests on."""
 

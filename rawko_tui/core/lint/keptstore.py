@@ -129,7 +129,7 @@ def _with_futures(own: list[Finding], coming: list[tuple[int, Finding]]) -> list
 
 def _key(store: Store, arbiter: str | None) -> str | None:
     """What the kept findings were made from; None when a file was not read from the working tree (a git revision)."""
-    readings = cache.readings_digest(store.files)
+    readings = cache.readings_digest(store.files, store.kept_readings if store.view == "spec" else None)
     if readings is None or store.directory_order is None:
         return None
     agents = sorted((name, agent.path, agent.attrs, agent.error) for name, agent in store.agents.items())

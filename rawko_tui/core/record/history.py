@@ -21,9 +21,10 @@ import errno
 import os
 import re
 import sys
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .. import records
+from ..records import field, replace
 from ..disk.gitrepo import (
     MEMORIES,
     BlobReader,
@@ -67,7 +68,7 @@ def is_zero(sha: str) -> bool:
     return bool(sha) and set(sha) == {"0"}
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class Violation:
     kind: str  # rewritten | deleted | renamed | type-changed | torn-entry | history-rewritten | unchecked | malformed-tree
     path: str  # from the top of the repository (a subfolder's store: app/.rawko/memories/x.md)
@@ -106,7 +107,7 @@ class Violation:
         return out
 
 
-@dataclass
+@records.record
 class VerifyReport:
     commits_checked: int = 0
     changes_checked: int = 0
@@ -138,7 +139,7 @@ class VerifyReport:
         self.notes += [note for note in other.notes if note not in self.notes]
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class CommitInfo:
     sha: str
     author: str
@@ -333,7 +334,7 @@ def _parse_raw(out: bytes):
 _LOG_FORMAT = "%x01%H%x00%P%x00%an%x00%at%x00%s%x00%x02"
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class _Repository:
     top: Path  # the top of the work tree; the place given, when there is none (bare, or inside a git dir)
     bare: bool  # no work tree here: history only (a server's repository, where its hooks run)
@@ -882,7 +883,7 @@ def _committed_line_count(top: Path, path: str, changed: set[str] | None) -> int
 # --------------------------------------------------------------------------
 
 
-@dataclass
+@records.record
 class FileHistory:
     path: str
     commits: list[CommitInfo]  # oldest first

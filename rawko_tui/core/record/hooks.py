@@ -13,9 +13,9 @@ import os
 import re
 import shlex
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
+from ..records import record
 from ..disk.gitrepo import GitError, git, git_dir, repo_root, write_git_file
 from ..disk.safeio import read_regular
 
@@ -23,7 +23,7 @@ MARKER = "# installed by rawko-tui: refuses commits that rewrite memory files"
 SERVER_MARKER = "# installed by rawko-tui: refuses pushes that lose or rewrite memory entries"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class InstalledHook:
     path: Path
     hooks_path: str | None  # core.hooksPath when it is set (the hook is where it sends git)
@@ -93,7 +93,7 @@ def install_hook(path: Path, force: bool = False, server: bool = False) -> Insta
     return InstalledHook(hooks[0], configured, server, tuple(hooks[1:]))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class UninstalledHooks:
     removed: tuple[Path, ...]  # rawko-tui's own hooks, removed
     kept: tuple[tuple[Path, str], ...]  # (a hook by that name left in place, why)

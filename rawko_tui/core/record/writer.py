@@ -57,9 +57,10 @@ import subprocess
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .. import records
+from ..records import replace
 from ..disk.gitrepo import (
     GitError,
     clean_conversions,
@@ -117,7 +118,7 @@ class _Refused(Exception):
     """The commit could not be made (a hook said no, HEAD moved); the bytes written for it are taken back."""
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class Seen:
     """What the caller read of a file: its length and a digest of those bytes."""
 
@@ -129,7 +130,7 @@ class Seen:
         return cls(len(data), hashlib.sha256(data).hexdigest())
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class AppendResult:
     path: Path
     offset: int  # where the new entry starts
@@ -434,7 +435,7 @@ def _write_all(fd: int, data: bytes) -> None:
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class _Repo:
     top: Path
     git_dir: Path
@@ -466,7 +467,7 @@ class _Repo:
         return rev_sha(self.top, "HEAD")
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class _Committed:
     blob: str | None  # the file's blob at HEAD (None: not in HEAD)
     mode: str
@@ -516,7 +517,7 @@ def _line_span(before: bytes, span: bytes) -> tuple[int, int]:
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class PlannedWrite:
     """One write exactly as a person confirms it: the file and the bytes that go into it.
 
@@ -858,7 +859,7 @@ def free_names(stem: str):
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class _Journal:
     """Where a store's write records are: the git dir when there is one, else ``.rawko/.write-journal``."""
 
@@ -886,7 +887,7 @@ UNCOMMITTED = "uncommitted"  # all of rawko-tui's entry reached the file, but th
 DEFERRED = "no-commit"  # all of rawko-tui's entry reached the file, written with --no-commit: not a problem, but rawko-tui's own
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class _Record:
     journal: _Journal
     file: str  # the record's own file name
@@ -901,7 +902,7 @@ class _Record:
     deferred: bool = False  # written with --no-commit: rawko-tui's own bytes until HEAD holds them
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class TornWrite:
     """A write that began and never finished.
 
@@ -1115,7 +1116,7 @@ def _parse_record(journal: _Journal, name: str, header: dict, data: bytes | None
     return _Record(journal, name, path[len(journal.prefix) :], offset, length, digest, data, pid, flag("commit"), flag("create"), flag("deferred"))
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class _Survey:
     torn: list[TornWrite]  # interrupted writes not resolved
     acknowledged: list[TornWrite]  # torn writes a person acknowledged, their bytes still uncommitted
@@ -1696,7 +1697,7 @@ def write_lock(root: Path):
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class Written:
     paths: list[Path]
     sha: str | None  # the commit; None when not committed (see ``why_uncommitted``)
@@ -1713,7 +1714,7 @@ class Written:
         return f"Wrote {names} (not committed: {self.why_uncommitted})."
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class _Applied:
     write: PlannedWrite
     before: bytes | None  # the file before (None: it did not exist)
@@ -1909,7 +1910,7 @@ def _check_identity(repo: _Repo) -> None:
             raise WriteError(f"nothing was written: git cannot name the commit's author ({clean(reason)}); set user.name and user.email") from None
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class _Commit:
     sha: str
     parent: str | None  # the HEAD it was made on (None: the first commit)

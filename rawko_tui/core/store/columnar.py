@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import marshal
 import pickle
-import threading
+from _thread import allocate_lock  # threading.Lock itself: a start need not import threading
 from array import array
 from operator import add
 
@@ -24,7 +24,7 @@ _ATTRS = SpecView.__dict__["attrs"]  # the slots a decoding fills, reached past 
 _BODY_LENGTH = SpecView.__dict__["body_length"]
 _FRONTMATTER_LINE = SpecView.__dict__["frontmatter_line"]
 _FRONTMATTER_TEXT = SpecView.__dict__["_frontmatter_text"]
-_DECODING = threading.Lock()  # the app reads a store from worker threads: one decoding per view
+_DECODING = allocate_lock()  # the app reads a store from worker threads: one decoding per view
 # In the app, the views decoded last stay decoded; past this many the oldest is encoded again (its record is still
 # in the blob), so a pass over every file (the list's rows, lint, another profile's view) keeps none of their
 # fields: decoded, the fields of 100,000 memories held 120 MB for as long as the store was shown. None (a one-shot
@@ -149,16 +149,18 @@ def _lazy_spec(blob, start: int, end: int, lifecycle: dict | None, text: LazyTex
     return view
 
 
-def load(root, scanned: list[tuple]) -> tuple[dict[str, MemoryFile], int]:
+def load(root, scanned: list[tuple]) -> tuple[dict[str, MemoryFile], int, str | None]:
     """The kept files the fresh walk (``_scan_memories``'s tuples) may take from the cache, by name in the
-    store's order, and how many files the cache holds (0: no usable cache)."""
+    store's order, how many files the cache holds (0: no usable cache), and the digest of its readings."""
     columns, texts = cache.load(root)
     if not columns:
-        return {}, 0
+        return {}, 0, None
     try:
-        return _trusted_files(columns, texts, scanned)
+        files, count = _trusted_files(columns, texts, scanned)
     except (TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError):
-        return {}, 0  # a cache of the wrong shape counts as none (it is rewritten)
+        return {}, 0, None  # a cache of the wrong shape counts as none (it is rewritten)
+    readings = columns.get("readings")
+    return files, count, readings if type(readings) is str else None
 
 
 def _trusted_files(columns: dict, texts, scanned: list[tuple]) -> tuple[dict[str, MemoryFile], int]:
@@ -196,16 +198,18 @@ def _trusted_files(columns: dict, texts, scanned: list[tuple]) -> tuple[dict[str
     return files, count
 
 
-def save(root, files: list[MemoryFile]) -> None:
+def save(root, files: list[MemoryFile]) -> str:
     """The columns of every file read (in the store's order), and apart every text (one file of UTF-8 bytes, which the next start reads where asked).
 
     A file never read (past ``STORE_LIMIT``: ``read_ns`` 0) is not kept: whether it is read depends on the others.
+    Returns the digest of the kept readings (``cache.columns_digest``), which the cache keeps with them.
     """
     kept = [memory for memory in files if memory.read_ns]
     signatures = [memory.signature for memory in kept]
     columns: dict = {name: cache.signature_column(index, signatures) for index, (name, _) in enumerate(cache.SIGNATURE_COLUMNS)}
     columns["names"] = "\0".join(memory.name for memory in kept)  # no file name holds a NUL
     columns["read_ns"] = array("q", [memory.read_ns for memory in kept])
+    columns["readings"] = readings = cache.columns_digest(columns["names"], [*(columns[name] for name, _ in cache.SIGNATURE_COLUMNS), columns["read_ns"]])
     text_start, text_length, chunks, offset = array("q"), array("q"), [], 0
     spec_at, specs, spec_offset = array("q", [0]), [], 0
     decided, lifecycle = bytearray(), {}  # per file: whether its first frontmatter decides its lifecycle fields; those it sets
@@ -249,3 +253,4 @@ def save(root, files: list[MemoryFile]) -> None:
         bad_utf8=bad_utf8,
     )
     cache.save(root, columns, chunks)  # written one after another: joined, a store of 256 MB held another copy
+    return readings

@@ -9,16 +9,14 @@ below the arbiters so that a preview goes down the layers once.
 
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass
-
+from ..records import record
 from ..js.values import js_to_string, js_trim
 from .reading import MemoryFile, SpecView, Store
 
 RETIRED = "retired"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Status:
     """Whether a memory is still in force, by the fold of its entries."""
 
@@ -71,6 +69,8 @@ def effective_store(store: Store) -> Store:
     Files the spec's loader cannot read stay as they are; an inactive memory keeps
     its file but carries ``inactive`` so the preview can say why it is not used.
     """
+    import copy  # only a fold copies files: a command's start does not import it
+
     files = []
     for memory in store.files:
         if memory.spec is None or not isinstance(memory.spec.attrs, dict) or memory.error is not None:

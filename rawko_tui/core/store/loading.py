@@ -58,7 +58,7 @@ def _load_store(root: Path, previous: Store | None) -> Store:
     scanned = _scan_memories(memories_dir, skipped, stats) if followable and memories_dir.is_dir() else []
     real_dir = os.path.realpath(memories_dir)
     use_cache = cache.enabled()
-    cached, kept_count = columnar.load(root, scanned) if use_cache else ({}, 0)  # the files the cache may serve
+    cached, kept_count, kept_readings = columnar.load(root, scanned) if use_cache else ({}, 0, None)  # the files the cache may serve
     known = dict(cached)
     if previous is not None and previous.root == root and previous.view == "spec":
         known.update((f.name, f) for f in previous.files if f.read_ns)  # its objects keep their facts
@@ -96,8 +96,12 @@ def _load_store(root: Path, previous: Store | None) -> Store:
         _store_order(files)
         kept = len(files) - len(past_limit)
         if use_cache and (fresh or kept != kept_count or any(_cached_differs(f, cached.get(f.name)) for f in files if f.read_ns)):
-            columnar.save(root, files)
+            kept_readings = columnar.save(root, files)
+        # the cache keeps every file's reading as it is here: unless some file is not kept at all (past the limit)
+        if past_limit:
+            kept_readings = None
     listed = [name for name, _, _, _ in scanned if "/" not in name]  # _scan_memories lists the top level first, in readdir order
     return Store(
-        root=root, files=files, agents=load_agents(root, left), config=load_config(root), skipped=sorted(skipped), directory_order=listed, file_stats=walk_stats(scanned, stats)
-    )
+        root=root, files=files, agents=load_agents(root, left), config=load_config(root), skipped=sorted(skipped), directory_order=listed, file_stats=walk_stats(scanned, stats),
+        kept_readings=kept_readings,
+    )  # fmt: skip

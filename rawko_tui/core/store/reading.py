@@ -19,11 +19,11 @@ import gc
 import os
 import re
 import stat
-import threading
+from _thread import allocate_lock  # threading.Lock itself: a start need not import threading
 import time
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ..records import field, record, replace
 from ..js.regexp import JS_WHITESPACE
 from ..disk.safeio import MEMORY_LIMIT, SETTINGS_LIMIT, linked_part, read_in_store, read_regular
 from ..text.safetext import clean_name
@@ -76,7 +76,7 @@ class StoreNotFound(Exception):
     """No ``.rawko/`` directory at or above the given place."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LoadError:
     """A file that could not be read as a memory, said in plain language."""
 
@@ -155,7 +155,7 @@ def _body_view(attrs: object, text: str, body_at: int, frontmatter: str, first_l
 KEPT_TEXT_CHARACTERS: int | None = None
 _texts_lately: dict[int, tuple[LazyText, int]] = {}  # id(text) -> (text, its length), oldest first
 _texts_kept = 0
-_TEXTS = threading.Lock()
+_TEXTS = allocate_lock()
 
 
 def _decoded_text(text: LazyText, length: int) -> None:
@@ -286,7 +286,7 @@ def same_fields_view(spec: SpecView, own: tuple | None, source: LazyText, body_l
     return view
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Entry:
     """One entry of the append-only log: a frontmatter block (or none) and its body."""
 
@@ -296,7 +296,7 @@ class Entry:
     body: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SuspectBlock:
     """A ``---`` block that looks like an appended entry but is not valid YAML (a torn write?).
 
@@ -309,7 +309,7 @@ class SuspectBlock:
     cut: bool = False
 
 
-@dataclass(repr=False, slots=True)
+@record(repr=False, slots=True)
 class MemoryFile:
     location: Path | str  # where the file is; ``path`` gives it as a Path (made on first use: a scan makes thousands)
     rel_path: str  # relative to the store root, forward slashes: ".rawko/memories/x.md"
@@ -470,7 +470,7 @@ class MemoryFile:
         return fields, origin
 
 
-@dataclass
+@record
 class AgentDefinition:
     name: str
     path: str
@@ -483,7 +483,7 @@ class AgentDefinition:
         return memory if isinstance(memory, dict) else {}
 
 
-@dataclass(repr=False)
+@record(repr=False)
 class Store:
     root: Path
     files: list[MemoryFile]
@@ -494,6 +494,8 @@ class Store:
     _indexes: dict = field(default_factory=dict, repr=False, compare=False)  # rank indexes and profile views, built on first use
     directory_order: list[str] | None = None  # top-level names as the folder lists them (readdir); None: not known (a git revision)
     file_stats: list[tuple[str, int, int]] | None = None  # (path, size, mtime) of every file under memories/ as scanned (``watch``)
+    # the digest of the parse cache's readings when these files are exactly the ones it keeps (``cache.readings_digest``)
+    kept_readings: str | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
         return f"Store({str(self.root)!r}, {len(self.files)} files)"

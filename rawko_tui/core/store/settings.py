@@ -15,8 +15,8 @@ See docs/reference/configuration.md.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
+from ..records import field, record
 
 ENV_VAR = "RAWKO_TUI_CONFIG"  # a settings file other than the default one (tests, a second profile)
 PERSON_KEYS = {
@@ -48,7 +48,7 @@ def shown_path() -> str:
     return f"~/{path.relative_to(home)}" if home in path.parents else str(path)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PersonSettings:
     """The person's settings that can be used, and what was wrong with the rest (each said once, plainly)."""
 

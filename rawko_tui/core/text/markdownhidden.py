@@ -23,7 +23,7 @@ Imports nothing of the core.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from ..records import record
 
 COMMENT = "an HTML comment"
 UNCLOSED_COMMENT = "an HTML comment never closed (it hides the rest of the file)"
@@ -33,7 +33,7 @@ HIDDEN_ELEMENT = "HTML a browser hides"
 HIDDEN_INPUT = "a hidden <input>'s value"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HiddenPart:
     """One hidden part: what it is, where it is (offsets in the text, 1-based lines) and the text an agent reads."""
 

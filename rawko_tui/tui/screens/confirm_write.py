@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 from typing import Callable
 
@@ -15,6 +14,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
+from ...core import records
 from ...core.record.writer import PlannedWrite, WriteError, read_current, shown_text
 from ..keys import focus_now, shown_keys
 from ..safe import clean, literal
@@ -240,7 +240,7 @@ class ConfirmWrite(ModalScreen[list[PlannedWrite] | None]):
     def action_include(self) -> None:
         """The person's explicit choice: the bytes shown as another writer's go into this commit too."""
         if self.foreign and not self.too_large:
-            self.dismiss([dataclasses.replace(w, include_foreign=True) if w.foreign else w for w in self.writes])
+            self.dismiss([records.replace(w, include_foreign=True) if w.foreign else w for w in self.writes])
 
     def action_cancel(self) -> None:
         if isinstance(self.focused, Input):  # Esc in the name box leaves the box; a second Esc goes back

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from dataclasses import dataclass
+from ...records import record
 
 # How much one occurrence of each kind of term weighs before the store's own rarity (idf) is applied.
 TYPE_WEIGHT = {"p": 3.0, "i": 2.0, "n": 2.0, "w": 1.0, "t": 1.0}
@@ -77,7 +77,7 @@ def split_identifier(identifier: str) -> list[str]:
     return [w for w in re.split(r"[^A-Za-z0-9]+", spaced) if w]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Value:
     """A value the memory states, with what it is the value of: ``max: 20``, ``Node 22``, ``100 requests per minute``."""
 
@@ -87,7 +87,7 @@ class Value:
     written: str = ""  # the key as this sentence writes it ("attempts" for the stem "attemp")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Sentence:
     text: str
     tokens: tuple[str, ...]  # every word, lower-cased, in order (for aligning two sentences)
@@ -95,7 +95,7 @@ class Sentence:
     code: bool
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Evidence:
     """One memory's evidence: weighted terms (before idf), and what the queue shows and compares."""
 

@@ -10,11 +10,11 @@ places with the memories.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
-from dataclasses import dataclass
 
+from ... import records
+from ...records import record
 from ..claude import ClaudeError
 
 VERDICTS = ("duplicate", "contradiction", "related", "unrelated")
@@ -41,7 +41,7 @@ Answer with JSON only, no prose around it:
 """
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Opinion:
     verdict: str
     quote_a: str
@@ -95,7 +95,7 @@ def pair_key(text_a: str, text_b: str, model: str) -> tuple[str, bool]:
 
 def _swapped(opinion: Opinion) -> Opinion:
     """The same opinion with A and B exchanged (the quotes stay with the texts they came from)."""
-    return dataclasses.replace(opinion, quote_a=opinion.quote_b, quote_b=opinion.quote_a)
+    return records.replace(opinion, quote_a=opinion.quote_b, quote_b=opinion.quote_a)
 
 
 def _cache_file():

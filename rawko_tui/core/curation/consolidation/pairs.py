@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
 
+from ...records import field, record
 from .evidence import Evidence, Sentence, key_label, written_form
 
 # Weighted term similarity (cosine, 0-1) from which two memories say the same thing.
@@ -56,7 +56,7 @@ class AlignmentBudget:
         return True
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Conflict:
     """The same setting or role with different values, in the words of each memory."""
 
@@ -73,7 +73,7 @@ class Conflict:
         return f"{self.value_a} against {self.value_b} ({self.key})"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PairEvidence:
     """Why two memories were put side by side: what they share and where they disagree."""
 

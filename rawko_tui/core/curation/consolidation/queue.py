@@ -14,10 +14,10 @@ Kinds, in the order a reviewer sees them:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...records import field, record
 from ..entries import dismissed, entry_stamp, memory_id, related_of
 from ...store.fold import effective_body, status_of
 from ...js.values import js_new_date, js_to_string
@@ -33,7 +33,7 @@ KIND_ORDER = {kind: order for order, kind in enumerate(KINDS)}
 STALE_DAYS = 180
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CandidateGroup:
     kind: str  # one of KINDS
     paths: tuple[str, ...]
@@ -238,7 +238,7 @@ def consolidation_candidates(
     return groups
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Closest:
     """An existing memory close to one being written, with the evidence: the place to append instead."""
 
@@ -320,7 +320,7 @@ def unused_memories(store: Store, tasks: list[tuple[str, str]], now_ms: float, p
     return groups
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Injection:
     """For one task both memories of a contradiction match: which of them the arbiter injects today, or that it fails."""
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
 
 from rich.text import Text
 from textual import on, work
@@ -14,6 +13,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Input
 from textual.worker import get_current_worker
 
+from ....core.records import record
 from ....core.arbiters.decision import IMPORTANCE_ORDER, Preview
 from ....core.store.fold import status_of
 from ....core.js.values import js_new_date, js_to_string
@@ -38,7 +38,7 @@ MAX_IMPORTANCE_WIDTH = 10  # "critical" and the other levels fit; a made-up impo
 _IMPORTANCE_STYLE = {"critical": "bold red", "high": "yellow", "medium": "cyan", "low": "dim"}
 
 
-@dataclass
+@record
 class Row:
     """What the table shows of one file. What only a sort, the filter or the screen needs is made when first asked for
     (at 100,000 memories, making every row's age and search text held the first ranking back by a second)."""

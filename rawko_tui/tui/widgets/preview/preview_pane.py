@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from rich.text import Text
 from textual import on
@@ -12,6 +11,7 @@ from textual.message import Message
 from textual.suggester import SuggestFromList
 from textual.widgets import Checkbox, DataTable, Input, Select, Static, TextArea
 
+from ....core.records import record
 from ....core.arbiters.decision import COMPONENT_KEYS, IMPORTANCE_ORDER, Preview, iso_from_ms, parse_now
 from ....core.arbiters.formatters import prompt_shares
 from ....core.store.fold import status_of
@@ -43,7 +43,7 @@ _REASON_TEXT = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PreviewQuery:
     """What the user asked: everything ``run_preview`` needs."""
 
