@@ -10,9 +10,9 @@ again, sorting them and showing each one.
 A place is the one ``lint_store``'s stable sort gives: a finding's sort key,
 then its group in the order ``lint_store`` lists them (each file's, the
 store-wide ones, those made afresh, each profile's, the person's), then its
-place in its group. A report none of whose lines of ASCII is printable as it
-is (a file name with a tab) is not kept: ``lint`` then shows every line by
-``inline`` (``cli.lint``).
+place in its group. A report with a line of ASCII that is not printable as
+it is (a file name with a tab) is not kept: ``lint`` then shows every line
+by ``inline`` (``cli.lint``).
 """
 
 from __future__ import annotations
