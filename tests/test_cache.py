@@ -429,3 +429,81 @@ def test_a_store_s_readings_are_named_alike_by_the_load_that_kept_them_and_by_th
     assert limited_store.kept_readings is None and load_store(limited).kept_readings is None
     monkeypatch.setenv("RAWKO_TUI_CACHE", "off")
     assert load_store(root).kept_readings is None
+
+
+def test_lints_kept_report_writes_what_a_fresh_lint_writes_with_the_findings_made_afresh_in_their_places(tmp_path, monkeypatch, settled, capsys):
+    """The second run on the very same readings writes the kept report (no finding made, none sorted), with a date
+    still to come, the journal's, the settings', the store's other files' and the person's findings each in its
+    place; a store with a line that is not printable as it is is shown line by line, as ever."""
+    from rawko_tui.cli import main
+    from rawko_tui.core.lint import linter
+
+    root = random_store(tmp_path / "store", seed=8, now_ms=parse_now(FIXED_NOW), size=120)
+    memories = root / ".rawko" / "memories"
+    (memories / "future.md").write_text(memory(title="Future", at="2026-06-01T00:00:00Z"))
+    (memories / "été.md").write_text(memory(title="Été à Paris", when='"paris"'))
+    # findings of one path, severity and line, whose order is the order lint_store lists them in: a file's own
+    # "no discoveredBy" before the store-wide duplicate-title; a flow mapping's fields have no line of their own, so
+    # its date still to come goes before its "no discoveredBy" as each file's own findings are listed
+    for name in ("same-a.md", "same-b.md"):
+        (memories / name).write_text(memory(title="Same title", by=None))
+    (memories / "flow.md").write_text('---\n{title: Flow, whenToUse: "auth", importance: high, discoveredAt: "2026-06-01T00:00:00Z"}\n---\n\nBody.\n')
+    (root / ".rawko" / "checks.yaml").write_text("tasks: [\n")  # a saved-tasks finding, made afresh on each run
+    (root / ".rawko" / "agents").mkdir()
+    (root / ".rawko" / "agents" / "developer.md").write_text("---\nmemory: 3\n---\n")  # an agent-config finding
+    person = tmp_path / "person.yaml"
+    person.write_text("theme: [\n")
+    monkeypatch.setenv("RAWKO_TUI_CONFIG", str(person))
+
+    def lint(*argv, cache="on"):
+        with monkeypatch.context() as patch:
+            patch.setenv("RAWKO_TUI_CACHE", cache)
+            code = main(["lint", str(root), *argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    times = [(), ("--now", FIXED_NOW), ("--now", "2026-07-01T00:00:00Z"), ("--arbiter", "spec-0005", "--now", FIXED_NOW)]
+    expected = {argv: lint(*argv, cache="off") for argv in times}
+    def future_of_future_md(out):
+        return [line for line in out.splitlines() if line.startswith(".rawko/memories/future.md") and "in the future" in line]
+
+    assert future_of_future_md(expected[times[1]][1]) and not future_of_future_md(expected[times[2]][1])
+    assert all(said in expected[()][1] for said in ("[saved-tasks]", "[agent-config]", f"{person}:", "été.md"))
+    for argv in times:  # one report is kept per store: another --arbiter's makes its own
+        assert lint(*argv) == expected[argv]  # the findings made and kept (unless kept already), the report made from them
+        with monkeypatch.context() as patch:
+            patch.setattr(linter, "lint_store", lambda *a, **k: pytest.fail("linted again"))
+            assert lint(*argv) == expected[argv]
+    # a file name with a tab: every line is shown by inline, from the findings
+    (memories / "tab\there.md").write_text(memory(title="Tab"))
+    shown = lint(cache="off")
+    assert "tab␉here.md" in shown[1]
+    assert lint() == shown and lint() == shown
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "latin-1"])
+def test_lints_kept_report_is_written_as_a_fresh_lint_is_whatever_standard_outputs_encoding(tmp_path, encoding):
+    """The kept report's bytes go to a UTF-8 standard output as they are; to another, as text, as a fresh lint's do."""
+    import subprocess
+    import sys
+
+    root = random_store(tmp_path / "store", seed=9, now_ms=parse_now(FIXED_NOW), size=40)
+    (root / ".rawko" / "memories" / "café.md").write_text(memory(title="Café crème", when='"cafe"'))
+    code = (
+        "import sys\n"
+        "from rawko_tui.core.disk import cache\n"
+        "cache.RACY_NS = 0  # the files were written a moment ago: trusted all the same\n"
+        "from rawko_tui.cli import main\n"
+        f"code = main(['lint', {str(root)!r}, '--now', {FIXED_NOW!r}])\n"
+        "sys.stdout.flush()\n"
+        "sys.stderr.write(str(code))\n"
+    )
+
+    def lint(cache_setting: str):
+        env = {**os.environ, "PYTHONIOENCODING": encoding, "RAWKO_TUI_CACHE": cache_setting}
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, env=env, timeout=60)
+
+    fresh = lint("off")
+    assert fresh.stderr == b"1" and "café.md".encode(encoding) in fresh.stdout
+    runs = [lint("on") for _ in range(3)]  # the findings kept, then the report, then the report written
+    assert [(run.stdout, run.stderr) for run in runs] == [(fresh.stdout, fresh.stderr)] * 3

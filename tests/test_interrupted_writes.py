@@ -355,3 +355,27 @@ def test_the_repository_is_located_in_one_git_call_as_in_two(tmp_path, folder):
     bare = tmp_path / "bare.git"
     subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
     assert _Repo.of(bare) is None and _Repo.of(tmp_path) is None
+
+
+@pytest.mark.parametrize("journal", [None, ".git/rawko-tui-journal", ".rawko/.write-journal"])
+def test_lint_imports_the_writer_only_where_a_write_journal_is(repo, journal):
+    """A store with no journal folder (most) is linted without importing the writer: nothing to survey. With either
+    folder there, even empty, the survey is made; the report is the same. (A first run makes each file's findings,
+    some with the writer's slugs: the second, on the kept findings, is asked.)"""
+    if journal is not None:
+        (repo / journal).mkdir()
+    code = (
+        "import sys, contextlib, io\n"
+        "from rawko_tui.core.disk import cache\n"
+        "cache.RACY_NS = 0  # the files were written a moment ago: trusted all the same\n"
+        "from rawko_tui.cli import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        f"    main(['lint', {str(repo)!r}, '--now', '2026-01-24T12:00:00Z'])\n"
+        "print('rawko_tui.core.record.writer' in sys.modules, repr(out.getvalue()))\n"
+    )
+    said = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60) for _ in range(2)]
+    assert all(proc.returncode == 0 for proc in said), said[0].stderr + said[1].stderr
+    (first, first_report), (second, second_report) = (proc.stdout.split(" ", 1) for proc in said)
+    assert first == "True" and second == str(journal is not None)
+    assert first_report == second_report and "[body-length]" in first_report

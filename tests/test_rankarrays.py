@@ -79,6 +79,30 @@ def test_the_slots_as_arrays_give_each_memorys_first_pattern(seed):
 
 
 @pytest.mark.parametrize("profile", ["spec-0007", "spec-0005"])
+def test_a_command_s_few_queries_on_a_kept_index_decide_as_the_sets_do(tmp_path, monkeypatch, profile):
+    """On the index a run before kept (its regexes kept tuples, rebuilt when first run), the few queries sort the tests
+    by kind once and go over each kind's list, the slots read whole once: each decides as the sets do."""
+    from rawko_tui.core.arbiters.rankcache import KeptList
+    from rawko_tui.core.arbiters.ranking import few_queries
+    from rawko_tui.core.disk import cache
+
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # the files were written a moment ago: kept all the same
+    hostile_store(tmp_path)
+    random_store(tmp_path, seed=12, now_ms=NOW, size=150)
+    rng = random.Random(6)
+    tasks = [random_task(rng) for _ in range(6)] + ["auth login é😀", "AUTH Token"]
+    options = ArbiterOptions(profile=BUILT_IN[profile])
+    with_sets = [decisions(run_preview(load_store(tmp_path), task, "developer", options, NOW)) for task in tasks]  # keeps the index
+    kept_store = load_store(tmp_path)
+    with few_queries(len(tasks)):
+        alone = [decisions(run_preview(kept_store, task, "developer", options, NOW)) for task in tasks]
+    assert alone == with_sets
+    patterns = [index.patterns for index in kept_store._indexes.values() if hasattr(index, "patterns")]
+    assert patterns and all(isinstance(p.fallbacks, KeptList) and p._sieve is not None for p in patterns)
+    assert any(type(entry[1]) is not tuple for p in patterns for entry in p._sieve.engine)  # a regex rebuilt, then held
+
+
+@pytest.mark.parametrize("profile", ["spec-0007", "spec-0005"])
 def test_a_command_s_few_queries_test_each_pattern_alone_and_rank_as_the_sets_do(tmp_path, profile):
     """``few_queries`` (a command's handful of saved tasks): every query tests the patterns alone, compiling no RE2 set,
     and decides as the sets do for the same queries on another load of the store."""

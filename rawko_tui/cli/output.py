@@ -52,6 +52,22 @@ def _write(text: str, exact: bool = False, shown: bool = False) -> None:
         _reader_gone()
 
 
+def _write_utf8(data: bytes) -> None:
+    """``_write(data.decode(), shown=True)`` for a report kept as its UTF-8 bytes (lint's: megabytes), written as they
+    are where standard output is UTF-8: no copy of them is made as text, nor encoded again."""
+    stream = sys.stdout
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None or str(getattr(stream, "encoding", "")).replace("_", "-").lower() not in ("utf-8", "utf8"):
+        _write(data.decode("utf-8"), shown=True)
+        return
+    try:
+        stream.flush()
+        buffer.write(data)
+        buffer.flush()
+    except BrokenPipeError:
+        _reader_gone()
+
+
 def _reader_gone() -> None:
     """The reader of standard output left (``… | head``): the rest of the report goes nowhere, and the command
     still ends with its own verdict's exit code (a ``verify | head`` that found a violation exits 1, not 0)."""

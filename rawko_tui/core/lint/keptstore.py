@@ -61,6 +61,27 @@ class KeptStoreFindings:
         except (KeyError, TypeError, ValueError, IndexError, EOFError):
             return None  # a record of another shape counts as none (it is written again)
 
+    def plain(self) -> tuple[list[tuple], list[tuple], list[tuple], list[tuple]] | None:
+        """The kept findings as the plain tuples kept (path, severity, code, message, line): (each file's, in store
+        order, with no date still to come; those dates, as (where each goes among them, the date, the finding); the
+        store-wide ones; each profile's), or None."""
+        if self.key is None:
+            return None
+        return cache.read_kept(self._path(), self._read_plain)
+
+    def _read_plain(self, handle) -> tuple[list[tuple], list[tuple], list[tuple], list[tuple]] | None:
+        try:
+            head = marshal.load(handle)
+            if not isinstance(head, dict) or head.get("key") != self.key:
+                return None
+            together = marshal.loads(marshal.load(handle))
+            by_profile = marshal.loads(marshal.load(handle))
+            own = [plain for _ in range(head["parts"]) for plain in marshal.loads(marshal.load(handle))]
+            futures = marshal.load(handle)
+            return own, marshal.loads(futures) if futures else [], together, by_profile
+        except (KeyError, TypeError, ValueError, IndexError, EOFError):
+            return None
+
     def keep(self, owns: list[FileFindings], together: list[Finding], by_profile: list[Finding]) -> None:
         if self.key is None:
             return

@@ -53,7 +53,6 @@ def lint_store(
     rules (``--arbiter``); by default every profile is, the store's as warnings.
     ``person``: the person's own settings, whose problems are findings on their file too.
     """
-    from ..record.writer import journal_report
     from .keptstore import KeptStoreFindings
 
     findings: list[Finding] = []
@@ -69,9 +68,37 @@ def lint_store(
         by_profile = _profile_findings(store, arbiter)
         whole.keep(owns, together, by_profile)
         own_findings = [finding for own in owns for finding in _at(own, now_ms)]
+    # in this order: a finding's place among those of equal path, severity and line (the sort below keeps it);
+    # ``keptreport`` puts the kept ones' lines and the rest in the same places
     findings.extend(own_findings)
     findings.extend(together)
-    interrupted, ignored = journal_report(store.root)
+    findings.extend(moment_findings(store))
+    findings.extend(by_profile)
+    findings.extend(person_findings(person))
+    from ..arbiters.patterns import save_new_plans
+
+    save_new_plans()  # the patterns lint translated are not translated again by the next run
+    findings.sort(key=sort_key)
+    return findings
+
+
+def sort_key(finding: Finding) -> tuple:
+    """Lint's order: by path, then severity (errors first), then line."""
+    return (finding.path, SEVERITY_ORDER[finding.severity], finding.line or 0)
+
+
+def moment_findings(store: Store) -> list[Finding]:
+    """The findings made afresh on every run, which the memory files alone do not decide: interrupted writes and the
+    journal records ignored, the files the load skipped, the agents and settings, the store's other files."""
+    from ..record.journals import no_journal
+
+    findings: list[Finding] = []
+    if no_journal(store.root):  # most stores: the writer is not imported to find no record
+        interrupted, ignored = [], []
+    else:
+        from ..record.writer import journal_report
+
+        interrupted, ignored = journal_report(store.root)
     for name, what in interrupted:
         findings.append(Finding(f".rawko/memories/{name}", ERROR, "torn-entry", what + " (the writer was stopped before it finished)"))
     for name, reason in store.skipped:
@@ -85,14 +112,12 @@ def lint_store(
         for where, why in ignored:
             if not any(where == folder or where.startswith(folder + "/") for folder in linked):  # said as store-link already
                 findings.append(Finding(where, WARNING, "journal-ignored", why))
-    findings.extend(by_profile)
-    if person is not None:
-        findings.extend(settings_file_findings(person_settings_problems(person)))
-    from ..arbiters.patterns import save_new_plans
-
-    save_new_plans()  # the patterns lint translated are not translated again by the next run
-    findings.sort(key=lambda f: (f.path, SEVERITY_ORDER[f.severity], f.line or 0))
     return findings
+
+
+def person_findings(person: PersonSettings | None) -> list[Finding]:
+    """What the app would ignore in the person's own settings file, said on that file."""
+    return [] if person is None else settings_file_findings(person_settings_problems(person))
 
 
 def _file_findings(store: Store) -> list[FileFindings]:
@@ -393,14 +418,14 @@ _STORE_FOLDERS = (
     (".rawko/checks", WARNING, "no saved task in it is read or checked"),
 )
 _DISMISSALS_LOST = "the dismissals it records are not read: those candidates come back in the queue"
+_DECISION_LOGS = ("rawko-tui-decisions.yaml", "rawko-tui-dismissed.yaml")  # curation.entries: DECISIONS_FILE, LEGACY_DISMISSED_FILE
 # The other files of .rawko/ rawko-tui reads (memories, agents and rawko-tui.yaml have findings of their own):
 # (folder, file pattern, size limit, what refusing one means)
 _STORE_FILES = (
     (".rawko", "checks.yaml", SETTINGS_LIMIT, "its saved tasks are not read or checked"),
     (".rawko/checks", "*.yaml", SETTINGS_LIMIT, "its saved tasks are not read or checked"),
     (".rawko/sessions", "*/agent-memory.yaml", SESSION_LIMIT, "the session is not read"),
-    (".rawko", "rawko-tui-decisions.yaml", SETTINGS_LIMIT, _DISMISSALS_LOST),
-    (".rawko", "rawko-tui-dismissed.yaml", SETTINGS_LIMIT, _DISMISSALS_LOST),
+    *((".rawko", name, SETTINGS_LIMIT, _DISMISSALS_LOST) for name in _DECISION_LOGS),
     (".rawko/.write-journal", "*", SETTINGS_LIMIT, "a write it records as begun is not checked for having finished"),
 )
 
@@ -410,20 +435,24 @@ def saved_file_findings(root, said: set[str]) -> list[Finding]:
     `check` and `sessions` would report, so that lint names every file of the store it cannot use. ``said``: paths
     already reported (a link, a device), not said twice."""
     from ..curation.checks import load_checks
-    from ..curation.sessions import load_sessions
 
     found = []
     for error in load_checks(root)[1]:
         if error.path not in said:
             found.append(Finding(error.path, ERROR, "saved-tasks", f"{error.reason}: its saved tasks are not checked", error.line))
-    for session in load_sessions(root):
-        if session.error is not None and session.error.path not in said:
-            found.append(Finding(session.error.path, WARNING, "session", f"{session.error.reason}: the session is not read", session.error.line))
-    from ..curation.entries import decision_log_problems
+    # the sessions and the decision logs are read (their modules imported) only where there are any: most stores have none
+    if os.path.lexists(os.path.join(root, ".rawko", "sessions")) or linked_part(root, ".rawko/sessions") is not None:
+        from ..curation.sessions import load_sessions
 
-    for path, reason, line in decision_log_problems(root):
-        if path not in said:
-            found.append(Finding(path, WARNING, "refused", f"{reason}; {_DISMISSALS_LOST}", line))
+        for session in load_sessions(root):
+            if session.error is not None and session.error.path not in said:
+                found.append(Finding(session.error.path, WARNING, "session", f"{session.error.reason}: the session is not read", session.error.line))
+    if any(os.path.lexists(os.path.join(root, ".rawko", name)) for name in _DECISION_LOGS):
+        from ..curation.entries import decision_log_problems
+
+        for path, reason, line in decision_log_problems(root):
+            if path not in said:
+                found.append(Finding(path, WARNING, "refused", f"{reason}; {_DISMISSALS_LOST}", line))
     return found
 
 

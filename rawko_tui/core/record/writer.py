@@ -75,12 +75,11 @@ from ..disk.gitrepo import (
 from ..js.regexp import JS_WHITESPACE
 from ..text.safetext import clean, clean_name
 from ..store.reading import MEMORIES_DIR, NEVER_CLOSED, RAWKO_DIR, MemoryFile, parse_memory_bytes
+from .journals import FOLDER_FLAGS, GIT_JOURNAL_DIR, JOURNAL_DIR, NOFOLLOW
 
 CHUNK = 1 << 16
 LOCK_WAIT_SECONDS = 30.0  # how long a write waits for another rawko-tui write to finish
 INDEX_LOCK_WAIT_SECONDS = 2.0  # ... and for another git command's index.lock (a stale one is reported after this)
-JOURNAL_DIR = ".write-journal"  # inside .rawko/, for a store outside git (and where older versions kept it)
-GIT_JOURNAL_DIR = "rawko-tui-journal"  # inside the git dir: never cloned, never committed
 FILE_LIMIT = 64 << 20  # the largest file rawko-tui appends to (it is read whole to be compared with its commit)
 _HOOK_SECONDS = 600
 
@@ -278,8 +277,8 @@ def _dump_yaml(data: dict, style: str | None = None, escape_non_ascii: bool = Fa
 # --------------------------------------------------------------------------
 
 _MEMORIES_PREFIX = f"{RAWKO_DIR}/{MEMORIES_DIR}/"
-_NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
-_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW
+_NOFOLLOW = NOFOLLOW
+_FOLDER_FLAGS = FOLDER_FLAGS
 
 
 def _name_parts(name: str) -> list[str]:

@@ -139,11 +139,11 @@ def inline_lines(texts: list[str]) -> str | None:
     the others (a title in another script, a bar of blocks) shown one by one. None when a line of ASCII is not
     printable (a tab, a control character): each is then shown with ``inline``."""
     ascii_lines = [text for text in texts if text.isascii()]  # isascii is O(1) on CPython
-    joined = "\n".join(ascii_lines)
-    if not (_PLAIN_LINE.fullmatch(joined.replace("\n", " ")) and joined.count("\n") == max(len(ascii_lines) - 1, 0)):
+    # a text of ASCII is printable (str.isprintable, a C loop) exactly when it holds only \x20-\x7e: no line break, no tab
+    if not all(map(str.isprintable, ascii_lines)):
         return None
     if len(ascii_lines) == len(texts):
-        return joined
+        return "\n".join(texts)
     return "\n".join(text if text.isascii() else inline(text) for text in texts)
 
 
