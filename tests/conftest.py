@@ -76,6 +76,7 @@ def pytest_runtest_teardown(item, nextitem):
         import gc
 
         _forget_memos()
+        _forget_rendering_caches()
         gc.collect()
         libc = _glibc()
         if libc is not None:
@@ -88,7 +89,8 @@ def _forget_memos() -> None:
     patterns, RE2 programs, plans, dates, stems; the loaders of fixed data, which take none, keep their one
     entry), the regex answers and the consolidation evidence kept by text. A later test computes what it needs
     again; the memos otherwise pin every pattern and text a worker has seen (test_v8_limits' patterns of 40,000
-    units, the realworld corpus's plans), and freed only together do their pages go back."""
+    units, the realworld corpus's plans), and freed only together do their pages go back. re's and re2's own caches
+    of compiled patterns go too."""
     import inspect
 
     for name, module in list(sys.modules.items()):
@@ -109,6 +111,34 @@ def _forget_memos() -> None:
     queue = sys.modules.get("rawko_tui.core.curation.consolidation.queue")
     if queue is not None:
         queue._EVIDENCE.clear()
+    # the regex modules' own caches of compiled patterns: re2's keeps its last 128 programs, whatever their size (80 MB
+    # of RE2 programs after test_v8_limits' patterns of 40,000 units), re's its last 512 patterns
+    re2 = sys.modules.get("re2")
+    if re2 is not None and hasattr(re2, "purge"):
+        re2.purge()
+    import re
+
+    re.purge()
+
+
+def _forget_rendering_caches() -> None:
+    """Empty Textual's and Rich's bounded functools caches (rendered strips and segments, regions, styles, colours;
+    DataTable's cell styles, keyed by the table): thousands of entries made at any moment of an app test each keep
+    the heap pages they were made on, so the pages the app's own objects used cannot go back when the app is gone.
+    The unbounded ones (a class's CSS bases) hold what a class is, not what an app drew, and stay."""
+    import functools
+
+    for name, module in list(sys.modules.items()):
+        if module is None or not name.startswith(("textual.", "rich.")):
+            continue
+        for value in list(vars(module).values()):
+            owners = [value]
+            if isinstance(value, type) and value.__module__ == name:
+                # methods, class and static methods, properties
+                owners = [getattr(member, "fget", None) or getattr(member, "__func__", member) for member in vars(value).values()]
+            for owner in owners:
+                if isinstance(owner, functools._lru_cache_wrapper) and owner.cache_parameters()["maxsize"] is not None:
+                    owner.cache_clear()
 
 
 PRLIMIT = shutil.which("prlimit")

@@ -457,6 +457,8 @@ def test_conflicts_found_through_the_index_are_those_of_every_pair_of_sentences(
 
 def _every_pair_conflicts(a, b):
     """``pairs.conflicts`` as it was: every prose sentence of one memory aligned with every one of the other."""
+    from collections import Counter
+
     from rawko_tui.core.curation.consolidation import pairs
     from rawko_tui.core.curation.consolidation.evidence import key_label
 
@@ -467,8 +469,15 @@ def _every_pair_conflicts(a, b):
         if not values_a.keys() & values_b.keys():
             value_a, value_b = min(values_a), min(values_b)
             found.setdefault(f"{value_a}|{value_b}", pairs.Conflict(key_label(key, a, b), value_a, value_b, values_a[value_a], values_b[value_b]))
-    for sa in (s for s in a.sentences if not s.code):
-        for sb in (s for s in b.sentences if not s.code):
+    prose_a, prose_b = [s for s in a.sentences if not s.code], [s for s in b.sentences if not s.code]
+    # a pair aligns on at most the tokens the two sentences share, counted with repeats (what their matching blocks
+    # can hold): where those are fewer than _conflicting_choice asks for, it finds nothing there, and is not asked
+    counts_b = [Counter(sb.tokens) for sb in prose_b]
+    for sa in prose_a:
+        counts_a = Counter(sa.tokens)
+        for sb, count_b in zip(prose_b, counts_b):
+            if (counts_a & count_b).total() < max(3, pairs.ALIGNED_SENTENCES * min(len(sa.tokens), len(sb.tokens))):
+                continue
             conflict = pairs._conflicting_choice(sa, sb)
             if conflict is not None:
                 found.setdefault(f"{conflict.value_a}|{conflict.value_b}", conflict)
