@@ -3,7 +3,7 @@
 The writer (``writer.py``) journals each write in the git dir when the store
 is in a repository, and reads older versions' records in ``.rawko/`` too.
 When neither folder exists there is no record to survey, and ``lint`` need
-not import the writer (its git plumbing and its dataclasses) to say so.
+not import the writer (its git plumbing, 2,200 lines) to say so.
 """
 
 from __future__ import annotations
