@@ -8,7 +8,6 @@ part, said in the words of the profile that decides differently.
 
 from __future__ import annotations
 
-
 from .. import records
 from ..records import record
 from .decision import Candidate, Preview, resolve_options

@@ -12,7 +12,6 @@ pattern after the one that matched): neither passed nor failed, marked ``–``.
 
 from __future__ import annotations
 
-
 from ..records import field, record
 from ..text.safetext import inline
 

@@ -6,7 +6,6 @@ are lint's (``lint.settingsproblems``), so that a preview never imports lint.
 
 from __future__ import annotations
 
-
 from ..records import record
 from ..store.settings import STORE_FILE
 

@@ -18,7 +18,7 @@ from .. import records
 from ..js.values import JsDate, js_to_string
 from ..disk.safeio import MEMORY_LIMIT, read_in_store
 from ..store.fold import RETIRED, effective_body, effective_store, in_force
-from ..store.reading import MemoryFile, Store
+from ..store.reading import DECISIONS_FILE, LEGACY_DISMISSED_FILE, MemoryFile, Store
 
 
 def now_iso() -> str:
@@ -294,8 +294,6 @@ def merge_changes(store: Store, originals: list[str], merged_text: str, new_name
 # Decisions on consolidation candidates: an append-only, committed log
 # --------------------------------------------------------------------------
 
-DECISIONS_FILE = "rawko-tui-decisions.yaml"
-LEGACY_DISMISSED_FILE = "rawko-tui-dismissed.yaml"  # an earlier, rewritten format: still read, never written
 DISMISS, RESTORE = "dismiss", "restore"
 _DECISIONS_HEADER = (
     "# Consolidation candidates a person dismissed (and restored). rawko-tui appends a record per decision;\n"

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-
 from ..records import record
 from ..text.safetext import clean_name
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
+
+
+def order_key(path: str, severity: str, line: int | None) -> tuple:
+    """Lint's order: by path, then severity (errors first), then line (``linter.sort_key``; a kept report's places)."""
+    return (path, SEVERITY_ORDER[severity], line or 0)
 
 
 @record(frozen=True, slots=True)  # 177,000 of them at 100,000 memories: no dict each

@@ -23,7 +23,7 @@ from bisect import bisect_left
 from ..disk import cache
 from ..store.reading import Store
 from ..text.safetext import inline
-from .findings import ERROR, SEVERITY_ORDER, WARNING, Finding
+from .findings import ERROR, WARNING, Finding, order_key
 from .keptstore import KeptStoreFindings
 
 _FORMAT = 1
@@ -138,8 +138,8 @@ class KeptReport:
 
 
 def _key(path: str, severity: str, line, group: int, at: int) -> tuple:
-    """A finding's place: ``linter.sort_key``, then its group and its place in the group."""
-    return (path, SEVERITY_ORDER[severity], line or 0, group, at)
+    """A finding's place: lint's order (``findings.order_key``), then its group and its place in the group."""
+    return (*order_key(path, severity, line), group, at)
 
 
 def _line(finding: Finding) -> str | None:

@@ -43,23 +43,15 @@ class KeptStoreFindings:
         return cache.read_kept(self._path(), lambda handle: self._read(handle, now_ms))
 
     def _read(self, handle, now_ms: float | None) -> tuple[list[Finding], list[Finding], list[Finding]] | None:
-        """The record's parts, one at a time (read whole, the file and what it holds were at once 35 MB more than
-        either at 100,000 memories)."""
-        try:
-            head = marshal.load(handle)
-            if not isinstance(head, dict) or head.get("key") != self.key:
-                return None
-            together = _findings_in(marshal.load(handle))
-            by_profile = _findings_in(marshal.load(handle))
-            own = [finding for _ in range(head["parts"]) for finding in _findings_in(marshal.load(handle))]
-            if now_ms is not None:  # each file's discoveredAt finding, where it goes among the files' findings
-                futures = marshal.load(handle)
-                coming = [(at, Finding(*plain)) for at, date_ms, plain in marshal.loads(futures) if date_ms > now_ms] if futures else []
-                if coming:  # lint._at: a date still to come
-                    own = _with_futures(own, coming)
-            return own, together, by_profile
-        except (KeyError, TypeError, ValueError, IndexError, EOFError):
-            return None  # a record of another shape counts as none (it is written again)
+        read = self._parts(handle, _findings_in)
+        if read is None:
+            return None
+        own, futures, together, by_profile = read
+        if now_ms is not None and futures:  # each file's discoveredAt finding, where it goes among the files' findings
+            coming = [(at, Finding(*plain)) for at, date_ms, plain in marshal.loads(futures) if date_ms > now_ms]
+            if coming:  # lint._at: a date still to come
+                own = _with_futures(own, coming)
+        return own, together, by_profile
 
     def plain(self) -> tuple[list[tuple], list[tuple], list[tuple], list[tuple]] | None:
         """The kept findings as the plain tuples kept (path, severity, code, message, line): (each file's, in store
@@ -70,17 +62,27 @@ class KeptStoreFindings:
         return cache.read_kept(self._path(), self._read_plain)
 
     def _read_plain(self, handle) -> tuple[list[tuple], list[tuple], list[tuple], list[tuple]] | None:
+        read = self._parts(handle, marshal.loads)
+        if read is None:
+            return None
+        own, futures, together, by_profile = read
+        return own, marshal.loads(futures) if futures else [], together, by_profile
+
+    def _parts(self, handle, made_of) -> tuple[list, bytes, list, list] | None:
+        """The record's parts, one at a time, each part's findings ``made_of`` its marshalled bytes (read whole, the
+        file and what it holds were at once 35 MB more than either at 100,000 memories): (each file's, in store
+        order; the dates still to come, as kept, read only where a run has a time; the store-wide ones; each
+        profile's), or None."""
         try:
             head = marshal.load(handle)
             if not isinstance(head, dict) or head.get("key") != self.key:
                 return None
-            together = marshal.loads(marshal.load(handle))
-            by_profile = marshal.loads(marshal.load(handle))
-            own = [plain for _ in range(head["parts"]) for plain in marshal.loads(marshal.load(handle))]
-            futures = marshal.load(handle)
-            return own, marshal.loads(futures) if futures else [], together, by_profile
+            together = made_of(marshal.load(handle))
+            by_profile = made_of(marshal.load(handle))
+            own = [finding for _ in range(head["parts"]) for finding in made_of(marshal.load(handle))]
+            return own, marshal.load(handle), together, by_profile
         except (KeyError, TypeError, ValueError, IndexError, EOFError):
-            return None
+            return None  # a record of another shape counts as none (it is written again)
 
     def keep(self, owns: list[FileFindings], together: list[Finding], by_profile: list[Finding]) -> None:
         if self.key is None:

@@ -24,9 +24,9 @@ from ..disk.safeio import SESSION_LIMIT, SETTINGS_LIMIT, linked_part, refusal
 from ..text.safetext import character_name, inline, invisible_characters, tag_text
 from ..store.settings import PersonSettings
 from .settingsproblems import person_settings_problems, settings_problems
-from ..store.reading import MemoryFile, Store
+from ..store.reading import DECISIONS_FILE, LEGACY_DISMISSED_FILE, MemoryFile, Store
 
-from .findings import ERROR, INFO, SEVERITY_ORDER, WARNING, FileFindings, Finding  # noqa: F401 - the lint's public face
+from .findings import ERROR, INFO, SEVERITY_ORDER, WARNING, FileFindings, Finding, order_key  # noqa: F401 - the lint's public face
 MIN_WORDS, MAX_WORDS = 50, 2000
 _REGEX_SYNTAX = set(".*+?()[]{}\\^$")
 _PROBES = ("", " ", "x", "\n", "the quick brown fox 42 developer")
@@ -84,7 +84,7 @@ def lint_store(
 
 def sort_key(finding: Finding) -> tuple:
     """Lint's order: by path, then severity (errors first), then line."""
-    return (finding.path, SEVERITY_ORDER[finding.severity], finding.line or 0)
+    return order_key(finding.path, finding.severity, finding.line)
 
 
 def moment_findings(store: Store) -> list[Finding]:
@@ -418,7 +418,7 @@ _STORE_FOLDERS = (
     (".rawko/checks", WARNING, "no saved task in it is read or checked"),
 )
 _DISMISSALS_LOST = "the dismissals it records are not read: those candidates come back in the queue"
-_DECISION_LOGS = ("rawko-tui-decisions.yaml", "rawko-tui-dismissed.yaml")  # curation.entries: DECISIONS_FILE, LEGACY_DISMISSED_FILE
+_DECISION_LOGS = (DECISIONS_FILE, LEGACY_DISMISSED_FILE)
 # The other files of .rawko/ rawko-tui reads (memories, agents and rawko-tui.yaml have findings of their own):
 # (folder, file pattern, size limit, what refusing one means)
 _STORE_FILES = (

@@ -75,7 +75,7 @@ from ..disk.gitrepo import (
 from ..js.regexp import JS_WHITESPACE
 from ..text.safetext import clean, clean_name
 from ..store.reading import MEMORIES_DIR, NEVER_CLOSED, RAWKO_DIR, MemoryFile, parse_memory_bytes
-from .journals import FOLDER_FLAGS, GIT_JOURNAL_DIR, JOURNAL_DIR, NOFOLLOW
+from .journals import FOLDER_FLAGS as _FOLDER_FLAGS, GIT_JOURNAL_DIR, JOURNAL_DIR, NOFOLLOW as _NOFOLLOW
 
 CHUNK = 1 << 16
 LOCK_WAIT_SECONDS = 30.0  # how long a write waits for another rawko-tui write to finish
@@ -277,8 +277,6 @@ def _dump_yaml(data: dict, style: str | None = None, escape_non_ascii: bool = Fa
 # --------------------------------------------------------------------------
 
 _MEMORIES_PREFIX = f"{RAWKO_DIR}/{MEMORIES_DIR}/"
-_NOFOLLOW = NOFOLLOW
-_FOLDER_FLAGS = FOLDER_FLAGS
 
 
 def _name_parts(name: str) -> list[str]:

@@ -34,6 +34,9 @@ RAWKO_DIR = ".rawko"
 MEMORIES_DIR = "memories"
 AGENTS_DIR = "agents"
 CONFIG_FILE = "rawko-tui.yaml"
+# the person's curation decisions (``curation.entries``), appended; and the earlier, rewritten format, still read
+DECISIONS_FILE = "rawko-tui-decisions.yaml"
+LEGACY_DISMISSED_FILE = "rawko-tui-dismissed.yaml"
 # Bytes of memories and agent definitions read per store. Each file has its own limit (safeio), but a clone
 # can hold any number of them: 25 memories of 55 MB (a .git of 452 KB) exhausted 2 GB. A store of 100,000
 # memories is about 100 MB; what comes past this in the store's order is not read, and says so.

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
