@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import marshal
 import os
 
 import pytest
 from conftest import FIXED_NOW, memory, write_store
 from storegen import random_store
 
+from rawko_tui.core import records
 from rawko_tui.core.disk import cache
 from rawko_tui.core.arbiters.decision import parse_now
 from rawko_tui.core.arbiters.ranking import run_preview
@@ -287,6 +289,57 @@ def test_rawko_sdk_readings_are_kept_between_runs_and_equal_a_fresh_reading(tmp_
         assert sdk["dated.md"] is not spec["dated.md"] and sdk["dated.md"]["tags"] is spec["dated.md"]["tags"]
         assert sdk["dated.md"]["discoveredAt"] == "2026-01-20T00:00:00Z" != spec["dated.md"]["discoveredAt"]
         assert list(sdk["dated.md"]) == list(spec["dated.md"])
+
+
+def test_a_rawko_sdk_view_is_kept_whole_while_its_files_are_the_readings_it_was_made_from(tmp_path, monkeypatch, settled):
+    """rawko-sdk's view of a store (what it skips and why, what it reads and how) is kept with the store: a start
+    whose files are the very readings takes it whole, reading no file's fields; a changed file, a damaged or
+    misshapen kept view, or another profile's name makes it again, equal to a reading with no cache."""
+    from rawko_tui.core.arbiters import loaders
+    from rawko_tui.core.arbiters.profiles import RAWKO_SDK
+
+    root = random_store(tmp_path / "store", seed=11, now_ms=parse_now(FIXED_NOW), size=120)
+    folder = root / ".rawko" / "memories"
+    (folder / "crlf.md").write_bytes(memory(title="Windows").replace("\n", "\r\n").encode())
+    (folder / "bad-yaml.md").write_text("---\ntitle: [unclosed\n---\nbody\n")
+    (folder / "upper.md").write_text(memory(title="Shouting", importance="High"))
+    (folder / "dated.md").write_text(memory(title="Dated", at="2026-01-20T00:00:00Z", body="\n\n  padded body  \n\n"))
+    (folder / "two.md").write_text(memory(title="Two entries") + "---\nimportance: low\n---\nlater\n")
+
+    def reading(store, profile=RAWKO_SDK):
+        view = loaders.load_view(store, profile, False)
+        gated = [(m.rel_path, reason, why) for m, reason, why in view.gated]
+        loaded = [(m.rel_path, repr(m.spec.attrs), m.spec.body, m.spec.frontmatter_text, m.single_entry()) for m in view.loaded]
+        return gated, loaded
+
+    def fresh(profile=RAWKO_SDK):
+        with monkeypatch.context() as off:
+            off.setenv("RAWKO_TUI_CACHE", "off")
+            return reading(load_store(root), profile)
+
+    def kept_view(profile=RAWKO_SDK):
+        with monkeypatch.context() as patch:
+            patch.setattr(loaders, "sdk_outcome", lambda *a: pytest.fail("read a file again"))
+            return reading(load_store(root), profile)
+
+    expected = fresh()
+    assert any("CRLF" in why for _, _, why in expected[0]) and any("lower case" in why for _, _, why in expected[0])
+    assert reading(load_store(root)) == expected  # made, and kept
+    assert kept_view() == expected
+    # another profile with rawko-sdk's loader: its own words, its own kept view
+    renamed = records.replace(RAWKO_SDK, name="team-sdk")
+    assert reading(load_store(root), renamed) == fresh(renamed) != expected
+    assert kept_view(renamed) == fresh(renamed) and kept_view() == expected
+    # a changed file: made again
+    (folder / "upper.md").write_text(memory(title="Calm now", importance="high"))
+    changed = fresh()
+    assert changed != expected and reading(load_store(root)) == changed and kept_view() == changed
+    # damaged, or of another shape: made again
+    kind = next(p.name.split("-", 1)[0] for p in cache.cache_path(root).parent.iterdir() if p.name.startswith("sdkview"))
+    for damage in (b"\x00junk", b"", marshal.dumps([("read", "same")] * len(changed[1])), marshal.dumps([])):
+        stored = cache.load_derived(root, kind, loaders.VIEW_MODULES)
+        cache.save_derived(root, kind, loaders.VIEW_MODULES, {**stored, "outcomes": damage})
+        assert reading(load_store(root)) == changed
 
 
 def test_plain_derived_values_are_kept_per_file_as_bytes_and_read_back_the_same(tmp_path, settled):

@@ -16,9 +16,9 @@ loader, like the rank index.
 from __future__ import annotations
 
 import operator
-import re
 import sys
 
+from ..text.firstuse import OnFirstUse
 from .. import records
 from ..records import record
 from .decision import REASON_ERROR, REASON_NOT_READ, REASON_SKIPPED, REASON_STOPS, has_load_error, not_loaded_gate
@@ -28,7 +28,7 @@ from ..store.reading import LazyText, MemoryFile, SpecView, Store, same_fields_v
 from .profiles import IMPORTANCE_LEVELS, Loader, Profile
 
 # rawko-sdk's extractFrontmatter: /^---\n([\s\S]*?)\n---\n?([\s\S]*)$/ (no flags: ^ and $ are the text's ends)
-SDK_FRONTMATTER = re.compile(r"---\n([\s\S]*?)\n---\n?([\s\S]*)\Z")
+SDK_FRONTMATTER = OnFirstUse(r"---\n([\s\S]*?)\n---\n?([\s\S]*)\Z")
 
 
 @record
@@ -90,20 +90,18 @@ def _build_view(store: Store, profile: Profile, recursive: bool) -> LoadedView:
             else:
                 loaded.append(memory)
     elif loader.splitter == "sdk-regex" or loader.gate != "none" or loader.on_error == "skip":
-        from ..disk.cache import Derived
-
-        kept = Derived(store.root, "sdk", SDK_MODULES, plain=True) if store.view == "spec" else None  # each file's reading from earlier runs
-        shared = {} if decoded_views_bounded() else None  # the app's view, held as long as the comparison
-        for memory in candidates:
-            read = sdk_read(memory, profile, kept, shared) if kept is not None else _folded_read(memory, profile)
+        if store.view == "spec":
+            shared = {} if decoded_views_bounded() else None  # the app's view, held as long as the comparison
+            reads = _kept_reads(store, profile, candidates, shared)
+        else:
+            reads = [_folded_read(memory, profile) for memory in candidates]
+        for memory, read in zip(candidates, reads):
             if isinstance(read, str):
                 gated.append((memory, REASON_SKIPPED, read))
             elif isinstance(read, tuple):  # npm yaml reads it, rawko-tui refuses to
                 gated.append((memory, *read))
             else:
                 loaded.append(read)
-        if kept is not None:
-            kept.save()
     else:
         for memory in candidates:  # the real arbiter reads a refused file: rawko-tui cannot say what it makes of it
             if memory.refused_by_limit:
@@ -177,42 +175,115 @@ def sdk_read(memory: MemoryFile, profile: Profile, kept=None, shared: dict | Non
     (reason, why) for a file it reads that rawko-tui refuses to (an alias bomb npm yaml's guard lets through).
 
     ``kept`` (a ``cache.Derived``) holds each file's reading from earlier runs: the YAML is not parsed again.
-    ``shared``: the keys' orders and the text values of the files read so far, each kept once (a view of 65,000
-    files with a date of their own held as many copies of a few orders and dates, 10 MB).
+    ``shared``: see ``sdk_file``.
     """
+    return sdk_file(memory, sdk_outcome(memory, profile, kept), shared)
+
+
+def sdk_outcome(memory: MemoryFile, profile: Profile, kept=None) -> tuple:
+    """What rawko-sdk's loader makes of the file, in plain values (a view keeps them between runs, ``_kept_reads``):
+    ("skip", why), ("gated", reason, why), or ("read", how its fields compare with the spec reading's -- "same",
+    "patch" or "read" --, its own fields where they differ, the frontmatter's span, the body's start and length,
+    ``single_entry()`` where known)."""
     name = profile.name
     if memory._text is None:
-        return f"{name} skips this file: it cannot be read ({memory.error.reason if memory.error else 'no text'})"
+        return ("skip", f"{name} skips this file: it cannot be read ({memory.error.reason if memory.error else 'no text'})")
     reading = kept.get(memory, sdk_parse) if kept is not None else sdk_parse(memory)
     if reading[0] == "skip":
-        return f"{name} skips this file: {reading[1]}"
+        return ("skip", f"{name} skips this file: {reading[1]}")
     if reading[0] == "refused":
-        return (REASON_ERROR, f"not modelled: rawko-tui does not read its frontmatter ({reading[1]}); {name} reads it (npm yaml 2.8.2 loads it)")
-    kind, attrs, frontmatter_at, untrimmed, trimmed = reading
-    own = attrs if kind == "patch" else None
-    if kind == "same":
-        attrs = memory.spec.attrs  # one object for both readings
-    elif kind == "patch":  # the spec reading's values where they are the same (a timestamp is a Date to one, text to the other)
-        order, patch = attrs
-        if shared is not None:
-            order = shared.setdefault(order, order) if all(type(key) is str for key in order) else order  # 1 and True are equal keys
-            patch = {key: shared.setdefault(value, value) if type(value) is str else value for key, value in patch.items()}
-            own = (order, patch)
-        spec_attrs = memory.spec.attrs
-        attrs = {key: patch[key] if key in patch else spec_attrs[key] for key in order}
-    problem = gate_problem(attrs, profile)
+        return ("gated", REASON_ERROR, f"not modelled: rawko-tui does not read its frontmatter ({reading[1]}); {name} reads it (npm yaml 2.8.2 loads it)")
+    kind, own, frontmatter_at, untrimmed, trimmed = reading
+    problem = gate_problem(_fields(memory, kind, own), profile)
     if problem is not None:
-        return problem
+        return ("skip", problem)
     body_at, body_length = trimmed if profile.loader.trim_body else untrimmed
     single = _single_entry_as_read(memory, body_length) if kind != "read" else None
+    return ("read", kind, own, frontmatter_at, body_at, body_length, single)
+
+
+def _fields(memory: MemoryFile, kind: str, own: object) -> object:
+    """The fields of a reading: the spec reading's (``same``), those with a few of its own (``patch``: the keys in
+    order and the values that differ; a timestamp is a Date to one, text to the other), or its own (``read``)."""
+    if kind == "same":
+        return memory.spec.attrs  # one object for both readings
+    if kind == "patch":
+        order, patch = own
+        spec_attrs = memory.spec.attrs
+        return {key: patch[key] if key in patch else spec_attrs[key] for key in order}
+    return own
+
+
+def sdk_file(memory: MemoryFile, outcome: tuple, shared: dict | None = None) -> MemoryFile | str | tuple[str, str]:
+    """``sdk_outcome`` as ``sdk_read`` gives it: the file as read, why it is skipped, or (reason, why).
+
+    A file from the parse cache asks the spec reading for the fields it shares with it when they are read: a view
+    of every file decodes none of them. ``shared``: the keys' orders and the text values of the files read so far,
+    each kept once (a view of 65,000 files with a date of their own held as many copies of a few orders and dates,
+    10 MB).
+    """
+    if outcome[0] == "skip":
+        return outcome[1]
+    if outcome[0] == "gated":
+        return outcome[1:]
+    _, kind, own, frontmatter_at, body_at, body_length, single = outcome
+    if kind == "patch" and shared is not None:
+        order, patch = own
+        order = shared.setdefault(order, order) if all(type(key) is str for key in order) else order  # 1 and True are equal keys
+        own = (order, {key: shared.setdefault(value, value) if type(value) is str else value for key, value in patch.items()})
     text = memory._text
-    if isinstance(text, LazyText) and kind != "read" and decoded_views_bounded():  # the spec reading's fields, asked of it (the app's view of every file holds none)
+    if isinstance(text, LazyText) and kind != "read":
         spec = same_fields_view(memory.spec, own, text, body_length, body_at, frontmatter_at)
     elif isinstance(text, LazyText):  # cut from the text when asked for, as the cache's own view is
-        spec = SpecView(attrs, None, None, 2, source=text, body_length=body_length, body_at=body_at, frontmatter_at=frontmatter_at)
+        spec = SpecView(own, None, None, 2, source=text, body_length=body_length, body_at=body_at, frontmatter_at=frontmatter_at)
     else:
-        spec = SpecView(attrs, text[body_at : body_at + body_length], text[frontmatter_at[0] : frontmatter_at[1]], 2)
+        spec = SpecView(_fields(memory, kind, own), text[body_at : body_at + body_length], text[frontmatter_at[0] : frontmatter_at[1]], 2)
     return _read_again(memory, spec=spec, error=None, _facts=None, _entries=None, _suspects=None, _single=single)
+
+
+# What a kept view's outcomes come from besides the readings: the gate's levels, the reasons' words.
+VIEW_MODULES = (*SDK_MODULES, "arbiters/profiles.py", "arbiters/decision.py")
+
+
+def _kept_reads(store: Store, profile: Profile, candidates: list[MemoryFile], shared: dict | None) -> list:
+    """``sdk_read`` of every candidate. While the store's files are the readings a view was made from, the
+    outcomes kept with it are used (one blob: a start neither looks up each file's reading nor decodes its
+    fields for the gate), else each file's kept reading (``cache.Derived``), and the outcomes are kept."""
+    import marshal
+
+    from ..disk import cache
+
+    key = _view_key(store, profile, candidates)
+    kind = "sdkview" + cache.sha256(profile.name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    if key is not None:
+        kept = cache.load_derived(store.root, kind, VIEW_MODULES)
+        if kept.get("key") == key:
+            try:
+                outcomes = marshal.loads(kept["outcomes"])
+                if type(outcomes) is list and len(outcomes) == len(candidates):
+                    return [sdk_file(memory, outcome, shared) for memory, outcome in zip(candidates, outcomes)]
+            except (EOFError, KeyError, TypeError, ValueError, IndexError, AttributeError):
+                pass  # damaged, or of another shape: made again
+    readings = cache.Derived(store.root, "sdk", SDK_MODULES, plain=True)  # each file's reading from earlier runs
+    outcomes = [sdk_outcome(memory, profile, readings) for memory in candidates]
+    readings.save()
+    if key is not None:
+        try:
+            cache.save_derived(store.root, kind, VIEW_MODULES, {"key": key, "outcomes": marshal.dumps(outcomes, 4)})
+        except ValueError:  # a value marshal cannot keep: made again each run
+            pass
+    return [sdk_file(memory, outcome, shared) for memory, outcome in zip(candidates, outcomes)]
+
+
+def _view_key(store: Store, profile: Profile, candidates: list[MemoryFile]) -> list | None:
+    """What a view's outcomes depend on: the profile's name (its words) and reading rules, and every candidate's
+    reading, in order (None: one was not read from the working tree, or the cache is off)."""
+    from ..disk import cache
+
+    if not cache.enabled():
+        return None
+    readings = cache.readings_digest(candidates, store.kept_readings)
+    return None if readings is None else [repr((profile.name, profile.loader)), readings]
 
 
 _MEMORY_FIELDS = tuple(field.name for field in records.fields(MemoryFile))

@@ -23,8 +23,8 @@ reading, spec-0005 skips the pattern) gives the same answer (``refused``).
 from __future__ import annotations
 
 import functools
-import re
 
+from ..text.firstuse import OnFirstUse
 from ..records import field, record
 from ..disk import cache
 from ..js.regexp import (
@@ -232,7 +232,7 @@ class PatternPlan:
         return PatternResult(self.pattern, self.normalized, SUBSTRING, matched, span, fell_through=self.fell_through, notes=self.notes)
 
 
-_DOTTED_NAME = re.compile(r"(?<=\w)\.(?=\w)")
+_DOTTED_NAME = OnFirstUse(r"(?<=\w)\.(?=\w)")
 
 
 def looks_like_regex(alternative: str) -> bool:

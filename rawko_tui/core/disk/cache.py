@@ -16,18 +16,25 @@ The cache lives outside the store (``$XDG_CACHE_HOME/rawko-tui/``, or the
 folder ``RAWKO_TUI_CACHE_DIR`` names), one file per store (and a ``.root``
 file naming the store, so that the caches of stores that no longer exist are
 pruned), written atomically; ``RAWKO_TUI_CACHE=off`` turns it off.  A cache written by other
-code (the parser's source is part of its key), by another user, or that
+code (the parser's files, by size and modification time, are part of its key), by another user, or that
 cannot be read, is ignored and rewritten.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 import stat
 import time
 from pathlib import Path
+
+try:  # the interpreter's own SHA-256: hashlib loads OpenSSL for it, 3 ms of every start
+    from _sha256 import sha256
+except ImportError:  # Python 3.12 onwards names the module _sha2
+    try:
+        from _sha2 import sha256
+    except ImportError:
+        from hashlib import sha256
 
 FORMAT = 1
 RACY_NS = 2_000_000_000  # a file changed this close to being read is read again next time
@@ -51,7 +58,7 @@ def cache_dir() -> Path:
 
 
 def cache_path(root: Path) -> Path:
-    key = hashlib.sha256(str(root.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    key = sha256(str(root.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24]
     return cache_dir() / f"store-{key}.pickle"
 
 
@@ -77,20 +84,20 @@ def readings_digest(memories, kept_readings: str | None = None) -> str | None:
     (a start otherwise spends a tenth of its time turning 10,000 stats into bytes to learn it)."""
     if kept_readings is not None:
         names = "\0".join([memory.name for memory in memories])
-        return hashlib.sha256(f"{kept_readings}\0{names}".encode("utf-8", "surrogatepass")).hexdigest()
+        return sha256(f"{kept_readings}\0{names}".encode("utf-8", "surrogatepass")).hexdigest()
     import marshal
 
     # file_token's rule, inlined: this runs over every loaded file on every start
     if not all(memory.read_ns and memory.signature for memory in memories):
         return None
     # marshal writes the same bytes for the same names and numbers (version 2: without its references, twice as fast)
-    return hashlib.sha256(marshal.dumps([(memory.name, memory.signature, memory.read_ns) for memory in memories], 2)).hexdigest()
+    return sha256(marshal.dumps([(memory.name, memory.signature, memory.read_ns) for memory in memories], 2)).hexdigest()
 
 
 def columns_digest(names: str, columns: list) -> str:
     """The digest of the parse cache's kept readings: the files' names (NUL-separated) and their stat and read-time
     columns, computed once as the cache is written (``Store.kept_readings``)."""
-    digest = hashlib.sha256(names.encode("utf-8", "surrogatepass"))
+    digest = sha256(names.encode("utf-8", "surrogatepass"))
     for column in columns:
         digest.update(column.typecode.encode())
         digest.update(column)
@@ -240,7 +247,7 @@ def package_key() -> str:
     global _package_key
     if _package_key is None:
         top = Path(__file__).resolve().parent.parent.parent  # rawko_tui/
-        digest = hashlib.sha256(f"{FORMAT}".encode())
+        digest = sha256(f"{FORMAT}".encode())
         pending = [str(top)]
         while pending:
             folder = pending.pop()
@@ -260,15 +267,18 @@ _plan_key: str | None = None
 
 
 def _digest(modules: tuple[str, ...]) -> str:
-    digest = hashlib.sha256(f"{FORMAT}".encode())
-    here = Path(__file__).resolve().parent.parent  # module paths are named from rawko_tui/core/
+    """What the code of ``modules`` is: each file's name, size and modification time (as ``package_key``), so any
+    edit or reinstall changes it. A stat per module: reading and hashing their source cost every start 3 ms."""
+    digest = sha256(f"{FORMAT}".encode())
+    here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # module paths are named from rawko_tui/core/
     for name in modules:
-        digest.update((here / name).read_bytes())
+        info = os.stat(os.path.join(here, name))
+        digest.update(f"{name}\0{info.st_size}\0{info.st_mtime_ns}\0".encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 
 def code_key() -> str:
-    """A digest of the parser's source: a cache from other code is not used."""
+    """A digest of the parser's code (``_digest``): a cache from other code is not used."""
     global _code_key
     if _code_key is None:
         _code_key = _digest(_PARSER_MODULES)

@@ -44,10 +44,10 @@ from __future__ import annotations
 import bisect
 import collections
 import functools
-import re
 import time
 from collections.abc import Callable
 
+from ..text.firstuse import OnFirstUse
 from ..records import record
 from ..disk import cache
 
@@ -286,9 +286,9 @@ def _is_ascii_letter(u: int) -> bool:
 
 _QUANTIFIER_UNITS = (0x2A, 0x2B, 0x3F)  # * + ?
 _SYNTAX_UNITS = frozenset(map(ord, "^$\\.*+?()[]{}|"))
-_PLAIN_RUN = re.compile(r"[^\^$\\.*+?()\[\]{}|]+")  # units that stand for themselves, read at once
+_PLAIN_RUN = OnFirstUse(r"[^\^$\\.*+?()\[\]{}|]+")  # units that stand for themselves, read at once
 _CHAR_NODES: dict[tuple[int, bool], Node] = {}
-_PRESCAN_TOKENS = re.compile(r"\\[\s\S]?|[\[\]()]")  # an escape (with the unit it escapes), a class bracket, a parenthesis
+_PRESCAN_TOKENS = OnFirstUse(r"\\[\s\S]?|[\[\]()]")  # an escape (with the unit it escapes), a class bracket, a parenthesis
 
 
 @functools.lru_cache(maxsize=65536)
@@ -1299,7 +1299,7 @@ def needles_may_match(needles: tuple[str, ...] | None, lowered_ascii: str) -> bo
 # operator. On ASCII text, whether it matches is whether one of its words occurs; with the i flag, compared in
 # lower case (V8's case folding maps no non-ASCII character onto an ASCII letter without the u flag, and the text
 # holds none).
-_LITERAL_ALTERNATION = re.compile(r"[A-Za-z0-9_\- ]+(?:\|[A-Za-z0-9_\- ]+)*")
+_LITERAL_ALTERNATION = OnFirstUse(r"[A-Za-z0-9_\- ]+(?:\|[A-Za-z0-9_\- ]+)*")
 
 
 def literal_alternation(regex: JsRegex) -> tuple[str, ...] | None:

@@ -14,6 +14,7 @@ import math
 import re
 import time
 
+from ..text.firstuse import OnFirstUse
 from ..records import record
 from .dates import parse_date, time_clip
 from .regexp import JS_WHITESPACE
@@ -137,8 +138,8 @@ def js_number_to_string(x: float) -> str:
 
 # StringToNumber's grammar (ECMAScript StringNumericLiteral): no separators, no "inf" or "nan",
 # a sign only on decimals, white space is JavaScript's (trimmed before)
-_DECIMAL_LITERAL = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
-_NON_DECIMAL_LITERAL = re.compile(r"0(?:[xX](?P<x>[0-9a-fA-F]+)|[oO](?P<o>[0-7]+)|[bB](?P<b>[01]+))")
+_DECIMAL_LITERAL = OnFirstUse(r"[+-]?(?:Infinity|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+_NON_DECIMAL_LITERAL = OnFirstUse(r"0(?:[xX](?P<x>[0-9a-fA-F]+)|[oO](?P<o>[0-7]+)|[bB](?P<b>[01]+))")
 
 
 def js_string_to_number(text: str) -> float:
@@ -303,7 +304,7 @@ def js_new_date(value: object) -> JsDate:
 # --------------------------------------------------------------------------
 
 
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_ASTRAL = OnFirstUse("[\U00010000-\U0010ffff]")
 
 
 def utf16_length(text: str) -> int:

@@ -13,7 +13,6 @@ objects a pickle takes tens.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import pickle
 
@@ -139,6 +138,6 @@ def _key(store: Store, arbiter: str | None) -> str | None:
         settings = pickle.dumps((store.config, agents, store.directory_order, store.skipped, arbiter), protocol=4)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return None
-    digest = hashlib.sha256(f"{_FORMAT}\0{cache.package_key()}\0{readings}\0".encode())
+    digest = cache.sha256(f"{_FORMAT}\0{cache.package_key()}\0{readings}\0".encode())
     digest.update(settings)
     return digest.hexdigest()

@@ -13,6 +13,7 @@ import os
 import re
 from collections import defaultdict
 
+from ..text.firstuse import OnFirstUse
 from ..arbiters.decision import js_to_number
 from ..arbiters.scoring import IMPORTANCE_ORDER, pattern_strings
 from ..text.commonwords import COMMON_WORD_RANK, is_common_word, words_containing
@@ -30,7 +31,7 @@ from .findings import ERROR, INFO, SEVERITY_ORDER, WARNING, FileFindings, Findin
 MIN_WORDS, MAX_WORDS = 50, 2000
 _REGEX_SYNTAX = set(".*+?()[]{}\\^$")
 _PROBES = ("", " ", "x", "\n", "the quick brown fox 42 developer")
-_WORD_RE = re.compile(r"\S+")
+_WORD_RE = OnFirstUse(r"\S+")
 MAX_TITLE = 200
 # findings no pane shows (the app says them in a notification): .rawko/agents/, rawko-tui.yaml (a person's key in it
 # included), the store's folders and files refused for reading (``store_file_findings``) and ignored journal records
@@ -39,9 +40,9 @@ SETTINGS_CODES = frozenset({"agent", "agent-config", "config", "person-setting",
 MAX_ALTERNATIVES = 200
 MAX_FRONTMATTER = 64 * 1024
 LONG_LINE = 10_000
-_CONFLICT_MARKER = re.compile(r"^(?:<{7}|>{7})(?: [^\n]*)?$", re.MULTILINE)
-_ISO_LIKE = re.compile(r"^[+-]?\d{4,6}-\d{2}-\d{2}(?:[Tt]\d|$)")
-_LOCAL_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$")
+_CONFLICT_MARKER = OnFirstUse(r"^(?:<{7}|>{7})(?: [^\n]*)?$", re.MULTILINE)
+_ISO_LIKE = OnFirstUse(r"^[+-]?\d{4,6}-\d{2}-\d{2}(?:[Tt]\d|$)")
+_LOCAL_DATETIME = OnFirstUse(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$")
 
 
 def lint_store(
@@ -131,8 +132,8 @@ def _file_findings(store: Store) -> list[FileFindings]:
     return owns
 
 
-_PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")  # no upper case, space, quote or other character a shell or a file system treats apart
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_PLAIN_NAME = OnFirstUse(r"[a-z0-9][a-z0-9._-]*")  # no upper case, space, quote or other character a shell or a file system treats apart
+_CAMEL = OnFirstUse(r"(?<=[a-z])(?=[A-Z])")
 
 
 def name_words(text: str) -> list[str]:
@@ -708,7 +709,7 @@ def _what_is_hidden(chars: list[str]) -> str:
     return " and ".join(parts)
 
 
-_FIELD_LINE = re.compile(r"([A-Za-z_][\w-]*)\s*:")
+_FIELD_LINE = OnFirstUse(r"([A-Za-z_][\w-]*)\s*:")
 
 
 def _places(memory: MemoryFile, text: str):

@@ -23,6 +23,7 @@ from _thread import allocate_lock  # threading.Lock itself: a start need not imp
 import time
 from pathlib import Path
 
+from ..text.firstuse import OnFirstUse
 from ..records import field, record, replace
 from ..js.regexp import JS_WHITESPACE
 from ..disk.safeio import MEMORY_LIMIT, SETTINGS_LIMIT, linked_part, read_in_store, read_regular
@@ -49,7 +50,7 @@ STORE_LIMIT = 256 << 20
 _JS_LINE_END = r"(?=[\n\r\u2028\u2029]|\Z)"
 _JS_LINE_START = r"(?:(?<=[\n\r\u2028\u2029])|\A)"
 _JS_S = "[" + re.escape(JS_WHITESPACE) + "]"
-_EXTRACT_RE = re.compile(
+_EXTRACT_RE = OnFirstUse(
     rf"\A(\ufeff?---{_JS_LINE_END}([\s\S]+?){_JS_LINE_START}(?:---|\.\.\.){_JS_S}*{_JS_LINE_END}(?:\n)?)"
 )
 
@@ -652,12 +653,12 @@ def _count_lines(text: str) -> int:
 # The entry log
 # --------------------------------------------------------------------------
 
-_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_DELIMITER_RE = re.compile(r"^---[ \t]*\r?$")
-_CLOSER_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
-_FIELD_LINE_RE = re.compile(r"^(?:" + "|".join(sorted(MEMORY_FIELDS)) + r")\s*:", re.MULTILINE)
+_FENCE_RE = OnFirstUse(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_DELIMITER_RE = OnFirstUse(r"^---[ \t]*\r?$")
+_CLOSER_RE = OnFirstUse(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+_FIELD_LINE_RE = OnFirstUse(r"^(?:" + "|".join(sorted(MEMORY_FIELDS)) + r")\s*:", re.MULTILINE)
 # The only lines the split looks at: a fence (``` or ~~~) and a delimiter (---); every other line is body text.
-_MARK_LINE_RE = re.compile(r"^(?: {0,3}(?:`{3,}|~{3,})[^\n]*|---[ \t]*\r?)$", re.MULTILINE)
+_MARK_LINE_RE = OnFirstUse(r"^(?: {0,3}(?:`{3,}|~{3,})[^\n]*|---[ \t]*\r?)$", re.MULTILINE)
 _MAX_FRONTMATTER_LINES = 400
 # Blocks read as YAML per file (entries, torn blocks, YAML blocks that are not entries), and characters of
 # YAML in them. A memory appended to every day for thirty years has about 10,000 entries of a few hundred

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from .firstuse import OnFirstUse
+
 # Bidirectional controls: they reorder what is shown (a "Trojan Source" line reads one way, runs another).
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 # Characters that draw nothing: Unicode's default-ignorable code points (zero-width space and
@@ -44,36 +46,21 @@ _PICTOGRAPH = (
 _EMOJI_PARTS = "\u200d\ufe0e\ufe0f"
 
 
-class _OnFirstUse:
-    """A regex compiled when first used: a command that shows only plain text never compiles these large
-    Unicode classes (1.5 ms of every start)."""
-
-    __slots__ = ("pattern", "compiled")
-
-    def __init__(self, pattern: str):
-        self.pattern, self.compiled = pattern, None
-
-    def __getattr__(self, name: str):
-        if self.compiled is None:
-            self.compiled = re.compile(self.pattern)
-        return getattr(self.compiled, name)
-
-
-_IS_PICTOGRAPH = _OnFirstUse(f"[{_PICTOGRAPH}]")
-_IS_HIDDEN = _OnFirstUse(f"[{_INVISIBLE}{_BIDI}{_EMOJI_PARTS}\\s]")
+_IS_PICTOGRAPH = OnFirstUse(f"[{_PICTOGRAPH}]")
+_IS_HIDDEN = OnFirstUse(f"[{_INVISIBLE}{_BIDI}{_EMOJI_PARTS}\\s]")
 # Line breaks other than the newline: a terminal or a viewer may start a line at each.
 _OTHER_BREAKS = "\u2028\u2029"  # VT, FF, CR are C0 and NEL is C1: shown with them
 
 _CONTROL = "\x00-\x08\x0b-\x1f\x7f-\x9f"  # C0 but tab and newline, DEL, C1
 _SURROGATE = "\ud800-\udfff"
 _HIDING = f"{_INVISIBLE}{_BIDI}{_EMOJI_PARTS}"
-_SHOWN = _OnFirstUse(f"[{_CONTROL}{_SURROGATE}{_OTHER_BREAKS}{_HIDING}]")
-_SHOWN_INLINE = _OnFirstUse(f"[\t\n{_CONTROL}{_SURROGATE}{_OTHER_BREAKS}{_HIDING}]")
+_SHOWN = OnFirstUse(f"[{_CONTROL}{_SURROGATE}{_OTHER_BREAKS}{_HIDING}]")
+_SHOWN_INLINE = OnFirstUse(f"[\t\n{_CONTROL}{_SURROGATE}{_OTHER_BREAKS}{_HIDING}]")
 # JSON: only what json.dumps leaves raw (C0 it escapes itself); the escaped text is the same value
-_JSON_ESCAPED = _OnFirstUse(f"[\x7f-\x9f{_SURROGATE}{_OTHER_BREAKS}{_HIDING}]")
-_HIDDEN = _OnFirstUse(f"[{_HIDING}]")
+_JSON_ESCAPED = OnFirstUse(f"[\x7f-\x9f{_SURROGATE}{_OTHER_BREAKS}{_HIDING}]")
+_HIDDEN = OnFirstUse(f"[{_HIDING}]")
 # A quick test that decides whether a text needs the substitution at all
-_PLAIN = re.compile("[\t\n\x20-\x7e]*")
+_PLAIN = OnFirstUse("[\t\n\x20-\x7e]*")
 _PLAIN_LINE = re.compile("[\x20-\x7e]*")
 
 _STAND_INS = {code: chr(0x2400 + code) for code in range(0x20)}  # ␀ … ␟, ␉ for tab, ␊ for newline
@@ -152,7 +139,7 @@ def clean_name(name: str) -> str:
     return inline(name)
 
 
-_SPACE_RUN = re.compile(r"[ \t\n]+")
+_SPACE_RUN = OnFirstUse(r"[ \t\n]+")
 
 
 def one_line(text: str, limit: int = 200) -> str:
