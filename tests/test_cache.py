@@ -27,6 +27,15 @@ def parsed(store) -> list[tuple]:
     return [
         (
             f.rel_path,
+            str(f.location),
+            f.name,
+            f.top_level,
+            f.symlink,
+            f.size,
+            f.mtime_ns,
+            f.signature,
+            f.bad_utf8,
+            f.single_entry(),
             f.text,
             f.bom,
             repr(f.spec.attrs) if f.spec else None,
@@ -45,12 +54,18 @@ def test_a_warm_load_gives_what_a_fresh_parse_gives(tmp_path, monkeypatch, settl
     (root / ".rawko" / "memories" / "broken.md").write_text("---\ntitle: [unclosed\n---\n")
     (root / ".rawko" / "memories" / "sub").mkdir()
     (root / ".rawko" / "memories" / "sub" / "nested.md").write_text(memory(title="Nested"))
+    (root / ".rawko" / "memories" / "bom.md").write_bytes(b"\xef\xbb\xbf" + memory(title="Bom").encode())
+    (root / ".rawko" / "memories" / "bad-utf8.md").write_bytes(memory(title="Bad").encode() + b"\xff tail\n")
+    (root / ".rawko" / "memories" / "two.md").write_text(memory(title="Two") + "---\nstatus: retired\n---\n")
+    (root / ".rawko" / "memories" / "link.md").symlink_to(root / ".rawko" / "memories" / "two.md")
     first = load_store(root)
     assert cache.cache_path(root).is_file()
     warm = load_store(root)
     monkeypatch.setenv("RAWKO_TUI_CACHE", "off")
     uncached = load_store(root)
     assert parsed(first) == parsed(warm) == parsed(uncached)
+    assert [f.read_ns for f in first.files] == [f.read_ns for f in warm.files]
+    assert {f.name for f in warm.files if f.bom or f.bad_utf8 or f.symlink or not f.top_level or f.error} >= {"bom.md", "bad-utf8.md", "link.md", "sub/nested.md", "broken.md"}
     assert run_preview(warm, "auth token", "developer").prompt == run_preview(uncached, "auth token", "developer").prompt
 
 

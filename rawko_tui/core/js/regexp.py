@@ -1670,7 +1670,7 @@ _SHORT_FOR_V8 = V8_SAFE_DEPTH // 18
 def compile_js(source: str, ignore_case: bool = True) -> JsRegex:
     """Translate a JavaScript RegExp source (flags ``i`` or none). Raises JsRegexSyntaxError.
 
-    A translation made before (by this code: the cache is keyed by its source) is
+    A translation made before (by this code: the cache is keyed by its modules) is
     taken from the cache; lint of 10,000 patterns otherwise spends seconds here.
     """
     if len(source) > _WORTH_READING_THE_CACHE:
