@@ -28,13 +28,28 @@ import stat
 import time
 from pathlib import Path
 
-try:  # the interpreter's own SHA-256: hashlib loads OpenSSL for it, 3 ms of every start
-    from _sha256 import sha256
-except ImportError:  # Python 3.12 onwards names the module _sha2
+try:  # the interpreter's own BLAKE2: hashlib loads OpenSSL, 3 ms of every start (and its SHA-256 is slower than this)
+    from _blake2 import blake2b
+except ImportError:  # a Python built without it
+    from hashlib import blake2b
+
+
+def key_hash(data: bytes = b""):
+    """A hash object for the cache's keys (``update``, ``hexdigest``: 64 hex digits)."""
+    return blake2b(data, digest_size=32)
+
+
+def _sha256(data: bytes):
+    """SHA-256, for the cache's file names (a store's cache keeps its name across versions, and is pruned by it):
+    the interpreter's own, for a few bytes."""
     try:
-        from _sha2 import sha256
-    except ImportError:
-        from hashlib import sha256
+        from _sha256 import sha256
+    except ImportError:  # Python 3.12 onwards names the module _sha2
+        try:
+            from _sha2 import sha256
+        except ImportError:
+            from hashlib import sha256
+    return sha256(data)
 
 FORMAT = 1
 RACY_NS = 2_000_000_000  # a file changed this close to being read is read again next time
@@ -58,7 +73,7 @@ def cache_dir() -> Path:
 
 
 def cache_path(root: Path) -> Path:
-    key = sha256(str(root.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    key = _sha256(str(root.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24]  # the name every version gave it
     return cache_dir() / f"store-{key}.pickle"
 
 
@@ -84,20 +99,20 @@ def readings_digest(memories, kept_readings: str | None = None) -> str | None:
     (a start otherwise spends a tenth of its time turning 10,000 stats into bytes to learn it)."""
     if kept_readings is not None:
         names = "\0".join([memory.name for memory in memories])
-        return sha256(f"{kept_readings}\0{names}".encode("utf-8", "surrogatepass")).hexdigest()
+        return key_hash(f"{kept_readings}\0{names}".encode("utf-8", "surrogatepass")).hexdigest()
     import marshal
 
     # file_token's rule, inlined: this runs over every loaded file on every start
     if not all(memory.read_ns and memory.signature for memory in memories):
         return None
     # marshal writes the same bytes for the same names and numbers (version 2: without its references, twice as fast)
-    return sha256(marshal.dumps([(memory.name, memory.signature, memory.read_ns) for memory in memories], 2)).hexdigest()
+    return key_hash(marshal.dumps([(memory.name, memory.signature, memory.read_ns) for memory in memories], 2)).hexdigest()
 
 
 def columns_digest(names: str, columns: list) -> str:
     """The digest of the parse cache's kept readings: the files' names (NUL-separated) and their stat and read-time
     columns, computed once as the cache is written (``Store.kept_readings``)."""
-    digest = sha256(names.encode("utf-8", "surrogatepass"))
+    digest = key_hash(names.encode("utf-8", "surrogatepass"))
     for column in columns:
         digest.update(column.typecode.encode())
         digest.update(column)
@@ -247,7 +262,7 @@ def package_key() -> str:
     global _package_key
     if _package_key is None:
         top = Path(__file__).resolve().parent.parent.parent  # rawko_tui/
-        digest = sha256(f"{FORMAT}".encode())
+        digest = key_hash(f"{FORMAT}".encode())
         pending = [str(top)]
         while pending:
             folder = pending.pop()
@@ -269,7 +284,7 @@ _plan_key: str | None = None
 def _digest(modules: tuple[str, ...]) -> str:
     """What the code of ``modules`` is: each file's name, size and modification time (as ``package_key``), so any
     edit or reinstall changes it. A stat per module: reading and hashing their source cost every start 3 ms."""
-    digest = sha256(f"{FORMAT}".encode())
+    digest = key_hash(f"{FORMAT}".encode())
     here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # module paths are named from rawko_tui/core/
     for name in modules:
         info = os.stat(os.path.join(here, name))

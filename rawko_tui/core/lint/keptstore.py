@@ -138,6 +138,6 @@ def _key(store: Store, arbiter: str | None) -> str | None:
         settings = pickle.dumps((store.config, agents, store.directory_order, store.skipped, arbiter), protocol=4)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return None
-    digest = cache.sha256(f"{_FORMAT}\0{cache.package_key()}\0{readings}\0".encode())
+    digest = cache.key_hash(f"{_FORMAT}\0{cache.package_key()}\0{readings}\0".encode())
     digest.update(settings)
     return digest.hexdigest()

@@ -60,7 +60,7 @@ _SHOWN_INLINE = OnFirstUse(f"[\t\n{_CONTROL}{_SURROGATE}{_OTHER_BREAKS}{_HIDING}
 _JSON_ESCAPED = OnFirstUse(f"[\x7f-\x9f{_SURROGATE}{_OTHER_BREAKS}{_HIDING}]")
 _HIDDEN = OnFirstUse(f"[{_HIDING}]")
 # A quick test that decides whether a text needs the substitution at all
-_PLAIN = OnFirstUse("[\t\n\x20-\x7e]*")
+_PLAIN = re.compile("[\t\n\x20-\x7e]*")
 _PLAIN_LINE = re.compile("[\x20-\x7e]*")
 
 _STAND_INS = {code: chr(0x2400 + code) for code in range(0x20)}  # ␀ … ␟, ␉ for tab, ␊ for newline
@@ -139,7 +139,7 @@ def clean_name(name: str) -> str:
     return inline(name)
 
 
-_SPACE_RUN = OnFirstUse(r"[ \t\n]+")
+_SPACE_RUN = re.compile(r"[ \t\n]+")
 
 
 def one_line(text: str, limit: int = 200) -> str:
