@@ -63,7 +63,8 @@ def _build_view(store: Store, profile: Profile, recursive: bool) -> LoadedView:
     gated: list[tuple[MemoryFile, str, str]] = []
     candidates: list[MemoryFile] = []
     for memory in files:
-        if memory.inactive is None and memory.spec_loadable:  # listed and in force (most): no gate to look at
+        # listed and in force (most): no gate to look at (``spec_loadable`` inlined: a view looks at every file)
+        if memory.inactive is None and memory.top_level and not memory.symlink and memory.name.endswith(".md"):
             candidates.append(memory)
             continue
         gate = not_loaded_gate(memory, recursive)
