@@ -57,6 +57,24 @@ def test_preview_json_has_the_documented_shape(capsys, store):
     assert data["prompt"].startswith("## Background Knowledge from Previous Runs\n\n")
 
 
+@pytest.mark.parametrize(
+    ("now", "shown"),
+    [
+        ("2026-01-24T12:00:00Z", "2026-01-24T12:00:00Z"),
+        ("2026-01-24T12:00:00.250Z", "2026-01-24T12:00:00.250000Z"),
+        ("+010000-01-01T00:00:00Z", "+010000-01-01T00:00:00.000Z"),  # past Python's dates: as JavaScript writes it
+        ("0000-06-01T00:00:00Z", "0000-06-01T00:00:00.000Z"),
+        ("-000001-01-01T00:00:00Z", "-000001-01-01T00:00:00.000Z"),
+    ],
+)
+def test_any_date_a_javascript_date_holds_is_a_now_json_can_say(capsys, store, now, shown):
+    code, out, err = run(capsys, "preview", str(store), "--task", "auth", f"--now={now}", "--json")  # = : a date may start with "-"
+    assert (code, err) == (0, "")
+    assert json.loads(out)["now"] == shown
+    code, out, err = run(capsys, "compare", str(store), "--task", "auth", f"--now={now}", "--json")
+    assert (code, err) == (0, "") and json.loads(out)["now"].startswith(shown[:19])
+
+
 def test_preview_prompt_prints_exactly_the_injected_text(capsys, store):
     _, out_json, _ = run(capsys, "preview", str(store), *ARGS, "--json")
     _, out_prompt, _ = run(capsys, "preview", str(store), *ARGS, "--prompt")

@@ -79,3 +79,22 @@ def test_an_object_becomes_its_text_before_it_is_read_as_a_date():
     assert js_new_date(b"\x01").ms == parse_date("1")  # !!binary AQ== is a Uint8Array: String() gives "1"
     assert js_new_date([2026, 1]).ms == parse_date("2026,1")
     assert math.isnan(js_new_date({"a": 1}).ms)  # "[object Object]"
+
+
+def test_every_generated_time_value_is_written_as_node_writes_it(oracle):
+    """``JsDate.iso`` is ``toISOString()``: 20,000 time values over the whole range a Date holds (±8.64e15 ms),
+    crowded about the years where the form changes (0, 1000, 9999 to 10000, the epoch, a negative year), against
+    node's own. A year outside 0 to 9999 is signed and six digits long; one below 1000 keeps its leading zeros."""
+    import random
+
+    from rawko_tui.core.js.values import JsDate
+
+    rng = random.Random(2026)
+    limit = 8_640_000_000_000_000
+    year_starts = [-62_198_755_200_000, -62_167_219_200_000, -30_610_224_000_000, 0, 253_402_300_800_000]  # -1, 0, 1000, 1970, 10000
+    values = [-limit, limit, -1, 1, 999, -999]
+    values += [rng.randint(-limit, limit) for _ in range(10_000)]
+    values += [start + rng.randint(-10**11, 10**11) for start in year_starts for _ in range(2_000)]
+    want = oracle.run([["iso", ms] for ms in values], "value_probe.js")
+    assert None not in want
+    assert [(ms, w) for ms, w in zip(values, want) if JsDate(float(ms)).iso() != w] == []

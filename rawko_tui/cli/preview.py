@@ -48,8 +48,6 @@ def _preview(args, rev: str | None = None):
 def preview_to_dict(preview: Preview, rows_as_json: bool = False) -> dict:
     """The preview as ``--json`` writes it. ``rows_as_json``: the candidates a listing holds by the thousand are
     JSON text already, a ``RawJsonItems`` (for ``_dumps``'s top level only: a nested one would be written as strings)."""
-    from datetime import datetime, timezone
-
     scored = preview.profile.scored  # spec-0005 scores nothing: its scores are null, not 0
     row_json = _ListedJson(scored) if rows_as_json else None
     listing = preview.listing()
@@ -57,7 +55,7 @@ def preview_to_dict(preview: Preview, rows_as_json: bool = False) -> dict:
     return {
         "task": preview.task,
         "agent": preview.agent,
-        "now": datetime.fromtimestamp(preview.now_ms / 1000, tz=timezone.utc).isoformat().replace("+00:00", "Z"),
+        "now": json_instant(preview.now_ms),
         "options": {
             "maxMemories": preview.max_memories,
             "minImportance": preview.min_importance,
@@ -85,6 +83,17 @@ def preview_to_dict(preview: Preview, rows_as_json: bool = False) -> dict:
         "regexBudgetSeconds": preview.regex_budget,
         "undecided": [_undecided_dict(c, preview) for c in preview.undecided],
     }
+
+
+def json_instant(ms: float) -> str:
+    """``now`` as ``--json`` writes it: ISO 8601 in UTC with no fraction where there is none, else microseconds
+    (Python's form, which it has always had), made from ``toISOString`` (``iso_from_ms``); a year outside 1 to
+    9999, which Python's dates cannot hold, as JavaScript writes it (``+010000-01-01T00:00:00.000Z``)."""
+    iso = iso_from_ms(ms)
+    if not float(ms).is_integer() or iso[0] in "+-" or iso.startswith("0000"):
+        return iso
+    millis = iso[20:23]
+    return iso[:19] + ("" if millis == "000" else f".{millis}000") + "Z"
 
 
 def _candidate_dict(candidate, status: str, scored: bool) -> dict:

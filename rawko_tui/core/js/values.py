@@ -54,10 +54,14 @@ class JsDate:
         return not math.isnan(self.ms)
 
     def iso(self) -> str:
+        """``toISOString()``: a year from 0 to 9999 in four digits, any other signed in six (``+010000``, ``-000001``)."""
         if not self.valid:
             return "Invalid Date"
         seconds, millis = divmod(int(self.ms), 1000)
-        return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z"
+        moment = time.gmtime(seconds)
+        year = moment.tm_year
+        shown = f"{year:04d}" if 0 <= year <= 9999 else f"{'+' if year > 0 else '-'}{abs(year):06d}"
+        return f"{shown}-{moment.tm_mon:02d}-{moment.tm_mday:02d}T{moment.tm_hour:02d}:{moment.tm_min:02d}:{moment.tm_sec:02d}.{millis:03d}Z"
 
 
 _JS_SPACE_CLASS = "[" + re.escape(JS_WHITESPACE) + "]"
