@@ -6,9 +6,9 @@ five methods from source as its module is imported, about a quarter of a
 millisecond each, for the thirty classes a ``preview`` passes through: a
 tenth of a command's whole time.  ``record`` takes the same declaration
 (annotations, defaults, ``field(...)``, ``frozen``, ``eq``, ``repr``,
-``slots``) and makes the same methods, with the same behaviour, the first
-time one of them is called: a class a command never instantiates costs it
-nothing.  ``tests/test_records.py`` holds it to ``dataclasses``, method by
+``slots``) and makes each of the same methods, with the same behaviour, the
+first time it is called: a class a command never instantiates costs it
+nothing, and one it only makes pays for its ``__init__`` alone.  ``tests/test_records.py`` holds it to ``dataclasses``, method by
 method.
 
 The subset is what this project declares: no ``__post_init__``, ``InitVar``,
@@ -157,23 +157,24 @@ def _with_slots(cls, declared):
 
 
 def _made_on_first_call(cls, name: str, frozen: bool):
-    """A stand-in for ``name`` that makes the class's methods on its first call, then calls the real one."""
+    """A stand-in for ``name`` that makes that method on its first call, then calls the real one."""
 
     def first_call(self, *args, **kwargs):
         if cls.__dict__.get(name) is first_call:
-            _compile_methods(cls, frozen)
+            _compile_methods(cls, frozen, name)
         return getattr(cls, name)(self, *args, **kwargs)
 
     first_call.__name__ = first_call.__qualname__ = name
     return first_call
 
 
-def _compile_methods(cls, frozen: bool) -> None:
-    """Every method still standing in, compiled from one source (``dataclasses`` compiles one per method)."""
+def _compile_methods(cls, frozen: bool, name: str) -> None:
+    """The method ``name``, compiled from source on its first call (``dataclasses`` compiles every method of every
+    class as it is made): a command calls few classes' ``__repr__``, ``__eq__`` or ``__hash__``."""
     declared = cls.__record_fields__
     scope: dict = {"MISSING": MISSING, "_object_setattr": object.__setattr__, "_repr_running": set(), "_get_ident": _thread.get_ident}
     lines: list[str] = []
-    wanted = [name for name in ("__init__", "__repr__", "__eq__", "__hash__") if _is_stand_in(cls.__dict__.get(name))]
+    wanted = [name] if _is_stand_in(cls.__dict__.get(name)) else []
     if "__init__" in wanted:
         parameters, body = ["self"], []
         for item in declared:
