@@ -8,8 +8,8 @@ tenth of a command's whole time.  ``record`` takes the same declaration
 (annotations, defaults, ``field(...)``, ``frozen``, ``eq``, ``repr``,
 ``slots``) and makes each of the same methods, with the same behaviour, the
 first time it is called: a class a command never instantiates costs it
-nothing, and one it only makes pays for its ``__init__`` alone.  ``tests/test_records.py`` holds it to ``dataclasses``, method by
-method.
+nothing, and one it only makes pays for its ``__init__`` alone.
+``tests/test_records.py`` holds it to ``dataclasses``, method by method.
 
 The subset is what this project declares: no ``__post_init__``, ``InitVar``,
 ``ClassVar``, keyword-only fields, ordering or inheritance between records.
@@ -161,21 +161,20 @@ def _made_on_first_call(cls, name: str, frozen: bool):
 
     def first_call(self, *args, **kwargs):
         if cls.__dict__.get(name) is first_call:
-            _compile_methods(cls, frozen, name)
+            _compile_method(cls, frozen, name)
         return getattr(cls, name)(self, *args, **kwargs)
 
     first_call.__name__ = first_call.__qualname__ = name
     return first_call
 
 
-def _compile_methods(cls, frozen: bool, name: str) -> None:
-    """The method ``name``, compiled from source on its first call (``dataclasses`` compiles every method of every
-    class as it is made): a command calls few classes' ``__repr__``, ``__eq__`` or ``__hash__``."""
+def _compile_method(cls, frozen: bool, name: str) -> None:
+    """The method ``name`` compiled from source, in place of its stand-in (``dataclasses`` compiles every method of
+    every class as it is made): a command calls few classes' ``__repr__``, ``__eq__`` or ``__hash__``."""
     declared = cls.__record_fields__
     scope: dict = {"MISSING": MISSING, "_object_setattr": object.__setattr__, "_repr_running": set(), "_get_ident": _thread.get_ident}
-    lines: list[str] = []
-    wanted = [name] if _is_stand_in(cls.__dict__.get(name)) else []
-    if "__init__" in wanted:
+    compared = [item.name for item in declared if item.compare]
+    if name == "__init__":
         parameters, body = ["self"], []
         for item in declared:
             if item.default_factory is not MISSING:
@@ -190,10 +189,10 @@ def _compile_methods(cls, frozen: bool, name: str) -> None:
                 parameters.append(item.name)
                 value = item.name
             body.append(f"_object_setattr(self, {item.name!r}, {value})" if frozen else f"self.{item.name} = {value}")
-        lines += [f"def __init__({', '.join(parameters)}):", *(f"    {line}" for line in body or ["pass"])]
-    if "__repr__" in wanted:
+        lines = [f"def __init__({', '.join(parameters)}):", *(f"    {line}" for line in body or ["pass"])]
+    elif name == "__repr__":
         shown = ", ".join(f"{item.name}={{self.{item.name}!r}}" for item in declared if item.repr)
-        lines += [
+        lines = [
             "def __repr__(self):",
             "    key = id(self), _get_ident()",
             "    if key in _repr_running:",
@@ -204,25 +203,19 @@ def _compile_methods(cls, frozen: bool, name: str) -> None:
             "    finally:",
             "        _repr_running.discard(key)",
         ]
-    compared = [item.name for item in declared if item.compare]
-    if "__eq__" in wanted:
-        lines += [
+    elif name == "__eq__":
+        lines = [
             "def __eq__(self, other):",
             "    if other.__class__ is self.__class__:",
             f"        return {_tuple_of('self', compared)} == {_tuple_of('other', compared)}",
             "    return NotImplemented",
         ]
-    if "__hash__" in wanted:
-        lines += ["def __hash__(self):", f"    return hash({_tuple_of('self', compared)})"]
+    else:  # __hash__
+        lines = ["def __hash__(self):", f"    return hash({_tuple_of('self', compared)})"]
     exec("\n".join(lines), scope)  # noqa: S102 - the source is made from the class's own field names
-    for name in wanted:
-        method = scope[name]
-        method.__qualname__ = f"{cls.__qualname__}.{name}"
-        setattr(cls, name, method)
-
-
-def _is_stand_in(method) -> bool:
-    return getattr(method, "__code__", None) is _STAND_IN_CODE
+    method = scope[name]
+    method.__qualname__ = f"{cls.__qualname__}.{name}"
+    setattr(cls, name, method)
 
 
 def _tuple_of(owner: str, names: list[str]) -> str:
@@ -259,5 +252,3 @@ def _slots_setstate(self, state):
     for item, value in zip(fields(self), state):
         object.__setattr__(self, item.name, value)  # the record may be frozen
 
-
-_STAND_IN_CODE = _made_on_first_call(object, "__init__", False).__code__

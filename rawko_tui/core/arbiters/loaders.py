@@ -255,7 +255,7 @@ def _kept_reads(store: Store, profile: Profile, candidates: list[MemoryFile], sh
     from ..disk import cache
 
     key = _view_key(store, profile, candidates)
-    kind = "sdkview" + cache.key_hash(profile.name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    kind = cache.named_kind("sdkview", profile.name)  # one kept view per profile, as the rank index
     if key is not None:
         kept = cache.load_derived(store.root, kind, VIEW_MODULES)
         if kept.get("key") == key:

@@ -20,9 +20,9 @@ overrides in ``.rawko/rawko-tui.yaml``::
 """
 
 from __future__ import annotations
+
 from .. import records
 from ..records import record
-
 
 IMPORTANCE_LEVELS = ("low", "medium", "high", "critical")
 

@@ -62,7 +62,7 @@ def _view_key(store, view, profile) -> list | None:
 
 def _kind(profile) -> str:
     """One kept index per profile (a custom profile's name can be anything: it is hashed)."""
-    return "index" + cache.key_hash(profile.name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return cache.named_kind("index", profile.name)
 
 
 def load(store, view, profile) -> dict | None:

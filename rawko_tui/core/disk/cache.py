@@ -39,6 +39,11 @@ def key_hash(data: bytes = b""):
     return blake2b(data, digest_size=32)
 
 
+def named_kind(prefix: str, name: str) -> str:
+    """The kind of a companion kept per named thing (a profile, whose name can be any text): the prefix and a hash."""
+    return prefix + key_hash(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
 def _sha256(data: bytes):
     """SHA-256, for the cache's file names (a store's cache keeps its name across versions, and is pruned by it):
     the interpreter's own, for a few bytes."""
