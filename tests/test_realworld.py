@@ -105,3 +105,29 @@ def test_preview_json_on_real_frontmatter_equals_the_oracle(tmp_path, oracle, ca
         assert got["arbiterFailure"] is None, where
         assert [i["path"] for i in got["injected"]] == [i["path"] for i in want["injected"]], where
         assert got["prompt"] == want["prompt"], where
+
+
+def test_every_date_people_wrote_is_written_back_as_node_writes_it(oracle):
+    """``JsDate.iso`` (lint's messages, the explanations, the writer's dates) on the corpus's own dates: every
+    timestamp its YAML holds and every text that reads as a date, against node's ``toISOString``."""
+    from rawko_tui.core.js.values import JsDate, js_new_date
+    from rawko_tui.core.store.loading import load_store
+
+    def dates(value):
+        if isinstance(value, JsDate):
+            yield value
+        elif isinstance(value, str):
+            date = js_new_date(value)
+            if date.valid:
+                yield date
+        elif isinstance(value, dict):
+            for item in value.values():
+                yield from dates(item)
+        elif isinstance(value, list):
+            for item in value:
+                yield from dates(item)
+
+    found = sorted({date.ms for root in STORES for memory in load_store(root).files if memory.spec is not None for date in dates(memory.spec.attrs)})
+    assert len(found) > 100  # the corpus's own dates, not a handful
+    want = oracle.run([["iso", ms] for ms in found], "value_probe.js")
+    assert [(ms, w) for ms, w in zip(found, want) if JsDate(ms).iso() != w] == []
