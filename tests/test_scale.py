@@ -286,6 +286,22 @@ def test_a_listing_says_what_every_decision_says(tmp_path, seed, profile):
     assert listed
 
 
+_TITLE_TEXT = st.text(alphabet="ab\nxé😀 ", max_size=6)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(titles=st.lists(_TITLE_TEXT, max_size=8), words=st.lists(_TITLE_TEXT, max_size=5))
+def test_keyword_hits_of_every_title_by_one_search_per_word_are_each_titles_own(titles, words):
+    """A listing counts every title's hits by searching the titles joined by newlines: a hit across two titles (a
+    word holding the newline) is none, a title counts a word once, repeated words each count, and the empty word
+    is in every title. The same counts as testing each title for each word."""
+    index = object.__new__(rankindex.StoreIndex)
+    index.titles = titles
+    expected = {p: n for p in range(len(titles)) if (n := len([w for w in words if w in titles[p]]))}
+    got = index._title_hit_counts(words)
+    assert {p: n for p, n in got.items() if n} == expected
+
+
 def test_the_fold_of_a_file_without_appended_entries_is_its_frontmatter_without_splitting(tmp_path):
     """`effective()` skips splitting a file that surely holds one entry, and gives what the split gives."""
     import copy

@@ -117,22 +117,33 @@ class _ListedJson:
         self.components: list[dict] = []  # each dict whose id is in a key, kept alive so its id stays its own
 
     def __call__(self, row: ListedDecision, status: str) -> str:
-        path, title, score, components = row.file.rel_path, row.title, row.score, row.components
-        # components by identity (a listing shares equal ones); an empty one by its type (each file passed over has its own {})
-        shared = id(components) if components else type(components)
-        key = (row.loaded, row.meets_threshold, type(score), score, shared, row.reason, row.why, status)  # the type too: 1 == 1.0 == True
-        rest = self.rests.get(key)
-        if rest is None:
-            if components:
-                self.components.append(components)
-            encode = self.encode
-            rest = self.rests[key] = self._REST % (
-                encode(row.loaded), encode(row.meets_threshold), encode(score) if self.scored else "null", encode(components),
-                encode(row.reason), encode(row.why), encode(status),
-            )  # fmt: skip
+        path, title, shape = row.file.rel_path, row.title, row.shape
+        if shape is not None:  # rows of one shape differ only in file and title (the listing keeps each shape alive)
+            key = (shape, status)
+            rest = self.rests.get(key)
+            if rest is None:
+                rest = self.rests[key] = self._rest(row, status)
+        else:
+            # components by identity (a listing shares equal ones); an empty one by its type (each file passed over has its own {})
+            components, score = row.components, row.score
+            shared = id(components) if components else type(components)
+            key = (row.loaded, row.meets_threshold, type(score), score, shared, row.reason, row.why, status)  # the type too: 1 == 1.0 == True
+            rest = self.rests.get(key)
+            if rest is None:
+                if components:
+                    self.components.append(components)
+                rest = self.rests[key] = self._rest(row, status)
         return '{"path": %s, "title": %s, %s' % (
             encode_json_text(path) if type(path) is str else self.encode(path), encode_json_text(title) if type(title) is str else self.encode(title), rest
         )
+
+    def _rest(self, row: ListedDecision, status: str) -> str:
+        """The row's JSON after its title."""
+        encode, score = self.encode, row.score
+        return self._REST % (
+            encode(row.loaded), encode(row.meets_threshold), encode(score) if self.scored else "null", encode(row.components),
+            encode(row.reason), encode(row.why), encode(status),
+        )  # fmt: skip
 
 
 def _undecided_dict(candidate, preview: Preview) -> dict:

@@ -192,6 +192,13 @@ class Candidate:
         }
 
 
+class RowShape:
+    """What rows of one listing alike in all but their file and title share, by identity: a writer of 10,000 rows
+    writes the rest of each once per shape instead of comparing every row's fields."""
+
+    __slots__ = ()
+
+
 class ListedDecision:
     """A decision as a listing shows it, for the two kinds a store holds by the thousand: a file the loader
     passes over, and a scored memory no pattern matched. It answers what a listing reads of a ``Candidate``
@@ -199,14 +206,14 @@ class ListedDecision:
     full decision (facts, explanation) only for the memories that need more than one line. Its ``score`` and
     ``components`` are None where the listing shows neither (``listing(scores=False)``)."""
 
-    __slots__ = ("file", "loaded", "reason", "title", "score", "components", "meets_threshold", "why")
+    __slots__ = ("file", "loaded", "reason", "title", "score", "components", "meets_threshold", "why", "shape")
     matched = False
     rank = None
     injected = False
     match_undecided = False
     _undecided = None
 
-    def __init__(self, file: MemoryFile, loaded: bool, reason: str, title: str | None, score: float, components: dict, meets: bool, why: str):
+    def __init__(self, file: MemoryFile, loaded: bool, reason: str, title: str | None, score: float, components: dict, meets: bool, why: str, shape: RowShape | None = None):
         self.file = file
         self.loaded = loaded
         self.reason = reason
@@ -215,6 +222,7 @@ class ListedDecision:
         self.components = components
         self.meets_threshold = meets
         self.why = why
+        self.shape = shape  # shared by the rows of one listing alike in all but their file and title; None: unknown
 
     @property
     def path(self) -> str:

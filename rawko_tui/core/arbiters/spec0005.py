@@ -28,6 +28,7 @@ from .decision import (
     Candidate,
     FilesByPath,
     ListedDecision,
+    RowShape,
     Preview,
     _not_loaded,
     _pattern_gate,
@@ -326,14 +327,14 @@ class Spec0005Index:
             """``build_candidates`` with a ``ListedDecision`` for each file passed over and each memory that surely
             matched no pattern: the same answers, for a listing of the store."""
             listing: list = [listed_not_loaded(memory, reason, why) for memory, reason, why in self.view.gated]
-            titles, no_components = self._titles, {}  # one empty dict: a listing only reads it
+            titles, no_components, shape = self._titles, {}, RowShape()  # one empty dict and one shape: a listing only reads them
             for position, memory in enumerate(self.view.loaded):
                 if position in first or position in crashed or undecided.get(position):
                     candidate = decision(position)
                     candidate._preview = preview
                     listing.append(candidate)
                 else:
-                    listing.append(ListedDecision(memory, True, REASON_NO_MATCH, titles[position], 0.0, no_components, True, NO_MATCH_HEADLINE))
+                    listing.append(ListedDecision(memory, True, REASON_NO_MATCH, titles[position], 0.0, no_components, True, NO_MATCH_HEADLINE, shape))
             return listing
 
         def lookup(preview: Preview, path: str) -> Candidate | None:
