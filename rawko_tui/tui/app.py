@@ -587,7 +587,7 @@ class RawkoApp(WriteActions, App[int]):
         """
         quiet, started = 0, time.monotonic()
         while quiet < 2:
-            await asyncio.sleep(0.02)
+            await asyncio.sleep(0.005)
             quiet = 0 if self._busy_with() else quiet + 1
             if time.monotonic() - started > SETTLE_LIMIT_SECONDS:
                 raise TimeoutError(f"not settled after {SETTLE_LIMIT_SECONDS:g} s: {', '.join(self._busy_with())}")
