@@ -526,3 +526,33 @@ print(leaks, reads)
     assert run.returncode == 0, run.stderr
     leaks, reads = map(int, run.stdout.split())
     assert leaks == 0, f"{leaks} loads read the outside file ({reads} read the inside one)"
+
+
+def test_a_document_walked_for_its_nesting_is_walked_once_and_only_the_same_text_gets_its_answer(monkeypatch):
+    """Every dialect reads a frontmatter, so the same long document comes to the nesting walk again: it is
+    walked once, and a second reading is refused in the same words and line. A document of the same length
+    that differs is walked for itself (its answer is its own), and the one after it again."""
+    from rawko_tui.core.js import jsyaml
+    from rawko_tui.core.js.jsyaml import YamlError, load_yaml_fully
+
+    walked = []
+    walk = jsyaml._walk_for_nesting
+    monkeypatch.setattr(jsyaml, "_walk_for_nesting", lambda text: (walked.append(len(text)), walk(text))[1])
+    monkeypatch.setattr(jsyaml, "_last_nesting_check", None)
+    deep = "a: " + "[" * 160 + "]" * 160 + "\n"
+    flat = "a: [" + "[]," * 101 + "1]\n"  # as many brackets as a deep one has (so it is walked), two levels deep
+    flat += "# " + "x" * (len(deep) - len(flat) - 3) + "\n"  # the deep one's length: only their content tells them apart
+    assert len(flat) == len(deep)
+
+    def refusal(text: str) -> tuple[str, int | None] | None:
+        try:
+            load_yaml_fully(text)
+        except YamlError as exc:
+            return exc.message, exc.line
+        return None
+
+    first = refusal(deep)
+    assert first is not None and first[0].startswith("nested more than 100 levels deep")
+    assert refusal(deep) == first and len(walked) == 1  # kept: the same words and line, no second walk
+    assert refusal(flat) is None and len(walked) == 2  # same length, other text: walked, and not refused
+    assert refusal(deep) == first and len(walked) == 3  # the last one walked is the flat one now

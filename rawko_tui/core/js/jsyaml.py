@@ -781,7 +781,44 @@ def _too_deep(line: int | None) -> YamlError:
     return YamlError(f"nested more than {MAX_DEPTH} levels deep; refused (no rawko file nests like that)", line)
 
 
+# What ``_refuse_deep_nesting`` found in the last document it walked (None: nothing to refuse), by the document's
+# fingerprint: every dialect reads a frontmatter, so the same document comes again, and walking one of a million
+# values took 1.8 s each time. A fingerprint rather than the text: that would keep a copy of megabytes alive.
+_last_nesting_check: tuple[tuple[int, bytes], tuple | None] | None = None
+
+
+def _fingerprint(text: str) -> tuple[int, bytes]:
+    try:
+        from _blake2 import blake2b  # the interpreter's own: hashlib would load OpenSSL
+    except ImportError:  # pragma: no cover - an interpreter built without it
+        from hashlib import blake2b
+    digest = blake2b(digest_size=32)
+    for start in range(0, len(text), _FINGERPRINT_CHUNK):  # a chunk at a time: no copy of the document whole
+        digest.update(text[start : start + _FINGERPRINT_CHUNK].encode("utf-8", "surrogatepass"))
+    return len(text), digest.digest()
+
+
+_FINGERPRINT_CHUNK = 1 << 20
+
+
 def _refuse_deep_nesting(text: str) -> None:
+    """``_walk_for_nesting`` once for a document, however many dialects read it: the last document's answer is
+    kept by its fingerprint (its length and BLAKE2 digest)."""
+    global _last_nesting_check
+    fingerprint = _fingerprint(text)
+    last = _last_nesting_check  # one read: another thread may replace it
+    if last is None or last[0] != fingerprint:
+        try:
+            _walk_for_nesting(text)
+        except YamlError as exc:  # its fields, not the exception: its traceback holds the walk's frames and the document
+            last = _last_nesting_check = (fingerprint, (exc.message, exc.line, exc.column, exc.tab))
+        else:
+            last = _last_nesting_check = (fingerprint, None)
+    if last[1] is not None:
+        raise YamlError(*last[1])
+
+
+def _walk_for_nesting(text: str) -> None:
     """Raise YamlError for a document nested deeper than MAX_DEPTH or holding more than MAX_NODES values, found from
     the parser's events.
 

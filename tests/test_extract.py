@@ -1,0 +1,74 @@
+"""Where Deno std's front-matter regex matches, found without its lazy scan (``reading.extract_span``).
+
+SPEC-0007's arbiter reads a memory with Deno std's ``extract``:
+``/^(\\ufeff?---$([\\s\\S]+?)^(?:---|\\.\\.\\.)\\s*$(?:\\n)?)/im``, a match at index 0. Its lazy
+``[\\s\\S]+?`` tries every character for the closing line; ``extract_span`` visits only the ``---`` and ``...``
+a file holds. Both are put to generated texts built of the tokens that decide the match (delimiters, each
+JavaScript line break, white space that is and is not a line break, a BOM): against the Python translation
+of the regex (the groups' spans) and against V8 running the regex itself (where the whole match ends).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+
+import pytest
+from conftest import ORACLE_DIR
+
+from rawko_tui.core.store.reading import _EXTRACT_RE, extract_span
+
+JS_EXTRACT = r"^(\ufeff?---$([\s\S]+?)^(?:---|\.\.\.)\s*$(?:\n)?)"
+TOKENS = ["---", "...", "--", "..", "-", ".", "\n", "\n", "\r", "\r\n", "\u2028", "\u2029", " ", "\t", "\u00a0", "\ufeff", "\v", "\u3000", "a", "b: c"]
+
+
+def _texts(seed: int, count: int, astral: bool = True) -> list[str]:
+    rng = random.Random(seed)
+    texts = []
+    for _ in range(count):
+        body = "".join(rng.choice(TOKENS + (["😀"] if astral else [])) for _ in range(rng.randint(0, 24)))
+        opening = rng.choices(["---\n", "---", "\ufeff---\n", "---\r\n", "---\u2028", "--- \n", ""], weights=[10, 2, 2, 2, 1, 1, 1])[0]
+        texts.append(opening + body)
+    return texts
+
+
+def _regex_span(text: str) -> tuple[int, int, int] | None:
+    match = _EXTRACT_RE.match(text)
+    return None if match is None else (match.start(2), match.end(2), match.end())
+
+
+def test_the_span_is_the_regexs_on_generated_texts():
+    texts = _texts(1, 30_000) + ["---", "---\n", "---\n---", "---\n\n---", "---\n---\n", "---\n.\n...", "---\n\n... \t\u2028x", "---\n\n--- \n \nx"]
+    wrong = [(text, extract_span(text), _regex_span(text)) for text in texts if extract_span(text) != _regex_span(text)]
+    assert not wrong, wrong[:5]
+    assert sum(_regex_span(text) is not None for text in texts) > 3_000  # both sides exercised
+
+
+def test_where_the_match_ends_is_v8s():
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is needed for the V8 oracle")
+    texts = _texts(2, 8_000, astral=False)  # V8 counts UTF-16 units: every token is one unit a character
+    cases = [[JS_EXTRACT, "im", text] for text in texts]
+    proc = subprocess.run([node, str(ORACLE_DIR / "regex_probe.js")], input=json.dumps(cases), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    wrong = []
+    for text, answer in zip(texts, json.loads(proc.stdout), strict=True):
+        span = answer["span"]
+        expected = span[1] if span is not None and span[0] == 0 else None  # Deno's extract takes a match at index 0 only
+        got = extract_span(text)
+        if (got[2] if got is not None else None) != expected:
+            wrong.append((text, got, span))
+    assert not wrong, wrong[:5]
+    assert sum(answer["span"] is not None for answer in json.loads(proc.stdout)) > 1_000
+
+
+def test_a_long_file_of_delimiters_that_close_nothing_reads_as_the_regex_reads_it():
+    """Thousands of ``...`` and ``---`` that do not start a line or are followed by text: no match, and one
+    closing line after them all is found."""
+    text = "---\n" + "a...b\n" * 200_000 + "---x\n" * 50_000
+    assert extract_span(text) is None and _regex_span(text) is None
+    closing = text + "\n--- \t\r\nbody"
+    assert extract_span(closing) == _regex_span(closing)
