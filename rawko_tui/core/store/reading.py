@@ -591,7 +591,8 @@ def _decode(data: bytes) -> tuple[str, tuple[int, int] | None]:
         return data.decode("utf-8-sig", errors="replace"), (offset, data.count(b"\n", 0, offset) + 1)
 
 
-_LINE_BREAKS = frozenset("\n\r\u2028\u2029")
+_LINE_BREAKS = "\n\r\u2028\u2029"
+_JS_SPACE_RUN = OnFirstUse(_JS_S + "*")
 
 
 def extract_span(text: str) -> tuple[int, int, int] | None:
@@ -622,14 +623,12 @@ def extract_span(text: str) -> tuple[int, int, int] | None:
         at = close + 1
         if text[close - 1] not in _LINE_BREAKS:
             continue
-        run_end = close + 3
-        while run_end < length and text[run_end] in JS_WHITESPACE:
-            run_end += 1
+        run_end = _JS_SPACE_RUN.match(text, close + 3).end()
         if run_end == length:
             return start, close, length
         # white space up to a character that is not: the regex gives it back to the last line break in it
-        line_break = next((q for q in range(run_end - 1, close + 2, -1) if text[q] in _LINE_BREAKS), None)
-        if line_break is not None:
+        line_break = max(text.rfind(character, close + 3, run_end) for character in _LINE_BREAKS)
+        if line_break >= 0:
             return start, close, line_break + (text[line_break] == "\n")
 
 
