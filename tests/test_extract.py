@@ -18,6 +18,7 @@ import subprocess
 import pytest
 from conftest import ORACLE_DIR
 
+from rawko_tui.core.store import reading
 from rawko_tui.core.store.reading import _EXTRACT_RE, extract_span
 
 JS_EXTRACT = r"^(\ufeff?---$([\s\S]+?)^(?:---|\.\.\.)\s*$(?:\n)?)"
@@ -39,14 +40,20 @@ def _regex_span(text: str) -> tuple[int, int, int] | None:
     return None if match is None else (match.start(2), match.end(2), match.end())
 
 
-def test_the_span_is_the_regexs_on_generated_texts():
+@pytest.mark.parametrize("looked_at", [reading.CANDIDATES_LOOKED_AT, 0, 1, 3])
+def test_the_span_is_the_regexs_on_generated_texts(monkeypatch, looked_at):
+    """Under its own limit of delimiters looked at one by one and with the closing line's regex taking over
+    after none, one or three of them."""
+    monkeypatch.setattr(reading, "CANDIDATES_LOOKED_AT", looked_at)
     texts = _texts(1, 30_000) + ["---", "---\n", "---\n---", "---\n\n---", "---\n---\n", "---\n.\n...", "---\n\n... \t\u2028x", "---\n\n--- \n \nx"]
     wrong = [(text, extract_span(text), _regex_span(text)) for text in texts if extract_span(text) != _regex_span(text)]
     assert not wrong, wrong[:5]
     assert sum(_regex_span(text) is not None for text in texts) > 3_000  # both sides exercised
 
 
-def test_where_the_match_ends_is_v8s():
+@pytest.mark.parametrize("looked_at", [reading.CANDIDATES_LOOKED_AT, 0])
+def test_where_the_match_ends_is_v8s(monkeypatch, looked_at):
+    monkeypatch.setattr(reading, "CANDIDATES_LOOKED_AT", looked_at)
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is needed for the V8 oracle")
@@ -66,9 +73,10 @@ def test_where_the_match_ends_is_v8s():
 
 
 def test_a_long_file_of_delimiters_that_close_nothing_reads_as_the_regex_reads_it():
-    """Thousands of ``...`` and ``---`` that do not start a line or are followed by text: no match, and one
-    closing line after them all is found."""
+    """Thousands of ``...`` and ``---`` that do not start a line or are followed by text (past the delimiters
+    looked at one by one): no match, and one closing line after them all is found."""
     text = "---\n" + "a...b\n" * 200_000 + "---x\n" * 50_000
     assert extract_span(text) is None and _regex_span(text) is None
-    closing = text + "\n--- \t\r\nbody"
-    assert extract_span(closing) == _regex_span(closing)
+    for tail in ("\n--- \t\r\nbody", "\n...", "\n---\u2028\n", "--- \n"):
+        closing = text + tail
+        assert extract_span(closing) == _regex_span(closing), tail
