@@ -290,16 +290,22 @@ _TITLE_TEXT = st.text(alphabet="ab\nxé😀 ", max_size=6)
 
 
 @settings(max_examples=2000, deadline=None)
-@given(titles=st.lists(_TITLE_TEXT, max_size=8), words=st.lists(_TITLE_TEXT, max_size=5))
-def test_keyword_hits_of_every_title_by_one_search_per_word_are_each_titles_own(titles, words):
-    """A listing counts every title's hits by searching the titles joined by newlines: a hit across two titles (a
-    word holding the newline) is none, a title counts a word once, repeated words each count, and the empty word
-    is in every title. The same counts as testing each title for each word."""
+@given(titles=st.lists(_TITLE_TEXT, max_size=8), words=st.lists(_TITLE_TEXT, max_size=5), common=st.sampled_from([rankindex.COMMON_WORD_SHARE, 0, math.inf]))
+def test_keyword_hits_of_every_title_by_one_search_per_word_are_each_titles_own(titles, words, common):
+    """A listing counts every title's hits by searching the titles joined by newlines (a hit across two titles, a
+    word holding the newline, is none; a title counts a word once), or for a common word by testing each title;
+    repeated words each count, and the empty word is in every title. The same counts as testing each title for
+    each word, whichever way each word is counted (``common``: every word one way, or the other)."""
     index = object.__new__(rankindex.StoreIndex)
     index.titles = titles
     expected = {p: n for p in range(len(titles)) if (n := len([w for w in words if w in titles[p]]))}
-    got = index._title_hit_counts(words)
-    assert {p: n for p, n in got.items() if n} == expected
+    original = rankindex.COMMON_WORD_SHARE
+    rankindex.COMMON_WORD_SHARE = common
+    try:
+        got = index._title_hit_counts(words)
+    finally:
+        rankindex.COMMON_WORD_SHARE = original
+    assert {p: n for p, n in enumerate(got) if n} == expected and len(got) == len(titles)
 
 
 def test_the_fold_of_a_file_without_appended_entries_is_its_frontmatter_without_splitting(tmp_path):
