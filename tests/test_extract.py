@@ -1,4 +1,5 @@
-"""Where Deno std's front-matter regex matches, found without its lazy scan (``reading.extract_span``).
+"""Where the arbiters' front-matter regexes match, found without their lazy scans: Deno std's
+(``reading.extract_span``) and rawko-sdk's own (``loaders.sdk_frontmatter_span``).
 
 SPEC-0007's arbiter reads a memory with Deno std's ``extract``:
 ``/^(\\ufeff?---$([\\s\\S]+?)^(?:---|\\.\\.\\.)\\s*$(?:\\n)?)/im``, a match at index 0. Its lazy
@@ -18,6 +19,7 @@ import subprocess
 import pytest
 from conftest import ORACLE_DIR
 
+from rawko_tui.core.arbiters.loaders import SDK_FRONTMATTER, sdk_frontmatter_span
 from rawko_tui.core.store import reading
 from rawko_tui.core.store.reading import _EXTRACT_RE, extract_span
 
@@ -80,3 +82,31 @@ def test_a_long_file_of_delimiters_that_close_nothing_reads_as_the_regex_reads_i
     for tail in ("\n--- \t\r\nbody", "\n...", "\n---\u2028\n", "--- \n"):
         closing = text + tail
         assert extract_span(closing) == _regex_span(closing), tail
+
+
+SDK_JS = r"^---\n([\s\S]*?)\n---\n?([\s\S]*)$"  # rawko-sdk's loader (rawko/src/memory), no flags
+
+
+def _sdk_regex_span(text: str) -> tuple[int, int, int] | None:
+    match = SDK_FRONTMATTER.match(text)
+    return None if match is None else (match.start(1), match.end(1), match.start(2))
+
+
+def test_rawko_sdks_span_is_its_regexs_on_generated_texts_and_v8_agrees():
+    """rawko-sdk's regex: its frontmatter up to the first ``\\n---`` after the opening ``---\\n``, its body the
+    rest past one ``\\n``. The groups' spans against the Python translation; match or not, and where the match
+    ends, against V8 running the regex itself."""
+    texts = _texts(3, 30_000) + ["---\n", "---\n---", "---\n\n---", "---\n---\n", "---\n\n---\n\nbody", "---\r\n---\n", "\ufeff---\n\n---\n"]
+    wrong = [(text, sdk_frontmatter_span(text), _sdk_regex_span(text)) for text in texts if sdk_frontmatter_span(text) != _sdk_regex_span(text)]
+    assert not wrong, wrong[:5]
+    assert sum(_sdk_regex_span(text) is not None for text in texts) > 1_000
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is needed for the V8 oracle")
+    bmp = _texts(4, 8_000, astral=False)
+    proc = subprocess.run([node, str(ORACLE_DIR / "regex_probe.js")], input=json.dumps([[SDK_JS, "", text] for text in bmp]), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    answers = json.loads(proc.stdout)
+    wrong = [(text, answer) for text, answer in zip(bmp, answers, strict=True) if (answer["span"] is not None) != (sdk_frontmatter_span(text) is not None) or (answer["span"] is not None and answer["span"] != [0, len(text)])]
+    assert not wrong, wrong[:5]
+    assert sum(answer["span"] is not None for answer in answers) > 250

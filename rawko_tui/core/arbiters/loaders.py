@@ -31,6 +31,19 @@ from .profiles import IMPORTANCE_LEVELS, Loader, Profile
 SDK_FRONTMATTER = OnFirstUse(r"---\n([\s\S]*?)\n---\n?([\s\S]*)\Z")
 
 
+def sdk_frontmatter_span(text: str) -> tuple[int, int, int] | None:
+    """Where rawko-sdk's frontmatter regex (``SDK_FRONTMATTER``, ``/^---\\n([\\s\\S]*?)\\n---\\n?([\\s\\S]*)$/``)
+    matches: (start, end) of the frontmatter it captures and where the body it captures starts; None where it
+    does not. Its lazy group tries every character for the first ``\\n---`` after the opening line (0.7 s for a
+    frontmatter of 63 MB); a search finds the same one, and the body is the rest, past one ``\\n``."""
+    if not text.startswith("---\n"):
+        return None
+    close = text.find("\n---", 4)
+    if close < 0:
+        return None
+    return 4, close, close + 4 + text.startswith("\n", close + 4)
+
+
 @record
 class LoadedView:
     loader: Loader
@@ -322,22 +335,23 @@ def sdk_parse(memory: MemoryFile) -> tuple:
     (start, length) as the regex gives it, and trimmed).  Where the spec loader read the same values, they
     are not kept twice: "same" (all of them) or "patch" (the keys in order, and the values that differ)."""
     text = _sdk_text(memory)
-    match = SDK_FRONTMATTER.match(text)
-    if match is None:
+    span = sdk_frontmatter_span(text)
+    if span is None:
         return ("skip", f"{_why_no_match(text)}, so it reads no fields and its validation gate fails")
+    start, close, body_start = span
     from ..js.jsyaml import YamlError, is_refusal  # the YAML readers: only a run that parses a file imports them
     from ..js.yaml2 import load_yaml12
 
     try:
-        attrs = load_yaml12(match.group(1))
+        attrs = load_yaml12(text[start:close])
     except YamlError as exc:
         if is_refusal(exc.message):  # a limit of rawko-tui's, past npm yaml's own guard: the library reads it
             return ("refused", exc.message)
         return ("skip", f"its frontmatter is not valid YAML to npm yaml 2.8.2 ({exc.message}), so it reads no fields")
-    body = match.group(2)
+    body = text[body_start:]
     trimmed = js_trim(body)
     lead = body.find(trimmed) if trimmed else 0  # a trimmed text starts after the leading white space
-    where = (match.span(1), (match.start(2), len(body)), (match.start(2) + lead, len(trimmed)))
+    where = ((start, close), (body_start, len(body)), (body_start + lead, len(trimmed)))
     spec_attrs = memory.spec.attrs if memory.spec is not None else None
     if _same_values(attrs, spec_attrs):
         return ("same", None, *where)
