@@ -640,7 +640,10 @@ class RawkoApp(WriteActions, App[int]):
         if due <= now:
             self._show_ranking()
         else:
-            self._show_ranking_timer = self.main.set_timer(due - now, self._show_ranking_when_due)
+            # the event loop's own timer, not Textual's set_timer: a one-shot Textual timer that starts later than its
+            # delay (another thread holding the GIL between its two clock reads is enough) skips its only tick and
+            # never fires, and this ranking, and every one after it, would never be shown
+            self._show_ranking_timer = asyncio.get_running_loop().call_later(due - now, self.main.call_next, self._show_ranking_when_due)
 
     def _show_ranking(self) -> None:
         if self._unshown_ranking is None:
